@@ -1,0 +1,307 @@
+package platform
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// New returns the host tickscope runs on.
+func New() Host { return newLinux() }
+
+type linuxHost struct {
+	clock monoClock
+}
+
+func newLinux() *linuxHost { return &linuxHost{clock: newMonoClock()} }
+
+// monoClock reads CLOCK_MONOTONIC, the clock clock_nanosleep's absolute
+// deadlines are on, through Go's monotonic clock: on Linux that is the same
+// CLOCK_MONOTONIC read through the vDSO, where x/sys's ClockGettime is a full
+// system call. offset aligns Go's origin with the kernel's.
+type monoClock struct {
+	base   time.Time
+	offset int64
+}
+
+func newMonoClock() monoClock {
+	c := monoClock{base: time.Now()}
+	// Bracket one ClockGettime between two reads of Go's clock and keep the
+	// tightest bracket: the offset is then right to within half its width
+	// (some tens of ns).
+	bestWidth := int64(1 << 62)
+	for range 32 {
+		var ts unix.Timespec
+		before := time.Since(c.base)
+		if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+			continue
+		}
+		after := time.Since(c.base)
+		if width := int64(after - before); width < bestWidth {
+			bestWidth = width
+			c.offset = ts.Nano() - int64(before+after)/2
+		}
+	}
+	return c
+}
+
+func (c monoClock) Now() int64 { return c.offset + int64(time.Since(c.base)) }
+
+func (h *linuxHost) Now() int64 { return h.clock.Now() }
+
+func (h *linuxHost) Methods() []Method {
+	return []Method{
+		{Name: "clock-abs", Summary: "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) on a periodic schedule, as cyclictest measures", Schedule: Periodic},
+		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: Relative},
+		goMethod,
+	}
+}
+
+func (h *linuxHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
+	switch method {
+	case "clock-abs":
+		return clockAbsWaiter{}, nil
+	case "nanosleep":
+		return nanosleepWaiter{delay: unix.NsecToTimespec(int64(delay))}, nil
+	case "go":
+		return goSleepWaiter{delay: delay}, nil
+	}
+	return nil, fmt.Errorf("unknown method %q", method)
+}
+
+type clockAbsWaiter struct{}
+
+func (clockAbsWaiter) Wait(deadline int64) error {
+	ts := unix.NsecToTimespec(deadline)
+	for {
+		err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+		if err != unix.EINTR {
+			return wrapErr("clock_nanosleep", err)
+		}
+	}
+}
+
+func (clockAbsWaiter) Close() error { return nil }
+
+type nanosleepWaiter struct{ delay unix.Timespec }
+
+func (w nanosleepWaiter) Wait(int64) error {
+	req := w.delay
+	for {
+		var rem unix.Timespec
+		err := unix.Nanosleep(&req, &rem)
+		if err != unix.EINTR {
+			return wrapErr("nanosleep", err)
+		}
+		req = rem
+	}
+}
+
+func (nanosleepWaiter) Close() error { return nil }
+
+func wrapErr(call string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &OSError{Call: call, Err: err}
+}
+
+func (h *linuxHost) PrepareThread() string {
+	// Raising priority needs CAP_SYS_NICE (or RLIMIT_NICE): without it the
+	// thread stays where cyclictest --default-system measures, SCHED_OTHER.
+	nice, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
+	if err != nil {
+		return "SCHED_OTHER"
+	}
+	// The raw system call returns 20 - nice.
+	return fmt.Sprintf("SCHED_OTHER, nice %d", 20-nice)
+}
+
+func (h *linuxHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	noop := func() error { return nil }
+	if s.Resolution100ns != 0 {
+		return timerinfo.Setting{}, noop, fmt.Errorf("a timer resolution request: %w", ErrUnsupported)
+	}
+	if s.SlackNs == 0 {
+		return timerinfo.Setting{}, noop, nil
+	}
+	previous, err := threadSlack()
+	if err != nil {
+		return timerinfo.Setting{}, noop, err
+	}
+	if err := unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(s.SlackNs), 0, 0, 0); err != nil {
+		return timerinfo.Setting{}, noop, wrapErr("prctl(PR_SET_TIMERSLACK)", err)
+	}
+	granted, err := threadSlack()
+	if err != nil {
+		return timerinfo.Setting{}, noop, err
+	}
+	release := func() error {
+		return wrapErr("prctl(PR_SET_TIMERSLACK)", unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(previous), 0, 0, 0))
+	}
+	return timerinfo.Setting{SlackNs: granted}, release, nil
+}
+
+func threadSlack() (int64, error) {
+	v, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+	if err != nil {
+		return 0, wrapErr("prctl(PR_GET_TIMERSLACK)", err)
+	}
+	return int64(v), nil
+}
+
+func (h *linuxHost) Observe() Observation {
+	slack, _ := threadSlack()
+	return Observation{TimerSlackNs: slack}
+}
+
+func (h *linuxHost) Query() (*timerinfo.Report, error) {
+	var uts unix.Utsname
+	if err := unix.Uname(&uts); err != nil {
+		return nil, wrapErr("uname", err)
+	}
+	l := &timerinfo.Linux{
+		KernelRelease: unix.ByteSliceToString(uts.Release[:]),
+		KernelVersion: unix.ByteSliceToString(uts.Version[:]),
+		Root:          os.Geteuid() == 0,
+		CPUsOnline:    onlineCPUs(),
+	}
+	var res unix.Timespec
+	if err := unix.ClockGetres(unix.CLOCK_MONOTONIC_COARSE, &res); err != nil {
+		return nil, wrapErr("clock_getres(CLOCK_MONOTONIC_COARSE)", err)
+	}
+	if n := res.Nano(); n > 0 {
+		l.HZ = int64(time.Second) / n
+	}
+	l.HighResTimers = "unknown"
+	if err := unix.ClockGetres(unix.CLOCK_MONOTONIC, &res); err == nil {
+		l.HighResTimers = "no"
+		if res.Nano() == 1 {
+			l.HighResTimers = "yes"
+		}
+	}
+	config, source := readKernelConfig(l.KernelRelease)
+	l.KernelConfigSource = source
+	l.NoHZ = timerinfo.NoHZFromConfig(config)
+	l.Preemption = timerinfo.PreemptionModel(l.KernelVersion, config)
+	l.Clocksource = readTrimmed("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+	l.AvailableClocksource = strings.Fields(readTrimmed("/sys/devices/system/clocksource/clocksource0/available_clocksource"))
+
+	// The slack of the thread that queries: lock so that the value read is
+	// this goroutine's thread's, not whichever thread runs it next.
+	runtime.LockOSThread()
+	l.TimerSlackNs, _ = threadSlack()
+	runtime.UnlockOSThread()
+
+	if v, err := readDMALatency(); err != nil {
+		l.CPUDMALatencyErr = err.Error()
+	} else {
+		l.CPUDMALatencyUs = &v
+	}
+	l.CPUIdleDriver = readTrimmed("/sys/devices/system/cpu/cpuidle/current_driver")
+	l.CPUIdleGovernor = readTrimmed("/sys/devices/system/cpu/cpuidle/current_governor_ro")
+	if l.CPUIdleGovernor == "" {
+		l.CPUIdleGovernor = readTrimmed("/sys/devices/system/cpu/cpuidle/current_governor")
+	}
+	l.CPUIdleStates = readIdleStates("/sys/devices/system/cpu/cpu0/cpuidle")
+	l.CapSysNice = hasCapability(readFile("/proc/self/status"), unix.CAP_SYS_NICE)
+
+	rep := &timerinfo.Report{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Linux: l, Warnings: []string{}}
+	if l.HighResTimers == "no" {
+		rep.Warnings = append(rep.Warnings, "high-resolution timers are not active: every wait ends on a tick")
+	}
+	return rep, nil
+}
+
+func readFile(path string) []byte {
+	b, _ := os.ReadFile(path)
+	return b
+}
+
+func readTrimmed(path string) string { return strings.TrimSpace(string(readFile(path))) }
+
+// readKernelConfig returns the running kernel's build configuration and the
+// file it came from, or nil and "" when none is readable.
+func readKernelConfig(release string) ([]byte, string) {
+	if f, err := os.Open("/proc/config.gz"); err == nil {
+		defer f.Close()
+		if zr, err := gzip.NewReader(f); err == nil {
+			if b, err := io.ReadAll(io.LimitReader(zr, 16<<20)); err == nil {
+				return b, "/proc/config.gz"
+			}
+		}
+	}
+	path := "/boot/config-" + release
+	if b, err := os.ReadFile(path); err == nil {
+		return b, path
+	}
+	return nil, ""
+}
+
+// readDMALatency reads the aggregate PM-QoS CPU latency limit. Opening the
+// device adds a request at the default value (no constraint), which the
+// close removes: the read changes nothing.
+func readDMALatency() (int32, error) {
+	f, err := os.Open("/dev/cpu_dma_latency")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var buf [4]byte
+	if _, err := io.ReadFull(f, buf[:]); err != nil {
+		return 0, fmt.Errorf("read /dev/cpu_dma_latency: %w", err)
+	}
+	return int32(binary.NativeEndian.Uint32(buf[:])), nil
+}
+
+func readIdleStates(dir string) []timerinfo.CPUIdleState {
+	entries, _ := filepath.Glob(filepath.Join(dir, "state*"))
+	states := make([]timerinfo.CPUIdleState, 0, len(entries))
+	for i := 0; ; i++ {
+		d := filepath.Join(dir, "state"+strconv.Itoa(i))
+		if _, err := os.Stat(d); err != nil {
+			break
+		}
+		lat, _ := strconv.ParseInt(readTrimmed(filepath.Join(d, "latency")), 10, 64)
+		states = append(states, timerinfo.CPUIdleState{
+			Name:          readTrimmed(filepath.Join(d, "name")),
+			Description:   readTrimmed(filepath.Join(d, "desc")),
+			ExitLatencyUs: lat,
+			Disabled:      readTrimmed(filepath.Join(d, "disable")) == "1",
+		})
+	}
+	return states
+}
+
+func onlineCPUs() int {
+	n, err := timerinfo.CountCPUList(readTrimmed("/sys/devices/system/cpu/online"))
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	return n
+}
+
+// hasCapability reports whether /proc/self/status shows cap in CapEff.
+func hasCapability(status []byte, capability int) bool {
+	sc := bufio.NewScanner(bytes.NewReader(status))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "CapEff:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(rest), 16, 64)
+			return err == nil && mask&(1<<uint(capability)) != 0
+		}
+	}
+	return false
+}

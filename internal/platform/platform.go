@@ -1,0 +1,109 @@
+// Package platform is tickscope's one seam to the operating system: what the
+// OS reports about its timers, the timer settings a process can request, the
+// wait methods it offers, and the high-resolution clock that times them.
+//
+// Each OS has one file: host_windows.go, host_linux.go, and host_other.go,
+// which says plainly what is not supported elsewhere. The model of Windows
+// timers implements the same Host interface, so everything above this package
+// runs unchanged against a real machine or a simulated one.
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Host is an operating system (or a model of one) as tickscope measures it.
+//
+// Apply, PrepareThread, NewWaiter and Waiter.Wait must be called on the
+// goroutine that measures, locked to its OS thread: Linux timer slack is a
+// property of a thread, and so is Windows thread priority.
+type Host interface {
+	// Query reports what the OS says about its timers. It changes nothing.
+	Query() (*timerinfo.Report, error)
+	// Methods lists the wait methods this host offers; the first is the
+	// default.
+	Methods() []Method
+	// Now reads the high-resolution clock, in ns from an arbitrary origin.
+	// Deadlines passed to Waiter.Wait are on this clock.
+	Now() int64
+	// PrepareThread raises the calling thread's scheduling priority as far
+	// as the OS allows without elevation, and says what it is now.
+	PrepareThread() (priority string)
+	// Apply requests a timer setting and returns what the OS granted and how
+	// to release it. The zero Setting requests nothing.
+	Apply(s timerinfo.Setting) (granted timerinfo.Setting, release func() error, err error)
+	// Observe reads the timer state a measurement records around itself.
+	Observe() Observation
+	// NewWaiter prepares the named wait method for waits of delay.
+	NewWaiter(method string, delay time.Duration) (Waiter, error)
+}
+
+// Observation is the timer state at one moment.
+type Observation struct {
+	// Current100ns is the Windows timer period in force (0 elsewhere).
+	Current100ns uint32
+	// TimerSlackNs is the calling thread's timer slack (Linux; 0 elsewhere).
+	TimerSlackNs int64
+}
+
+// Schedule is how a method's waits relate to one another.
+type Schedule int
+
+const (
+	// Relative waits each last the requested delay from the moment the wait
+	// is called (Sleep, nanosleep): a sample is the wait's own duration.
+	Relative Schedule = iota
+	// Periodic waits end at absolute deadlines one delay apart (cyclictest's
+	// clock_nanosleep loop): a sample is the delay plus the lateness past
+	// its deadline, so no time between waits is lost or counted twice.
+	Periodic
+)
+
+// Method describes a wait method.
+type Method struct {
+	Name    string
+	Summary string
+	// WholeMilliseconds is set for methods whose delay is an integer number
+	// of milliseconds (Windows Sleep).
+	WholeMilliseconds bool
+	Schedule          Schedule
+}
+
+// Waiter performs one kind of wait.
+type Waiter interface {
+	// Wait blocks for one wait. Periodic waiters wait until deadline (on the
+	// host's clock); relative ones wait their delay and ignore deadline.
+	Wait(deadline int64) error
+	// Close releases what the waiter holds.
+	Close() error
+}
+
+// FindMethod returns the host's method with that name, or an error listing
+// the valid names.
+func FindMethod(h Host, name string) (Method, error) {
+	var names []string
+	for _, m := range h.Methods() {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return Method{}, fmt.Errorf("unknown method %q: valid methods here are %s", name, strings.Join(names, ", "))
+}
+
+// ErrUnsupported is returned for what this OS cannot do.
+var ErrUnsupported = errors.New("not supported on this OS")
+
+// OSError is a failed OS call: the call's name and the status it returned.
+type OSError struct {
+	Call string
+	Err  error
+}
+
+func (e *OSError) Error() string { return e.Call + ": " + e.Err.Error() }
+func (e *OSError) Unwrap() error { return e.Err }

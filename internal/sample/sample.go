@@ -1,0 +1,149 @@
+// Package sample times a wait method on a host's high-resolution clock. It
+// holds tickscope's one measurement loop: measure, bench and every later
+// command take their samples through Measure.
+package sample
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Limits on the number of samples in one point.
+const (
+	MaxSamples = 100_000
+)
+
+// Spec says what to measure.
+type Spec struct {
+	Method  string
+	Delay   time.Duration
+	Samples int
+	// Warmup samples are taken first and discarded: the first waits after a
+	// thread starts or a setting changes pay for page faults, cache misses
+	// and the timer's first reprogramming.
+	Warmup  int
+	Setting timerinfo.Setting
+}
+
+// DefaultWarmup is the warm-up for n samples: 1 %, at least 5, at most 100.
+func DefaultWarmup(n int) int { return min(max(n/100, 5), 100) }
+
+// Result is one measured point.
+type Result struct {
+	Requested  timerinfo.Setting
+	Granted    timerinfo.Setting
+	Conditions timerinfo.Conditions
+	// Warmup is the number of samples taken and discarded.
+	Warmup int
+	// Latencies are the waits in the order taken, in ns: for a relative
+	// method the wait's duration, for a periodic one the delay plus its
+	// lateness past the deadline.
+	Latencies []int64
+	// Overruns counts periodic deadlines that had already passed when their
+	// wait was due and were skipped, as cyclictest does.
+	Overruns int
+	// Stopped is set when ctx ended the run early: Latencies holds what was
+	// measured until then.
+	Stopped bool
+}
+
+// Progress is told how many samples (warm-up included) are done out of how
+// many. It is called from the measuring goroutine: keep it cheap.
+type Progress func(done, total int)
+
+// Measure takes spec.Samples samples of one wait method under one setting.
+// It runs on a fresh goroutine locked to its OS thread, which it never
+// unlocks, so the thread (with its raised priority and timer slack) ends with
+// the measurement instead of returning to Go's pool changed.
+func Measure(ctx context.Context, h platform.Host, spec Spec, progress Progress) (*Result, error) {
+	if spec.Samples < 1 || spec.Samples > MaxSamples {
+		return nil, fmt.Errorf("samples %d outside 1..%d", spec.Samples, MaxSamples)
+	}
+	method, err := platform.FindMethod(h, spec.Method)
+	if err != nil {
+		return nil, err
+	}
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		runtime.LockOSThread()
+		res, err := measureLocked(ctx, h, method, spec, progress)
+		done <- outcome{res, err}
+	}()
+	o := <-done
+	return o.res, o.err
+}
+
+func measureLocked(ctx context.Context, h platform.Host, method platform.Method, spec Spec, progress Progress) (res *Result, err error) {
+	res = &Result{Requested: spec.Setting, Warmup: spec.Warmup}
+	res.Conditions.CurrentBefore100ns = h.Observe().Current100ns
+	res.Conditions.Priority = h.PrepareThread()
+
+	granted, release, err := h.Apply(spec.Setting)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if relErr := release(); relErr != nil && err == nil {
+			err = relErr
+		}
+		res.Conditions.CurrentAfter100ns = h.Observe().Current100ns
+	}()
+	res.Granted = granted
+	res.Conditions.TimerSlackNs = h.Observe().TimerSlackNs
+
+	w, err := h.NewWaiter(method.Name, spec.Delay)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+
+	res.Latencies, res.Overruns, res.Stopped, err = loop(ctx, h, w, method.Schedule, spec, progress)
+	return res, err
+}
+
+// loop is the measurement loop itself, kept free of everything else so that
+// its cost per sample is what BenchmarkLoop measures.
+func loop(ctx context.Context, h platform.Host, w platform.Waiter, schedule platform.Schedule, spec Spec, progress Progress) (latencies []int64, overruns int, stopped bool, err error) {
+	delay := int64(spec.Delay)
+	total := spec.Warmup + spec.Samples
+	latencies = make([]int64, 0, spec.Samples)
+	stop := ctx.Done()
+	deadline := h.Now()
+	for i := 0; i < total; i++ {
+		select {
+		case <-stop:
+			return latencies, overruns, true, nil
+		default:
+		}
+		start := h.Now()
+		if schedule == platform.Periodic {
+			deadline += delay
+			for deadline <= start {
+				deadline += delay
+				overruns++
+			}
+		} else {
+			deadline = start + delay
+		}
+		if err := w.Wait(deadline); err != nil {
+			return latencies, overruns, false, err
+		}
+		end := h.Now()
+		if i >= spec.Warmup {
+			latencies = append(latencies, end-deadline+delay)
+		}
+		if progress != nil && (i&63 == 63 || i == total-1) {
+			progress(i+1, total)
+		}
+	}
+	return latencies, overruns, false, nil
+}

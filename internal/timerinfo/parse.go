@@ -1,0 +1,129 @@
+package timerinfo
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// NoHZFromConfig reads the tick mode from a kernel build configuration:
+// "full", "idle", "periodic", or "unknown" when config is empty or silent.
+func NoHZFromConfig(config []byte) string {
+	opts := configOptions(config)
+	switch {
+	case opts["CONFIG_NO_HZ_FULL"] == "y":
+		return "full"
+	case opts["CONFIG_NO_HZ_IDLE"] == "y":
+		return "idle"
+	case opts["CONFIG_HZ_PERIODIC"] == "y":
+		return "periodic"
+	}
+	return "unknown"
+}
+
+// PreemptionModel names the kernel's preemption model from `uname -v` and,
+// where readable, its configuration: PREEMPT_RT, PREEMPT_DYNAMIC, PREEMPT,
+// PREEMPT_VOLUNTARY, PREEMPT_NONE, or "unknown".
+func PreemptionModel(unameVersion string, config []byte) string {
+	words := strings.Fields(unameVersion)
+	has := func(w string) bool {
+		for _, x := range words {
+			if x == w {
+				return true
+			}
+		}
+		return false
+	}
+	// uname -v names PREEMPT_RT, PREEMPT_DYNAMIC and PREEMPT kernels.
+	for _, w := range []string{"PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT"} {
+		if has(w) {
+			return w
+		}
+	}
+	opts := configOptions(config)
+	for _, o := range []string{"PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT", "PREEMPT_VOLUNTARY", "PREEMPT_NONE"} {
+		if opts["CONFIG_"+o] == "y" {
+			return o
+		}
+	}
+	return "unknown"
+}
+
+// configOptions parses "CONFIG_X=value" lines, ignoring comments.
+func configOptions(config []byte) map[string]string {
+	opts := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(config))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if k, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(k, "CONFIG_") {
+			opts[k] = v
+		}
+	}
+	return opts
+}
+
+// CountCPUList counts the CPUs in a kernel CPU list such as "0-3,8,10-11".
+func CountCPUList(list string) (int, error) {
+	list = strings.TrimSpace(list)
+	if list == "" {
+		return 0, fmt.Errorf("empty CPU list")
+	}
+	n := 0
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return 0, fmt.Errorf("bad CPU list %q", list)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return 0, fmt.Errorf("bad CPU list %q", list)
+			}
+		}
+		n += b - a + 1
+	}
+	return n, nil
+}
+
+// BootTimerSettings are the timer-related entries of `bcdedit /enum
+// {current}`: "yes", "no", or "default" when the entry is not set.
+type BootTimerSettings struct {
+	DisableDynamicTick string
+	UsePlatformTick    string
+	UsePlatformClock   string
+}
+
+// ParseBCDEdit reads the timer entries from `bcdedit /enum {current}`
+// output. Entry names are matched case-insensitively; values are Yes/No
+// (bcdedit prints them in English whatever the UI language).
+func ParseBCDEdit(out string) BootTimerSettings {
+	s := BootTimerSettings{DisableDynamicTick: "default", UsePlatformTick: "default", UsePlatformClock: "default"}
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			continue
+		}
+		var value string
+		switch strings.ToLower(fields[1]) {
+		case "yes", "on", "true", "1":
+			value = "yes"
+		case "no", "off", "false", "0":
+			value = "no"
+		default:
+			continue
+		}
+		switch strings.ToLower(fields[0]) {
+		case "disabledynamictick":
+			s.DisableDynamicTick = value
+		case "useplatformtick":
+			s.UsePlatformTick = value
+		case "useplatformclock":
+			s.UsePlatformClock = value
+		}
+	}
+	return s
+}

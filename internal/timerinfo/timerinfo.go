@@ -1,0 +1,178 @@
+// Package timerinfo describes, as plain data, what an operating system
+// reports about its timers (Report), a timer setting that was requested or
+// granted (Setting) and the conditions a measurement ran under (Conditions).
+//
+// It does no I/O: the platform package fills these values in, the raw-samples
+// file stores them, and the report package renders them. The JSON field names
+// are part of tickscope's stable output (docs/json.md).
+package timerinfo
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Report is what `tickscope query` prints. Exactly one of Windows, Linux and
+// Other is set, matching OS.
+type Report struct {
+	OS       string   `json:"os"`   // GOOS
+	Arch     string   `json:"arch"` // GOARCH
+	CPUs     int      `json:"cpus"` // CPUs this process may run on
+	Windows  *Windows `json:"windows,omitempty"`
+	Linux    *Linux   `json:"linux,omitempty"`
+	Other    *Other   `json:"other,omitempty"`
+	Warnings []string `json:"warnings"`
+}
+
+// Windows is what Windows reports about its timer.
+type Windows struct {
+	// Periods in 100 ns units, as NtQueryTimerResolution returns them. The
+	// call names its outputs MaximumResolution, MinimumResolution and
+	// CurrentResolution: the "maximum resolution" is the coarsest period.
+	Coarsest100ns uint32 `json:"coarsest_100ns"`
+	Finest100ns   uint32 `json:"finest_100ns"`
+	Current100ns  uint32 `json:"current_100ns"`
+	// ProcessHoldsRequest is true when tickscope itself holds a request at the
+	// time of the query (query makes none, so it is false there unless the Go
+	// runtime made one: it does on builds without high-resolution timers).
+	ProcessHoldsRequest bool   `json:"process_holds_request"`
+	Version             string `json:"version"` // "10.0.26100", from RtlGetVersion
+	Build               uint32 `json:"build"`
+	Server              bool   `json:"server"` // a Server product type
+	// RequestModel is one of the RequestModel* constants.
+	RequestModel string `json:"request_model"`
+	// GlobalTimerResolutionRequests is the registry value, or nil when absent.
+	GlobalTimerResolutionRequests *uint32 `json:"global_timer_resolution_requests"`
+	Elevated                      bool    `json:"elevated"`
+	// Boot settings read from `bcdedit /enum {current}`. Each is "yes", "no",
+	// "default" (not set), or "unknown (...)" saying why it could not be read.
+	DynamicTickDisabled string `json:"disabledynamictick"`
+	PlatformTick        string `json:"useplatformtick"`
+	PlatformClock       string `json:"useplatformclock"`
+	// DisableUserPresenceQos is the registry value, or nil when absent.
+	DisableUserPresenceQos *uint32 `json:"disable_user_presence_qos"`
+	QPCFrequencyHz         int64   `json:"qpc_frequency_hz"`
+}
+
+// The request models a Windows build can be in.
+const (
+	RequestModelGlobalLegacy = "global: before Windows 10 2004"
+	RequestModelPerProcess   = "per-process: Windows 10 2004+"
+	RequestModelGlobalKey    = "global: GlobalTimerResolutionRequests=1 on Windows 11 / Server 2022+"
+	RequestModelKeyIgnored   = "per-process: GlobalTimerResolutionRequests is set but this build ignores it"
+)
+
+// Windows builds where the timer-request rules changed.
+const (
+	// Build19041 is Windows 10 2004, from which requests are per-process.
+	Build19041 = 19041
+	// Build20348 is Windows Server 2022, the first build whose kernel reads
+	// GlobalTimerResolutionRequests (Windows 11 is 22000).
+	Build20348 = 20348
+)
+
+// RequestModelFor says which request model applies to a Windows build with
+// the given GlobalTimerResolutionRequests value (nil when absent).
+func RequestModelFor(build uint32, globalKey *uint32) string {
+	keySet := globalKey != nil && *globalKey != 0
+	switch {
+	case build < Build19041:
+		return RequestModelGlobalLegacy
+	case keySet && build >= Build20348:
+		return RequestModelGlobalKey
+	case keySet:
+		return RequestModelKeyIgnored
+	default:
+		return RequestModelPerProcess
+	}
+}
+
+// Linux is what Linux reports about its timers.
+type Linux struct {
+	KernelRelease string `json:"kernel_release"`
+	KernelVersion string `json:"kernel_version"` // uname -v
+	Preemption    string `json:"preemption"`     // e.g. "PREEMPT_DYNAMIC", or "unknown"
+	// HZ is 1 s divided by CLOCK_MONOTONIC_COARSE's resolution (the tick).
+	HZ int64 `json:"hz"`
+	// HighResTimers is "yes" when CLOCK_MONOTONIC resolves 1 ns, which the
+	// kernel reports only while high-resolution timers are active.
+	HighResTimers string `json:"high_res_timers"`
+	// NoHZ is "idle", "full" or "periodic" from the kernel config, or "unknown".
+	NoHZ                 string   `json:"no_hz"`
+	KernelConfigSource   string   `json:"kernel_config_source"` // the file read, or ""
+	Clocksource          string   `json:"clocksource"`
+	AvailableClocksource []string `json:"available_clocksources"`
+	// TimerSlackNs is the querying thread's timer slack.
+	TimerSlackNs int64 `json:"timer_slack_ns"`
+	// CPUDMALatencyUs is the aggregate /dev/cpu_dma_latency value, or nil
+	// when it could not be read (it needs root).
+	CPUDMALatencyUs  *int32         `json:"cpu_dma_latency_us"`
+	CPUDMALatencyErr string         `json:"cpu_dma_latency_error,omitempty"`
+	CPUIdleDriver    string         `json:"cpuidle_driver"`
+	CPUIdleGovernor  string         `json:"cpuidle_governor"`
+	CPUIdleStates    []CPUIdleState `json:"cpuidle_states"`
+	Root             bool           `json:"root"`
+	CapSysNice       bool           `json:"cap_sys_nice"`
+	CPUsOnline       int            `json:"cpus_online"`
+}
+
+// CPUIdleState is one of cpu0's idle states.
+type CPUIdleState struct {
+	Name          string `json:"name"`
+	Description   string `json:"description"`
+	ExitLatencyUs int64  `json:"exit_latency_us"`
+	Disabled      bool   `json:"disabled"`
+}
+
+// Other is what tickscope can say on an OS it has no timer backend for.
+type Other struct {
+	KernelRelease string `json:"kernel_release"`
+	// Unsupported says plainly what cannot be queried or set here.
+	Unsupported string `json:"unsupported"`
+}
+
+// Setting is a timer setting: what a measurement asked for, or what the OS
+// granted. The zero value is "no request".
+type Setting struct {
+	// Resolution100ns is a Windows timer period in 100 ns units (0: none).
+	Resolution100ns uint32 `json:"resolution_100ns,omitempty"`
+	// SlackNs is a Linux thread's timer slack in ns (0: left as it was).
+	SlackNs int64 `json:"slack_ns,omitempty"`
+	// Simulated marks a setting applied to the model of Windows timers.
+	Simulated bool `json:"simulated,omitempty"`
+}
+
+// IsZero reports whether the setting asks for nothing.
+func (s Setting) IsZero() bool { return s.Resolution100ns == 0 && s.SlackNs == 0 }
+
+// String renders the setting for people: "0.5000 ms (5000 x 100ns)",
+// "slack 1ns" or "none".
+func (s Setting) String() string {
+	switch {
+	case s.Resolution100ns != 0:
+		return fmt.Sprintf("%s ms (%d x 100ns)", FormatPeriodMS(s.Resolution100ns), s.Resolution100ns)
+	case s.SlackNs != 0:
+		return "slack " + time.Duration(s.SlackNs).String()
+	default:
+		return "none"
+	}
+}
+
+// FormatPeriodMS renders a period in 100 ns units as milliseconds with the
+// four decimals that make every 100 ns step visible.
+func FormatPeriodMS(period100ns uint32) string {
+	return strconv.FormatFloat(float64(period100ns)/10000, 'f', 4, 64)
+}
+
+// Conditions records what a measurement ran under.
+type Conditions struct {
+	// CurrentBefore100ns and CurrentAfter100ns are the Windows timer period
+	// before the request was made and after it was released (0 elsewhere).
+	CurrentBefore100ns uint32 `json:"current_before_100ns,omitempty"`
+	CurrentAfter100ns  uint32 `json:"current_after_100ns,omitempty"`
+	// TimerSlackNs is the measuring thread's slack while it measured (Linux).
+	TimerSlackNs int64 `json:"timer_slack_ns,omitempty"`
+	// Priority says how the measuring thread was scheduled.
+	Priority string `json:"priority"`
+}

@@ -1,0 +1,125 @@
+package timerinfo_test
+
+import (
+	"testing"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+func ptr(v uint32) *uint32 { return &v }
+
+func TestRequestModelFor(t *testing.T) {
+	tests := []struct {
+		build uint32
+		key   *uint32
+		want  string
+	}{
+		{7601, nil, timerinfo.RequestModelGlobalLegacy},
+		{18362, nil, timerinfo.RequestModelGlobalLegacy},
+		{18362, ptr(1), timerinfo.RequestModelGlobalLegacy},
+		{19041, nil, timerinfo.RequestModelPerProcess},
+		{19045, ptr(0), timerinfo.RequestModelPerProcess},
+		{19045, ptr(1), timerinfo.RequestModelKeyIgnored},
+		{20348, ptr(1), timerinfo.RequestModelGlobalKey},
+		{22000, nil, timerinfo.RequestModelPerProcess},
+		{26100, ptr(1), timerinfo.RequestModelGlobalKey},
+		{26200, ptr(0), timerinfo.RequestModelPerProcess},
+	}
+	for _, tt := range tests {
+		if got := timerinfo.RequestModelFor(tt.build, tt.key); got != tt.want {
+			t.Errorf("RequestModelFor(%d, %v) = %q, want %q", tt.build, tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestSettingString(t *testing.T) {
+	tests := []struct {
+		s    timerinfo.Setting
+		want string
+	}{
+		{timerinfo.Setting{}, "none"},
+		{timerinfo.Setting{Resolution100ns: 5068}, "0.5068 ms (5068 x 100ns)"},
+		{timerinfo.Setting{Resolution100ns: 156250}, "15.6250 ms (156250 x 100ns)"},
+		{timerinfo.Setting{SlackNs: 1}, "slack 1ns"},
+		{timerinfo.Setting{SlackNs: 50000}, "slack 50µs"},
+	}
+	for _, tt := range tests {
+		if got := tt.s.String(); got != tt.want {
+			t.Errorf("%+v.String() = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestNoHZAndPreemption(t *testing.T) {
+	cfg := []byte("# comment\nCONFIG_HZ_250=y\nCONFIG_NO_HZ_IDLE=y\n# CONFIG_NO_HZ_FULL is not set\nCONFIG_PREEMPT_VOLUNTARY=y\n")
+	if got := timerinfo.NoHZFromConfig(cfg); got != "idle" {
+		t.Errorf("NoHZFromConfig = %q, want idle", got)
+	}
+	if got := timerinfo.NoHZFromConfig(nil); got != "unknown" {
+		t.Errorf("NoHZFromConfig(nil) = %q, want unknown", got)
+	}
+	tests := []struct {
+		uname string
+		cfg   []byte
+		want  string
+	}{
+		{"#1 SMP PREEMPT_DYNAMIC Debian 6.1.0", nil, "PREEMPT_DYNAMIC"},
+		{"#1 SMP PREEMPT_RT Debian", nil, "PREEMPT_RT"},
+		{"#1 SMP PREEMPT Tue", nil, "PREEMPT"},
+		{"#1 SMP Debian", cfg, "PREEMPT_VOLUNTARY"},
+		{"#1 SMP Debian", nil, "unknown"},
+	}
+	for _, tt := range tests {
+		if got := timerinfo.PreemptionModel(tt.uname, tt.cfg); got != tt.want {
+			t.Errorf("PreemptionModel(%q) = %q, want %q", tt.uname, got, tt.want)
+		}
+	}
+}
+
+func TestCountCPUList(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"0", 1, true}, {"0-1", 2, true}, {"0-3,8,10-11", 7, true}, {"0-1\n", 2, true},
+		{"", 0, false}, {"a", 0, false}, {"3-1", 0, false}, {"-1", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := timerinfo.CountCPUList(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("CountCPUList(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestParseBCDEdit(t *testing.T) {
+	out := "Windows Boot Loader\r\n-------------------\r\nidentifier              {current}\r\n" +
+		"useplatformclock        No\r\nuseplatformtick         Yes\r\ndisabledynamictick      Yes\r\n"
+	got := timerinfo.ParseBCDEdit(out)
+	want := timerinfo.BootTimerSettings{DisableDynamicTick: "yes", UsePlatformTick: "yes", UsePlatformClock: "no"}
+	if got != want {
+		t.Errorf("ParseBCDEdit = %+v, want %+v", got, want)
+	}
+	if got := timerinfo.ParseBCDEdit(""); got.DisableDynamicTick != "default" {
+		t.Errorf("empty output: %+v", got)
+	}
+}
+
+func FuzzParsers(f *testing.F) {
+	f.Add("useplatformtick Yes\ndisabledynamictick no", "0-3,5")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, text, cpus string) {
+		s := timerinfo.ParseBCDEdit(text)
+		for _, v := range []string{s.DisableDynamicTick, s.UsePlatformTick, s.UsePlatformClock} {
+			if v != "yes" && v != "no" && v != "default" {
+				t.Fatalf("ParseBCDEdit gave %q", v)
+			}
+		}
+		if n, err := timerinfo.CountCPUList(cpus); err == nil && n < 1 {
+			t.Fatalf("CountCPUList(%q) = %d without error", cpus, n)
+		}
+		timerinfo.NoHZFromConfig([]byte(text))
+		timerinfo.PreemptionModel(text, []byte(text))
+	})
+}
