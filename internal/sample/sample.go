@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -33,34 +34,20 @@ type Spec struct {
 // DefaultWarmup is the warm-up for n samples: 1 %, at least 5, at most 100.
 func DefaultWarmup(n int) int { return min(max(n/100, 5), 100) }
 
-// Result is one measured point.
-type Result struct {
-	Requested  timerinfo.Setting
-	Granted    timerinfo.Setting
-	Conditions timerinfo.Conditions
-	// Warmup is the number of samples taken and discarded.
-	Warmup int
-	// Latencies are the waits in the order taken, in ns: for a relative
-	// method the wait's duration, for a periodic one the delay plus its
-	// lateness past the deadline.
-	Latencies []int64
-	// Overruns counts periodic deadlines that had already passed when their
-	// wait was due and were skipped, as cyclictest does.
-	Overruns int
-	// Stopped is set when ctx ended the run early: Latencies holds what was
-	// measured until then.
-	Stopped bool
-}
-
 // Progress is told how many samples (warm-up included) are done out of how
 // many. It is called from the measuring goroutine: keep it cheap.
 type Progress func(done, total int)
 
-// Measure takes spec.Samples samples of one wait method under one setting.
+// Measure takes spec.Samples samples of one wait method under one setting
+// and returns them as a raw-file point: the latencies in the order taken, in
+// ns (for a relative method the wait's duration, for a periodic one the delay
+// plus its lateness past the deadline), what was requested and granted, and
+// the conditions. When ctx ends the run early the point is marked Stopped and
+// holds what was measured until then.
 // It runs on a fresh goroutine locked to its OS thread, which it never
 // unlocks, so the thread (with its raised priority and timer slack) ends with
 // the measurement instead of returning to Go's pool changed.
-func Measure(ctx context.Context, h platform.Host, spec Spec, progress Progress) (*Result, error) {
+func Measure(ctx context.Context, h platform.Host, spec Spec, progress Progress) (*rawfile.Point, error) {
 	if spec.Samples < 1 || spec.Samples > MaxSamples {
 		return nil, fmt.Errorf("samples %d outside 1..%d", spec.Samples, MaxSamples)
 	}
@@ -69,7 +56,7 @@ func Measure(ctx context.Context, h platform.Host, spec Spec, progress Progress)
 		return nil, err
 	}
 	type outcome struct {
-		res *Result
+		res *rawfile.Point
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -82,8 +69,8 @@ func Measure(ctx context.Context, h platform.Host, spec Spec, progress Progress)
 	return o.res, o.err
 }
 
-func measureLocked(ctx context.Context, h platform.Host, method platform.Method, spec Spec, progress Progress) (res *Result, err error) {
-	res = &Result{Requested: spec.Setting, Warmup: spec.Warmup}
+func measureLocked(ctx context.Context, h platform.Host, method platform.Method, spec Spec, progress Progress) (res *rawfile.Point, err error) {
+	res = &rawfile.Point{Requested: spec.Setting, Warmup: spec.Warmup}
 	res.Conditions.CurrentBefore100ns = h.Observe().Current100ns
 	res.Conditions.Priority = h.PrepareThread()
 

@@ -122,15 +122,15 @@ type Bin struct {
 }
 
 // Histogram spreads ascending data over at most bins equal-width bins from
-// the minimum to the 99.9th percentile, and one overflow bin for the rare
-// samples past it, so that a single multi-millisecond outlier does not
-// squash the shape of the rest into one bar.
+// the minimum to the 99th percentile, and one overflow bin for the 1 % of
+// samples past it, so that a few multi-millisecond outliers do not squash
+// the shape of the rest into one bar.
 func Histogram(sorted []int64, bins int) []Bin {
 	n := len(sorted)
 	if n == 0 || bins < 1 {
 		return nil
 	}
-	lo, hi := sorted[0], Percentile(sorted, 99.9)
+	lo, hi := sorted[0], Percentile(sorted, 99)
 	// Regular bins cover [lo, hi] exactly; anything above hi overflows.
 	width := max((hi-lo+1+int64(bins)-1)/int64(bins), 1)
 	out := make([]Bin, 0, bins+1)

@@ -1,0 +1,23 @@
+// Command tickscope measures the timer resolution and wake-up latency a
+// machine really delivers, finds the best setting, and holds it.
+//
+// This package only parses the command line and wires the internal packages
+// together: one file per command. The output rules, which every command
+// follows:
+//
+//   - Results go to standard output; progress, warnings, hints and errors to
+//     standard error, so that `--json` output can always be piped.
+//   - Messages on standard error start with "tickscope: error: ",
+//     "tickscope: warning: " or "tickscope: hint: ", are lowercase and have no
+//     final period. An error is one line.
+//   - Exit codes: 0 success, 1 a failure of the OS or of the measurement
+//     (the message names the call and its status), 2 bad command line (the
+//     message names the flag, the value given and what is allowed; nothing
+//     has been measured or changed).
+package main
+
+import (
+	"os"
+)
+
+func main() { os.Exit(run(os.Args[1:])) }

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Bounds on measure's flags.
+const (
+	maxDelay = time.Second
+	maxSlack = time.Second
+)
+
+type measureOptions struct {
+	method     string
+	delay      time.Duration
+	samples    int
+	resolution uint32
+	ms         float64
+	slack      time.Duration
+	raw        string
+	asJSON     bool
+}
+
+func (a *app) measureCommand() *cobra.Command {
+	host := platform.New()
+	methods := host.Methods()
+	var o measureOptions
+	cmd := &cobra.Command{
+		Use:   "measure",
+		Short: "Measure what a wait really takes on this machine; sets nothing unless asked",
+		Long: `Measure what a wait really takes: the whole distribution of its latency on the
+high-resolution clock, from a thread locked to its OS thread.
+
+Methods on this OS (the first is the default):
+` + methodList(methods) + `
+--resolution and --ms (Windows) request a timer period in this process for the
+measurement and release it after; --slack (Linux) sets the measuring thread's
+timer slack. Nothing outlives the command.
+
+The result: min, p50, p90, p95, p99, p99.9, max, mean, stddev, lateness
+(latency minus the requested delay) at p50 and p99, interference (the share of
+samples over the median by more than 1 ms), a histogram, and the conditions it
+ran under. Ctrl+C stops early and reports what was measured.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.measure(cmd, host, &o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.method, "method", methods[0].Name, "wait method: "+methodNames(methods))
+	f.DurationVar(&o.delay, "delay", time.Millisecond, "requested delay of each wait (at most 1s)")
+	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d)", sample.MaxSamples))
+	f.Uint32Var(&o.resolution, "resolution", 0, "Windows: request this timer period, in 100 ns units")
+	f.Float64Var(&o.ms, "ms", 0, "Windows: request this timer period, in milliseconds")
+	f.DurationVar(&o.slack, "slack", 0, "Linux: the measuring thread's timer slack (1ns..1s)")
+	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
+	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	return cmd
+}
+
+func methodList(methods []platform.Method) string {
+	var b strings.Builder
+	for _, m := range methods {
+		fmt.Fprintf(&b, "  %-12s %s\n", m.Name, m.Summary)
+	}
+	return b.String()
+}
+
+func methodNames(methods []platform.Method) string {
+	names := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// setting validates the OS-specific setting flags and returns the request.
+// Flags are checked against the OS's own range, so it needs the query.
+func (o *measureOptions) setting(cmd *cobra.Command, q *timerinfo.Report) (timerinfo.Setting, error) {
+	var s timerinfo.Setting
+	resSet, msSet, slackSet := cmd.Flags().Changed("resolution"), cmd.Flags().Changed("ms"), cmd.Flags().Changed("slack")
+	if resSet && msSet {
+		return s, usagef("--resolution %d and --ms %v: give one of them, not both", o.resolution, o.ms)
+	}
+	if (resSet || msSet) && q.Windows == nil {
+		flag, value := "resolution", any(o.resolution)
+		if msSet {
+			flag, value = "ms", o.ms
+		}
+		return s, badFlag(flag, value, "only Windows has timer-period requests; on %s use --slack", runtime.GOOS)
+	}
+	if slackSet && q.Linux == nil {
+		return s, badFlag("slack", o.slack, "timer slack is a Linux setting; on %s use --resolution or --ms", runtime.GOOS)
+	}
+	if slackSet {
+		if o.slack < 1 || o.slack > maxSlack {
+			return s, badFlag("slack", o.slack, "allowed 1ns..1s (0 would reset the default)")
+		}
+		s.SlackNs = int64(o.slack)
+	}
+	if resSet || msSet {
+		win := q.Windows
+		flag, value, period := "resolution", any(o.resolution), o.resolution
+		if msSet {
+			flag, value = "ms", o.ms
+			units := math.Round(o.ms * 10_000)
+			if math.IsNaN(units) || units < 0 || units > math.MaxUint32 {
+				units = 0
+			}
+			period = uint32(units)
+		}
+		if period < win.Finest100ns || period > win.Coarsest100ns {
+			return s, badFlag(flag, value, "allowed %d..%d (100 ns units), %s..%s ms on this machine",
+				win.Finest100ns, win.Coarsest100ns, timerinfo.FormatPeriodMS(win.Finest100ns), timerinfo.FormatPeriodMS(win.Coarsest100ns))
+		}
+		s.Resolution100ns = period
+	}
+	return s, nil
+}
+
+// validate checks what does not need the OS.
+func (o *measureOptions) validate(host platform.Host) (platform.Method, error) {
+	if o.samples < 1 || o.samples > sample.MaxSamples {
+		return platform.Method{}, badFlag("samples", o.samples, "allowed 1..%d", sample.MaxSamples)
+	}
+	method, err := platform.FindMethod(host, o.method)
+	if err != nil {
+		return method, badFlag("method", o.method, "valid methods on %s: %s", runtime.GOOS, methodNames(host.Methods()))
+	}
+	if o.delay <= 0 || o.delay > maxDelay {
+		return method, badFlag("delay", o.delay, "allowed above 0 and at most %v", maxDelay)
+	}
+	if method.WholeMilliseconds && o.delay%time.Millisecond != 0 {
+		return method, badFlag("delay", o.delay, "method %s waits whole milliseconds: use 1ms, 2ms, ...", method.Name)
+	}
+	if o.raw != "" {
+		if err := rawfile.CheckWritable(o.raw); err != nil {
+			return method, badFlag("raw", o.raw, "cannot write there: %v", err)
+		}
+	}
+	return method, nil
+}
+
+func (a *app) measure(cmd *cobra.Command, host platform.Host, o *measureOptions) error {
+	method, err := o.validate(host)
+	if err != nil {
+		return err
+	}
+	q, err := host.Query()
+	if err != nil {
+		return err
+	}
+	setting, err := o.setting(cmd, q)
+	if err != nil {
+		return err
+	}
+	spec := sample.Spec{
+		Method:  method.Name,
+		Delay:   o.delay,
+		Samples: o.samples,
+		Warmup:  sample.DefaultWarmup(o.samples),
+		Setting: setting,
+	}
+	bar := newProgress(a.stderr, spec.Samples+spec.Warmup, "measuring "+method.Name)
+	point, err := sample.Measure(cmd.Context(), host, spec, bar.update)
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("measuring %s: %w", method.Name, err)
+	}
+	if len(point.Latencies) == 0 {
+		return fmt.Errorf("stopped before any sample was measured")
+	}
+	file := &rawfile.File{
+		Tool:    rawfile.Tool{Name: "tickscope", Version: toolVersion()},
+		Created: time.Now().UTC(),
+		Command: "measure",
+		Query:   q,
+		Method:  method.Name,
+		DelayNs: int64(o.delay),
+		Points:  []rawfile.Point{*point},
+	}
+	if o.raw != "" {
+		if err := rawfile.Write(o.raw, file); err != nil {
+			return fmt.Errorf("writing %s: %w", o.raw, err)
+		}
+	}
+	m := report.MeasurementOf(file, point)
+	if o.asJSON {
+		return writeJSON(a.stdout, m)
+	}
+	report.WriteMeasurement(a.stdout, m)
+	if o.raw != "" {
+		fmt.Fprintf(a.stdout, "\nraw samples written to %s\n", o.raw)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=..."; without
+// it the module version (or "devel") is used.
+var version = ""
+
+func toolVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// usageError is bad input: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// badFlag reports an invalid flag value: the flag, the value and what is
+// allowed, in one line.
+func badFlag(flag string, value any, allowed string, args ...any) error {
+	return &usageError{fmt.Sprintf("--%s %v: %s", flag, value, fmt.Sprintf(allowed, args...))}
+}
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// app carries what every command shares: where output goes.
+type app struct {
+	stdout, stderr io.Writer
+	// started is set once a command's own code runs: errors before that come
+	// from cobra's parsing of the command line and are usage errors.
+	started bool
+}
+
+func (a *app) warnf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "tickscope: warning: "+format+"\n", args...)
+}
+
+func (a *app) hintf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "tickscope: hint: "+format+"\n", args...)
+}
+
+func run(args []string) int {
+	a := &app{stdout: os.Stdout, stderr: os.Stderr}
+	return a.execute(args)
+}
+
+func (a *app) execute(args []string) int {
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(a.stderr, "tickscope: error: %v\n", err)
+	var usage *usageError
+	if errors.As(err, &usage) || !a.started {
+		return 2
+	}
+	return 1
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tickscope",
+		Short: "Measure the timer resolution and wake-up latency this machine delivers",
+		Long: `tickscope measures the timer resolution and wake-up latency a machine really
+delivers, on Windows and Linux, from the distribution of real waits rather
+than from one number. It changes nothing unless a command says so.`,
+		Version:           toolVersion() + " " + runtime.GOOS + "/" + runtime.GOARCH,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		Args:              cobra.NoArgs,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+		PersistentPreRun: func(*cobra.Command, []string) {
+			a.started = true
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &usageError{err.Error()}
+	})
+	root.AddCommand(a.queryCommand(), a.measureCommand())
+	return root
+}
+
+// noArgs rejects positional arguments with a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}

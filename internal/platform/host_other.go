@@ -1,0 +1,88 @@
+//go:build !linux && !windows
+
+package platform
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// unsupportedHere says what tickscope cannot do on this OS.
+const unsupportedHere = "this OS has no timer-period request (Windows) or per-thread timer slack " +
+	"(Linux) that tickscope can query or set: query reports the kernel only, and measure times " +
+	"nanosleep and Go's time.Sleep with no setting"
+
+// New returns the host tickscope runs on.
+func New() Host { return otherHost{base: time.Now()} }
+
+// otherHost measures with what every Unix has and sets nothing.
+type otherHost struct{ base time.Time }
+
+func (h otherHost) Query() (*timerinfo.Report, error) {
+	var uts unix.Utsname
+	release := "unknown"
+	if err := unix.Uname(&uts); err == nil {
+		release = unix.ByteSliceToString(uts.Release[:])
+	}
+	return &timerinfo.Report{
+		OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+		Other:    &timerinfo.Other{KernelRelease: release, Unsupported: unsupportedHere},
+		Warnings: []string{},
+	}, nil
+}
+
+func (h otherHost) Methods() []Method {
+	return []Method{
+		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: Relative},
+		goMethod,
+	}
+}
+
+// Now uses Go's monotonic clock, which on macOS is mach_absolute_time.
+func (h otherHost) Now() int64 { return int64(time.Since(h.base)) }
+
+func (h otherHost) PrepareThread() string { return "normal (not raised: " + runtime.GOOS + ")" }
+
+func (h otherHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	noop := func() error { return nil }
+	if !s.IsZero() {
+		return timerinfo.Setting{}, noop, fmt.Errorf("timer settings on %s: %w", runtime.GOOS, ErrUnsupported)
+	}
+	return timerinfo.Setting{}, noop, nil
+}
+
+func (h otherHost) Observe() Observation { return Observation{} }
+
+func (h otherHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
+	switch method {
+	case "nanosleep":
+		return nanosleepWaiter{delay: unix.NsecToTimespec(int64(delay))}, nil
+	case "go":
+		return goSleepWaiter{delay: delay}, nil
+	}
+	return nil, fmt.Errorf("unknown method %q", method)
+}
+
+type nanosleepWaiter struct{ delay unix.Timespec }
+
+func (w nanosleepWaiter) Wait(int64) error {
+	req := w.delay
+	for {
+		var rem unix.Timespec
+		err := unix.Nanosleep(&req, &rem)
+		if err != unix.EINTR {
+			if err != nil {
+				return &OSError{Call: "nanosleep", Err: err}
+			}
+			return nil
+		}
+		req = rem
+	}
+}
+
+func (nanosleepWaiter) Close() error { return nil }
