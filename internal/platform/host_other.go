@@ -15,12 +15,13 @@ import (
 // unsupportedHere says what tickscope cannot do on this OS.
 const unsupportedHere = "this OS has no timer-period request (Windows) or per-thread timer slack " +
 	"(Linux) that tickscope can query or set: query reports the kernel only, and measure times " +
-	"nanosleep and Go's time.Sleep with no setting"
+	"Go's time.Sleep with no setting"
 
 // New returns the host tickscope runs on.
 func New() Host { return otherHost{base: time.Now()} }
 
-// otherHost measures with what every Unix has and sets nothing.
+// otherHost measures Go's time.Sleep (on macOS, kevent timers on the
+// runtime's own threads) and sets nothing.
 type otherHost struct{ base time.Time }
 
 func (h otherHost) Query() (*timerinfo.Report, error) {
@@ -38,7 +39,6 @@ func (h otherHost) Query() (*timerinfo.Report, error) {
 
 func (h otherHost) Methods() []Method {
 	return []Method{
-		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: Relative},
 		goMethod,
 	}
 }
@@ -60,29 +60,8 @@ func (h otherHost) Observe() Observation { return Observation{} }
 
 func (h otherHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
 	switch method {
-	case "nanosleep":
-		return nanosleepWaiter{delay: unix.NsecToTimespec(int64(delay))}, nil
 	case "go":
 		return goSleepWaiter{delay: delay}, nil
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }
-
-type nanosleepWaiter struct{ delay unix.Timespec }
-
-func (w nanosleepWaiter) Wait(int64) error {
-	req := w.delay
-	for {
-		var rem unix.Timespec
-		err := unix.Nanosleep(&req, &rem)
-		if err != unix.EINTR {
-			if err != nil {
-				return &OSError{Call: "nanosleep", Err: err}
-			}
-			return nil
-		}
-		req = rem
-	}
-}
-
-func (nanosleepWaiter) Close() error { return nil }

@@ -1,0 +1,260 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/registry"
+
+	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Registry locations tickscope reads (and, for the first, only `global on|off`
+// will ever write).
+const (
+	kernelKeyPath        = `SYSTEM\CurrentControlSet\Control\Session Manager\kernel`
+	globalRequestsValue  = "GlobalTimerResolutionRequests"
+	powerThrottlingPath  = `SYSTEM\CurrentControlSet\Control\Power\PowerThrottling`
+	userPresenceQosValue = "DisableUserPresenceQos"
+)
+
+// New returns the host tickscope runs on.
+func New() Host { return &windowsHost{} }
+
+type windowsHost struct {
+	// requests counts this process's outstanding NtSetTimerResolution
+	// requests, for Query's "holds a request".
+	requests atomic.Int32
+	qpcFreq  atomic.Int64
+}
+
+func (h *windowsHost) Methods() []Method {
+	return []Method{
+		{Name: "sleep", Summary: "kernel32 Sleep of whole milliseconds (ends on a timer tick)", WholeMilliseconds: true, Schedule: Relative},
+		{Name: "waitable", Summary: "a waitable timer (CreateWaitableTimerExW), relative due time", Schedule: Relative},
+		{Name: "waitable-hr", Summary: "a high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)", Schedule: Relative},
+		{Name: "go", Summary: "Go's time.Sleep (the runtime's own high-resolution timers, not Sleep)", Schedule: Relative},
+	}
+}
+
+// frequency is the performance counter's frequency, read once.
+func (h *windowsHost) frequency() int64 {
+	if f := h.qpcFreq.Load(); f != 0 {
+		return f
+	}
+	f, err := winapi.QueryPerformanceFrequency()
+	if err != nil || f <= 0 {
+		// Cannot happen on Windows XP or later; a clock that does not run
+		// would make every sample zero, so fail loudly instead.
+		panic(fmt.Sprintf("QueryPerformanceFrequency: %v", err))
+	}
+	h.qpcFreq.Store(f)
+	return f
+}
+
+// Now reads QueryPerformanceCounter. Go's own clock on Windows follows the
+// interrupt time, which is quantised by the very tick being measured.
+func (h *windowsHost) Now() int64 {
+	freq := h.frequency()
+	var counter int64
+	winapi.QueryPerformanceCounter(&counter)
+	// Split to avoid overflowing counter × 1e9 after a few days of uptime.
+	return counter/freq*int64(time.Second) + counter%freq*int64(time.Second)/freq
+}
+
+func (h *windowsHost) PrepareThread() string {
+	var parts []string
+	if err := windows.SetPriorityClass(windows.CurrentProcess(), windows.HIGH_PRIORITY_CLASS); err == nil {
+		parts = append(parts, "process HIGH_PRIORITY_CLASS")
+	} else {
+		parts = append(parts, "process class unchanged ("+err.Error()+")")
+	}
+	if err := winapi.SetThreadPriority(windows.CurrentThread(), winapi.THREAD_PRIORITY_TIME_CRITICAL); err == nil {
+		parts = append(parts, "thread TIME_CRITICAL")
+	} else {
+		parts = append(parts, "thread priority unchanged ("+err.Error()+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	noop := func() error { return nil }
+	if s.SlackNs != 0 {
+		return timerinfo.Setting{}, noop, fmt.Errorf("timer slack: %w", ErrUnsupported)
+	}
+	if s.Resolution100ns == 0 {
+		return timerinfo.Setting{}, noop, nil
+	}
+	var current uint32
+	if status := winapi.NtSetTimerResolution(s.Resolution100ns, true, &current); status != windows.STATUS_SUCCESS {
+		return timerinfo.Setting{}, noop, &OSError{Call: fmt.Sprintf("NtSetTimerResolution(%d, TRUE)", s.Resolution100ns), Err: status}
+	}
+	h.requests.Add(1)
+	release := func() error {
+		var after uint32
+		status := winapi.NtSetTimerResolution(s.Resolution100ns, false, &after)
+		h.requests.Add(-1)
+		if status != windows.STATUS_SUCCESS {
+			return &OSError{Call: fmt.Sprintf("NtSetTimerResolution(%d, FALSE)", s.Resolution100ns), Err: status}
+		}
+		return nil
+	}
+	return timerinfo.Setting{Resolution100ns: current}, release, nil
+}
+
+func (h *windowsHost) Observe() Observation {
+	_, _, current, _ := winapi.NtQueryTimerResolution()
+	return Observation{Current100ns: current}
+}
+
+func (h *windowsHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
+	switch method {
+	case "sleep":
+		return sleepWaiter{ms: uint32(delay / time.Millisecond)}, nil
+	case "waitable":
+		return newWaitableWaiter(0, delay)
+	case "waitable-hr":
+		return newWaitableWaiter(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, delay)
+	case "go":
+		return goSleepWaiter{delay: delay}, nil
+	}
+	return nil, fmt.Errorf("unknown method %q", method)
+}
+
+// sleepWaiter calls kernel32 Sleep (SleepEx, not alertable, is the same
+// call); time.Sleep would use Go's high-resolution timers instead.
+type sleepWaiter struct{ ms uint32 }
+
+func (w sleepWaiter) Wait(int64) error { windows.SleepEx(w.ms, false); return nil }
+func (sleepWaiter) Close() error       { return nil }
+
+type waitableWaiter struct {
+	timer windows.Handle
+	due   int64 // negative: relative, 100 ns units
+	name  string
+}
+
+func newWaitableWaiter(flags uint32, delay time.Duration) (*waitableWaiter, error) {
+	name := "CreateWaitableTimerExW"
+	if flags&winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION != 0 {
+		name += "(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)"
+	}
+	timer, err := winapi.CreateWaitableTimerEx(flags, windows.TIMER_ALL_ACCESS)
+	if err != nil {
+		return nil, &OSError{Call: name, Err: err}
+	}
+	// Round up: a timer must not be asked to end before the delay.
+	due := -int64((delay + 99) / 100)
+	return &waitableWaiter{timer: timer, due: due, name: name}, nil
+}
+
+func (w *waitableWaiter) Wait(int64) error {
+	if err := winapi.SetWaitableTimerEx(w.timer, w.due, 0, 0); err != nil {
+		return &OSError{Call: "SetWaitableTimerEx", Err: err}
+	}
+	if _, err := windows.WaitForSingleObject(w.timer, windows.INFINITE); err != nil {
+		return &OSError{Call: "WaitForSingleObject", Err: err}
+	}
+	return nil
+}
+
+func (w *waitableWaiter) Close() error { return windows.CloseHandle(w.timer) }
+
+func (h *windowsHost) Query() (*timerinfo.Report, error) {
+	coarsest, finest, current, err := winapi.NtQueryTimerResolution()
+	if err != nil {
+		return nil, &OSError{Call: "NtQueryTimerResolution", Err: err}
+	}
+	v := windows.RtlGetVersion()
+	win := &timerinfo.Windows{
+		Coarsest100ns:                 coarsest,
+		Finest100ns:                   finest,
+		Current100ns:                  current,
+		ProcessHoldsRequest:           h.requests.Load() > 0 || !haveHighResTimer(),
+		Version:                       fmt.Sprintf("%d.%d.%d", v.MajorVersion, v.MinorVersion, v.BuildNumber),
+		Build:                         v.BuildNumber,
+		Server:                        v.ProductType != 1, // VER_NT_WORKSTATION
+		GlobalTimerResolutionRequests: readDWORD(kernelKeyPath, globalRequestsValue),
+		Elevated:                      windows.GetCurrentProcessToken().IsElevated(),
+		DisableUserPresenceQos:        readDWORD(powerThrottlingPath, userPresenceQosValue),
+		QPCFrequencyHz:                h.frequency(),
+	}
+	win.RequestModel = timerinfo.RequestModelFor(win.Build, win.GlobalTimerResolutionRequests)
+	if win.Elevated {
+		boot, err := readBootTimerSettings()
+		if err != nil {
+			reason := "unknown (bcdedit failed: " + err.Error() + ")"
+			win.DynamicTickDisabled, win.PlatformTick, win.PlatformClock = reason, reason, reason
+		} else {
+			win.DynamicTickDisabled, win.PlatformTick, win.PlatformClock = boot.DisableDynamicTick, boot.UsePlatformTick, boot.UsePlatformClock
+		}
+	} else {
+		const reason = "unknown (needs elevation)"
+		win.DynamicTickDisabled, win.PlatformTick, win.PlatformClock = reason, reason, reason
+	}
+	rep := &timerinfo.Report{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Windows: win, Warnings: []string{}}
+	if current < coarsest && !win.ProcessHoldsRequest {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the timer is held at %s ms, finer than the coarsest %s ms: another process holds a request, so measurements of coarser requests are skewed",
+			timerinfo.FormatPeriodMS(current), timerinfo.FormatPeriodMS(coarsest)))
+	}
+	if !haveHighResTimer() {
+		rep.Warnings = append(rep.Warnings, "this system has no high-resolution waitable timers, so the Go runtime holds timeBeginPeriod(1) in tickscope itself while it runs")
+	}
+	if win.DynamicTickDisabled == "yes" {
+		rep.Warnings = append(rep.Warnings, "disabledynamictick is set, a debugging switch; to revert it run `bcdedit /deletevalue disabledynamictick` elevated and reboot")
+	}
+	return rep, nil
+}
+
+// haveHighResTimer probes for CREATE_WAITABLE_TIMER_HIGH_RESOLUTION the way
+// the Go runtime does at start-up: where it is missing, the runtime calls
+// timeBeginPeriod(1) for itself, so tickscope holds a request of its own.
+func haveHighResTimer() bool {
+	timer, err := winapi.CreateWaitableTimerEx(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, windows.TIMER_ALL_ACCESS)
+	if err != nil {
+		return false
+	}
+	windows.CloseHandle(timer)
+	return true
+}
+
+// readDWORD reads a REG_DWORD under HKLM, or nil when it is absent or
+// unreadable.
+func readDWORD(path, name string) *uint32 {
+	k, err := registry.OpenKey(registry.LOCAL_MACHINE, path, registry.QUERY_VALUE)
+	if err != nil {
+		return nil
+	}
+	defer k.Close()
+	v, _, err := k.GetIntegerValue(name)
+	if err != nil {
+		return nil
+	}
+	d := uint32(v)
+	return &d
+}
+
+// readBootTimerSettings runs `bcdedit /enum {current}`, which reads the boot
+// configuration and needs elevation. It never writes.
+func readBootTimerSettings() (timerinfo.BootTimerSettings, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bcdedit", "/enum", "{current}")
+	cmd.SysProcAttr = &syscall.SysProcAttr{HideWindow: true, CreationFlags: windows.CREATE_NO_WINDOW}
+	out, err := cmd.Output()
+	if err != nil {
+		return timerinfo.BootTimerSettings{}, err
+	}
+	if !strings.Contains(strings.ToLower(string(out)), "identifier") {
+		return timerinfo.BootTimerSettings{}, fmt.Errorf("unexpected output")
+	}
+	return timerinfo.ParseBCDEdit(string(out)), nil
+}
