@@ -20,4 +20,6 @@ import (
 	"os"
 )
 
+//go:generate go run github.com/tc-hib/go-winres@v0.3.3 make --in winres/winres.json --out rsrc --arch amd64,arm64
+
 func main() { os.Exit(run(os.Args[1:])) }

@@ -14,8 +14,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// baseVersion is this source tree's version; winres/winres.json carries the
+// same number into the Windows version resource.
+const baseVersion = "0.1.0"
+
 // version is set at build time with -ldflags "-X main.version=..."; without
-// it the module version (or "devel") is used.
+// it the module version, or baseVersion marked as a development build.
 var version = ""
 
 func toolVersion() string {
@@ -25,7 +29,7 @@ func toolVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "devel"
+	return baseVersion + "-dev"
 }
 
 // usageError is bad input: exit code 2.

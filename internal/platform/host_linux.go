@@ -40,8 +40,11 @@ type monoClock struct {
 func newMonoClock() monoClock {
 	c := monoClock{base: time.Now()}
 	// Bracket one ClockGettime between two reads of Go's clock and keep the
-	// tightest bracket: the offset is then right to within half its width
-	// (some tens of ns).
+	// tightest bracket. The kernel's reading was taken somewhere inside it;
+	// aligning it with the bracket's start makes this clock read at or after
+	// the true CLOCK_MONOTONIC, by at most the bracket's width (tens of ns).
+	// A sample can then be late by that much too, but never early, so "the
+	// wait never returns before its deadline" stays checkable.
 	bestWidth := int64(1 << 62)
 	for range 32 {
 		var ts unix.Timespec
@@ -52,7 +55,7 @@ func newMonoClock() monoClock {
 		after := time.Since(c.base)
 		if width := int64(after - before); width < bestWidth {
 			bestWidth = width
-			c.offset = ts.Nano() - int64(before+after)/2
+			c.offset = ts.Nano() - int64(before)
 		}
 	}
 	return c
