@@ -102,6 +102,9 @@ than from one number. It changes nothing unless a command says so.`,
 		PersistentPreRun: func(*cobra.Command, []string) {
 			a.started = true
 		},
+		// Runnable, so that cobra rejects an unknown command instead of
+		// printing the help and exiting 0.
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{err.Error()}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"tickscope": func() { os.Exit(run(os.Args[1:])) },
+	})
+}
+
+// TestScripts runs the command line as a user types it, on this machine:
+// testdata/script/*.txtar, each a shell session with its expected output.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:       "testdata/script",
+		Cmds:      scriptCommands,
+		Condition: scriptCondition,
+	})
+}
+
+// scriptCommands are the checks testscript lacks.
+var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// exits CODE PROG ARGS...: run PROG and require exit code CODE; its
+	// output is then checked with stdout and stderr as usual.
+	"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 2 {
+			ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+		}
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		err = ts.Exec(args[1], args[2:]...)
+		got := 0
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			got = exitErr.ExitCode()
+		} else if err != nil {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		if got != want {
+			ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
+		}
+	},
+	// json FILE PATH [VALUE]: FILE (or stdout) is JSON with a value at the
+	// dotted PATH, equal to VALUE when given (compared as JSON text).
+	"json": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 2 || len(args) > 3 {
+			ts.Fatalf("usage: json FILE|stdout PATH [VALUE]")
+		}
+		data := readScriptFile(ts, args[0])
+		var doc any
+		if err := json.Unmarshal([]byte(data), &doc); err != nil {
+			ts.Fatalf("%s is not JSON: %v", args[0], err)
+		}
+		v, ok := lookup(doc, args[1])
+		if len(args) == 3 && ok {
+			text, _ := json.Marshal(v)
+			ok = string(text) == args[2]
+			if !ok && !neg {
+				ts.Fatalf("%s: %s is %s, want %s", args[0], args[1], text, args[2])
+			}
+		}
+		if ok == neg {
+			ts.Fatalf("%s: path %s present=%v, want %v", args[0], args[1], ok, !neg)
+		}
+	},
+	// rawfile FILE POINTS SAMPLES: FILE is a valid raw-samples file with
+	// that many points of that many samples each.
+	"rawfile": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: rawfile FILE POINTS SAMPLES")
+		}
+		f, err := rawfile.ReadFile(ts.MkAbs(args[0]))
+		if neg {
+			if err == nil {
+				ts.Fatalf("%s is a valid raw file", args[0])
+			}
+			return
+		}
+		ts.Check(err)
+		points, _ := strconv.Atoi(args[1])
+		samples, _ := strconv.Atoi(args[2])
+		if len(f.Points) != points {
+			ts.Fatalf("%d points, want %d", len(f.Points), points)
+		}
+		for i, p := range f.Points {
+			if len(p.Latencies) != samples {
+				ts.Fatalf("point %d has %d samples, want %d", i, len(p.Latencies), samples)
+			}
+		}
+	},
+}
+
+func readScriptFile(ts *testscript.TestScript, name string) string {
+	switch name {
+	case "stdout", "stderr":
+		return ts.ReadFile(name)
+	}
+	return ts.ReadFile(name)
+}
+
+// lookup follows a dotted path ("summary.p50_ns", "points.0") into decoded
+// JSON.
+func lookup(doc any, path string) (any, bool) {
+	for _, key := range strings.Split(path, ".") {
+		switch node := doc.(type) {
+		case map[string]any:
+			v, ok := node[key]
+			if !ok {
+				return nil, false
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil, false
+			}
+			doc = node[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, true
+}
+
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "root":
+		return os.Geteuid() == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
