@@ -182,6 +182,7 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 		Version:                       fmt.Sprintf("%d.%d.%d", v.MajorVersion, v.MinorVersion, v.BuildNumber),
 		Build:                         v.BuildNumber,
 		Server:                        v.ProductType != 1, // VER_NT_WORKSTATION
+		Product:                       timerinfo.WindowsProduct(v.MajorVersion, v.MinorVersion, v.BuildNumber, v.ProductType != 1),
 		GlobalTimerResolutionRequests: readDWORD(kernelKeyPath, globalRequestsValue),
 		Elevated:                      windows.GetCurrentProcessToken().IsElevated(),
 		DisableUserPresenceQos:        readDWORD(powerThrottlingPath, userPresenceQosValue),

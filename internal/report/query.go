@@ -57,7 +57,7 @@ func writeWindows(p *printer, win *timerinfo.Windows) {
 		kind = "server"
 	}
 	p.kv("windows", fmt.Sprintf("%s (build %d, %s)", win.Version, win.Build, kind))
-	p.kv("request model", win.RequestModel)
+	p.kv("request model", fmt.Sprintf("%s (this is %s)", win.RequestModel, win.Product))
 	p.kv("global key", "GlobalTimerResolutionRequests "+registryValue(win.GlobalTimerResolutionRequests))
 	p.kv("elevated", yesNo(win.Elevated))
 	p.kv("dynamic tick", "disabledynamictick "+win.DynamicTickDisabled)

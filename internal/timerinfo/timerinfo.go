@@ -39,7 +39,8 @@ type Windows struct {
 	ProcessHoldsRequest bool   `json:"process_holds_request"`
 	Version             string `json:"version"` // "10.0.26100", from RtlGetVersion
 	Build               uint32 `json:"build"`
-	Server              bool   `json:"server"` // a Server product type
+	Server              bool   `json:"server"`  // a Server product type
+	Product             string `json:"product"` // "Windows 11 24H2": see WindowsProduct
 	// RequestModel is one of the RequestModel* constants.
 	RequestModel string `json:"request_model"`
 	// GlobalTimerResolutionRequests is the registry value, or nil when absent.
@@ -175,4 +176,50 @@ type Conditions struct {
 	TimerSlackNs int64 `json:"timer_slack_ns,omitempty"`
 	// Priority says how the measuring thread was scheduled.
 	Priority string `json:"priority"`
+}
+
+// windowsReleases names Windows 10 and 11 client builds by their release.
+var windowsReleases = map[uint32]string{
+	10240: "Windows 10 1507", 10586: "Windows 10 1511", 14393: "Windows 10 1607",
+	15063: "Windows 10 1703", 16299: "Windows 10 1709", 17134: "Windows 10 1803",
+	17763: "Windows 10 1809", 18362: "Windows 10 1903", 18363: "Windows 10 1909",
+	19041: "Windows 10 2004", 19042: "Windows 10 20H2", 19043: "Windows 10 21H1",
+	19044: "Windows 10 21H2", 19045: "Windows 10 22H2",
+	22000: "Windows 11 21H2", 22621: "Windows 11 22H2", 22631: "Windows 11 23H2",
+	26100: "Windows 11 24H2", 26200: "Windows 11 25H2",
+}
+
+// serverReleases names Windows Server builds.
+var serverReleases = map[uint32]string{
+	14393: "Windows Server 2016", 17763: "Windows Server 2019",
+	20348: "Windows Server 2022", 26100: "Windows Server 2025",
+}
+
+// WindowsProduct names a Windows version for people: "Windows 7",
+// "Windows 10 22H2", "Windows 11 build 27000", "Windows Server 2022".
+func WindowsProduct(major, minor, build uint32, server bool) string {
+	if major < 10 {
+		switch {
+		case major == 6 && minor == 1:
+			return "Windows 7"
+		case major == 6 && minor == 2:
+			return "Windows 8"
+		case major == 6 && minor == 3:
+			return "Windows 8.1"
+		}
+		return fmt.Sprintf("Windows %d.%d", major, minor)
+	}
+	if server {
+		if name, ok := serverReleases[build]; ok {
+			return name
+		}
+		return fmt.Sprintf("Windows Server build %d", build)
+	}
+	if name, ok := windowsReleases[build]; ok {
+		return name
+	}
+	if build >= 22000 {
+		return fmt.Sprintf("Windows 11 build %d", build)
+	}
+	return fmt.Sprintf("Windows 10 build %d", build)
 }

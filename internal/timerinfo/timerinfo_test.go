@@ -123,3 +123,25 @@ func FuzzParsers(f *testing.F) {
 		timerinfo.PreemptionModel(text, []byte(text))
 	})
 }
+
+func TestWindowsProduct(t *testing.T) {
+	tests := []struct {
+		major, minor, build uint32
+		server              bool
+		want                string
+	}{
+		{6, 1, 7601, false, "Windows 7"},
+		{10, 0, 18362, false, "Windows 10 1903"},
+		{10, 0, 19045, false, "Windows 10 22H2"},
+		{10, 0, 26200, false, "Windows 11 25H2"},
+		{10, 0, 27000, false, "Windows 11 build 27000"},
+		{10, 0, 19999, false, "Windows 10 build 19999"},
+		{10, 0, 20348, true, "Windows Server 2022"},
+		{10, 0, 26100, true, "Windows Server 2025"},
+	}
+	for _, tt := range tests {
+		if got := timerinfo.WindowsProduct(tt.major, tt.minor, tt.build, tt.server); got != tt.want {
+			t.Errorf("WindowsProduct(%d.%d.%d, server=%v) = %q, want %q", tt.major, tt.minor, tt.build, tt.server, got, tt.want)
+		}
+	}
+}
