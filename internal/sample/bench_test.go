@@ -18,7 +18,9 @@ type zeroWaitHost struct{ platform.Host }
 func (zeroWaitHost) Methods() []platform.Method {
 	return []platform.Method{{Name: "zero", Schedule: platform.Relative}}
 }
-func (zeroWaitHost) NewWaiter(string, time.Duration) (platform.Waiter, error) { return zeroWaiter{}, nil }
+func (zeroWaitHost) NewWaiter(string, time.Duration) (platform.Waiter, error) {
+	return zeroWaiter{}, nil
+}
 func (zeroWaitHost) Apply(timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	return timerinfo.Setting{}, func() error { return nil }, nil
 }
