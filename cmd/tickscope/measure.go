@@ -182,6 +182,9 @@ func (a *app) measure(cmd *cobra.Command, host platform.Host, o *measureOptions)
 	if len(point.Latencies) == 0 {
 		return fmt.Errorf("stopped before any sample was measured")
 	}
+	if point.Stopped {
+		a.warnf("stopped early: the result covers %d of %d samples", len(point.Latencies), spec.Samples)
+	}
 	file := &rawfile.File{
 		Tool:    rawfile.Tool{Name: "tickscope", Version: toolVersion()},
 		Created: time.Now().UTC(),

@@ -37,8 +37,10 @@ func (p *progress) update(done, _ int) {
 	}
 }
 
+// finish removes the bar, whether the work completed or was stopped.
 func (p *progress) finish() {
 	if p.bar != nil {
+		_ = p.bar.Clear()
 		_ = p.bar.Exit()
 	}
 }

@@ -1,0 +1,129 @@
+package report_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+func windowsFile(simulated string) (*rawfile.File, *rawfile.Point) {
+	key := uint32(1)
+	f := &rawfile.File{
+		Simulated: simulated,
+		Query: &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{
+			Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 10000, Version: "10.0.26100",
+			Build: 26100, Product: "Windows 11 24H2", GlobalTimerResolutionRequests: &key,
+			RequestModel: timerinfo.RequestModelGlobalKey,
+		}},
+		Method:  "sleep",
+		DelayNs: 1_000_000,
+	}
+	p := &rawfile.Point{
+		Requested:  timerinfo.Setting{Resolution100ns: 5068},
+		Granted:    timerinfo.Setting{Resolution100ns: 5000},
+		Conditions: timerinfo.Conditions{CurrentBefore100ns: 10000, CurrentAfter100ns: 10000, Priority: "high"},
+		Latencies:  []int64{1_012_000, 1_011_000, 1_013_000, 999_000, 2_600_000},
+	}
+	return f, p
+}
+
+func TestMeasurementOf(t *testing.T) {
+	f, p := windowsFile("")
+	m := report.MeasurementOf(f, p)
+	if m.Summary.Count != 5 || m.Summary.P50 != 1_012_000 || m.Lateness.P50 != 12_000 {
+		t.Errorf("summary %+v lateness %+v", m.Summary, m.Lateness)
+	}
+	if m.OSBuild != "10.0.26100" || m.Method != "sleep" {
+		t.Errorf("identity %q %q", m.OSBuild, m.Method)
+	}
+	want := []string{"ended before the requested delay", "already at 1.0000 ms", "finer than the 0.5068 ms requested"}
+	if len(m.Warnings) != len(want) {
+		t.Fatalf("warnings %q, want %d", m.Warnings, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(m.Warnings[i], w) {
+			t.Errorf("warning %d = %q, want it to mention %q", i, m.Warnings[i], w)
+		}
+	}
+	if p.Latencies[0] != 1_012_000 {
+		t.Error("MeasurementOf reordered the point's samples")
+	}
+}
+
+func TestWriteMeasurement(t *testing.T) {
+	f, p := windowsFile("")
+	var out bytes.Buffer
+	report.WriteMeasurement(&out, report.MeasurementOf(f, p))
+	text := out.String()
+	for _, want := range []string{
+		"tickscope measure: sleep, 1 ms delay, 5 samples\n",
+		"  setting          requested 0.5068 ms (5068 x 100ns), granted 0.5000 ms (5000 x 100ns)\n",
+		"period before 1.0000 ms, after 1.0000 ms",
+		"  latency          min 0.999  p50 1.012  p90 2.600  p95 2.600  p99 2.600  p99.9 2.600  max 2.600 ms\n",
+		"  lateness         p50 +12.0 µs  p99 +1.600 ms",
+		"  interference     20.0 % of samples",
+		"histogram (ms)\n",
+		"warning: ",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "SIMULATED") {
+		t.Error("a real measurement is marked simulated")
+	}
+}
+
+func TestSimulatedMarksEveryLine(t *testing.T) {
+	f, p := windowsFile("narrow-band")
+	var out bytes.Buffer
+	report.WriteMeasurement(&out, report.MeasurementOf(f, p))
+	for i, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if !strings.HasPrefix(line, "SIMULATED") {
+			t.Errorf("line %d is not marked SIMULATED: %q", i+1, line)
+		}
+	}
+}
+
+func TestWriteQueryWindows(t *testing.T) {
+	f, _ := windowsFile("")
+	f.Query.Warnings = []string{"the timer is held"}
+	var out bytes.Buffer
+	report.WriteQuery(&out, f.Query)
+	for _, want := range []string{
+		"  coarsest         15.6250 ms (156250 x 100ns)\n",
+		"  finest           0.5000 ms (5000 x 100ns)\n",
+		"  request model    global: GlobalTimerResolutionRequests=1 on Windows 11 / Server 2022+ (this is Windows 11 24H2)\n",
+		"  global key       GlobalTimerResolutionRequests 1\n",
+		"  user presence    DisableUserPresenceQos absent\n",
+		"warning: the timer is held\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestWriteQueryLinux(t *testing.T) {
+	var out bytes.Buffer
+	report.WriteQuery(&out, &timerinfo.Report{OS: "linux", Arch: "amd64", CPUs: 2, Linux: &timerinfo.Linux{
+		KernelRelease: "6.1.0", HZ: 250, HighResTimers: "yes", NoHZ: "idle", TimerSlackNs: 50000,
+		CPUDMALatencyErr: "open /dev/cpu_dma_latency: permission denied",
+		CPUIdleStates:    []timerinfo.CPUIdleState{{Name: "C1", ExitLatencyUs: 2, Description: "MWAIT 0x00"}},
+	}})
+	for _, want := range []string{
+		"  HZ               250 (tick 4ms, from CLOCK_MONOTONIC_COARSE)\n",
+		"  NO_HZ            idle (kernel config not readable)\n",
+		"  timer slack      50µs (this thread)\n",
+		"  cpu_dma_latency  unknown (open /dev/cpu_dma_latency: permission denied)\n",
+		"C1         exit latency    2 µs  MWAIT 0x00",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
