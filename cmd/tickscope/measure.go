@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // Bounds on measure's flags.
@@ -31,6 +33,8 @@ type measureOptions struct {
 	slack      time.Duration
 	raw        string
 	asJSON     bool
+	simulate   string
+	seed       uint64
 }
 
 func (a *app) measureCommand() *cobra.Command {
@@ -55,11 +59,22 @@ samples over the median by more than 1 ms), a histogram, and the conditions it
 ran under. Ctrl+C stops early and reports what was measured.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.measure(cmd, host, &o)
+			if o.simulate == "" {
+				return a.measure(cmd, host, &o)
+			}
+			if o.simulate == "list" {
+				writeScenarios(a.stdout)
+				return nil
+			}
+			model, err := winmodel.New(o.simulate, o.seed)
+			if err != nil {
+				return badFlag("simulate", o.simulate, "the scenarios are %s (or list)", winmodel.Names())
+			}
+			return a.measure(cmd, model, &o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.method, "method", methods[0].Name, "wait method: "+methodNames(methods))
+	f.StringVar(&o.method, "method", "", "wait method: "+methodNames(methods)+" (default "+methods[0].Name+")")
 	f.DurationVar(&o.delay, "delay", time.Millisecond, "requested delay of each wait (at most 1s)")
 	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d)", sample.MaxSamples))
 	f.Uint32Var(&o.resolution, "resolution", 0, "Windows: request this timer period, in 100 ns units")
@@ -67,7 +82,16 @@ ran under. Ctrl+C stops early and reports what was measured.`,
 	f.DurationVar(&o.slack, "slack", 0, "Linux: the measuring thread's timer slack (1ns..1s)")
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	f.StringVar(&o.simulate, "simulate", "", "run on the model of Windows timers instead of this machine: a scenario name, or list")
+	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: the model's random seed")
 	return cmd
+}
+
+func writeScenarios(w io.Writer) {
+	fmt.Fprintln(w, "SIMULATED  scenarios of the model of Windows timers (tickscope measure --simulate NAME):")
+	for _, sc := range winmodel.Scenarios() {
+		fmt.Fprintf(w, "SIMULATED  %-16s %s\n", sc.Name, sc.Summary)
+	}
 }
 
 func methodList(methods []platform.Method) string {
@@ -132,12 +156,19 @@ func (o *measureOptions) setting(cmd *cobra.Command, q *timerinfo.Report) (timer
 
 // validate checks what does not need the OS.
 func (o *measureOptions) validate(host platform.Host) (platform.Method, error) {
+	if o.method == "" {
+		o.method = host.Methods()[0].Name
+	}
 	if o.samples < 1 || o.samples > sample.MaxSamples {
 		return platform.Method{}, badFlag("samples", o.samples, "allowed 1..%d", sample.MaxSamples)
 	}
 	method, err := platform.FindMethod(host, o.method)
 	if err != nil {
-		return method, badFlag("method", o.method, "valid methods on %s: %s", runtime.GOOS, methodNames(host.Methods()))
+		where := runtime.GOOS
+		if o.simulate != "" {
+			where = "the model"
+		}
+		return method, badFlag("method", o.method, "valid methods on %s: %s", where, methodNames(host.Methods()))
 	}
 	if o.delay <= 0 || o.delay > maxDelay {
 		return method, badFlag("delay", o.delay, "allowed above 0 and at most %v", maxDelay)
@@ -173,7 +204,11 @@ func (a *app) measure(cmd *cobra.Command, host platform.Host, o *measureOptions)
 		Warmup:  sample.DefaultWarmup(o.samples),
 		Setting: setting,
 	}
-	bar := newProgress(a.stderr, spec.Samples+spec.Warmup, "measuring "+method.Name)
+	what := "measuring " + method.Name
+	if o.simulate != "" {
+		what = "SIMULATED " + what
+	}
+	bar := newProgress(a.stderr, spec.Samples+spec.Warmup, what)
 	point, err := sample.Measure(cmd.Context(), host, spec, bar.update)
 	bar.finish()
 	if err != nil {
@@ -186,10 +221,11 @@ func (a *app) measure(cmd *cobra.Command, host platform.Host, o *measureOptions)
 		a.warnf("stopped early: the result covers %d of %d samples", len(point.Latencies), spec.Samples)
 	}
 	file := &rawfile.File{
-		Tool:    rawfile.Tool{Name: "tickscope", Version: toolVersion()},
-		Created: time.Now().UTC(),
-		Command: "measure",
-		Query:   q,
+		Tool:      rawfile.Tool{Name: "tickscope", Version: toolVersion()},
+		Created:   time.Now().UTC(),
+		Command:   "measure",
+		Simulated: o.simulate,
+		Query:     q,
 		Method:  method.Name,
 		DelayNs: int64(o.delay),
 		Points:  []rawfile.Point{*point},
@@ -200,12 +236,10 @@ func (a *app) measure(cmd *cobra.Command, host platform.Host, o *measureOptions)
 		}
 	}
 	m := report.MeasurementOf(file, point)
+	m.RawFile = o.raw
 	if o.asJSON {
 		return writeJSON(a.stdout, m)
 	}
 	report.WriteMeasurement(a.stdout, m)
-	if o.raw != "" {
-		fmt.Fprintf(a.stdout, "\nraw samples written to %s\n", o.raw)
-	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +83,23 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		}
 		if ok == neg {
 			ts.Fatalf("%s: path %s present=%v, want %v", args[0], args[1], ok, !neg)
+		}
+	},
+	// cmp-latencies A B: two raw files hold the same samples.
+	"cmp-latencies": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: cmp-latencies A B")
+		}
+		a, err := rawfile.ReadFile(ts.MkAbs(args[0]))
+		ts.Check(err)
+		b, err := rawfile.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		same := len(a.Points) == len(b.Points)
+		for i := 0; same && i < len(a.Points); i++ {
+			same = slices.Equal(a.Points[i].Latencies, b.Points[i].Latencies)
+		}
+		if same == neg {
+			ts.Fatalf("%s and %s: same samples %v", args[0], args[1], same)
 		}
 	},
 	// rawfile FILE POINTS SAMPLES: FILE is a valid raw-samples file with

@@ -35,6 +35,8 @@ type Measurement struct {
 	Lateness  stats.Lateness `json:"lateness"`
 	Histogram []stats.Bin    `json:"histogram"`
 	Warnings  []string       `json:"warnings"`
+	// RawFile is where every sample was written, if anywhere.
+	RawFile string `json:"raw_file,omitempty"`
 }
 
 // HistogramBins is the number of regular bars in the terminal histogram.
@@ -92,6 +94,10 @@ func WriteMeasurement(w io.Writer, m *Measurement) {
 		p.line("")
 		p.line("warning: " + warning)
 	}
+	if m.RawFile != "" {
+		p.line("")
+		p.line("raw samples written to " + m.RawFile)
+	}
 }
 
 func settingLine(requested, granted timerinfo.Setting) string {
@@ -107,10 +113,15 @@ func writeHistogram(p *printer, bins []stats.Bin, total int) {
 	for _, b := range bins {
 		most = max(most, b.Count)
 	}
+	// Enough decimals that neighbouring bins have different labels.
+	decimals := 3
+	if len(bins) > 0 && bins[0].Hi-bins[0].Lo < 1000 {
+		decimals = 4
+	}
 	for _, b := range bins {
-		label := fmt.Sprintf("%s - %s", ms(b.Lo), ms(b.Hi))
+		label := fmt.Sprintf("%.*f - %.*f", decimals, float64(b.Lo)/1e6, decimals, float64(b.Hi)/1e6)
 		if b.Overflow {
-			label = fmt.Sprintf("%s - %s", ms(b.Lo), ms(b.Hi)) + " (tail)"
+			label += " (tail)"
 		}
 		bar := bar(b.Count, most, width)
 		p.line(fmt.Sprintf("  %-28s %-*s %6d  %5.1f %%", label, width, bar, b.Count, 100*float64(b.Count)/float64(max(total, 1))))
@@ -210,7 +221,9 @@ func MeasurementOf(f *rawfile.File, p *rawfile.Point) *Measurement {
 		if before != 0 && before < win.Coarsest100ns {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("the timer was already at %s ms before this measurement: another process holds a request, so results for coarser settings are skewed", timerinfo.FormatPeriodMS(before)))
 		}
-		if g := p.Granted.Resolution100ns; g != 0 && g < p.Requested.Resolution100ns {
+		// Grants are quantised a little below the request (0.500 -> 0.4992
+		// ms); only a grant well below it means a finer request elsewhere.
+		if g, r := p.Granted.Resolution100ns, p.Requested.Resolution100ns; g != 0 && uint64(g)*100 < uint64(r)*98 {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("granted %s ms is finer than the %s ms requested: a finer request held elsewhere is in force", timerinfo.FormatPeriodMS(g), timerinfo.FormatPeriodMS(p.Requested.Resolution100ns)))
 		}
 	}

@@ -23,7 +23,7 @@ func windowsFile(simulated string) (*rawfile.File, *rawfile.Point) {
 		DelayNs: 1_000_000,
 	}
 	p := &rawfile.Point{
-		Requested:  timerinfo.Setting{Resolution100ns: 5068},
+		Requested:  timerinfo.Setting{Resolution100ns: 10000},
 		Granted:    timerinfo.Setting{Resolution100ns: 5000},
 		Conditions: timerinfo.Conditions{CurrentBefore100ns: 10000, CurrentAfter100ns: 10000, Priority: "high"},
 		Latencies:  []int64{1_012_000, 1_011_000, 1_013_000, 999_000, 2_600_000},
@@ -40,7 +40,7 @@ func TestMeasurementOf(t *testing.T) {
 	if m.OSBuild != "10.0.26100" || m.Method != "sleep" {
 		t.Errorf("identity %q %q", m.OSBuild, m.Method)
 	}
-	want := []string{"ended before the requested delay", "already at 1.0000 ms", "finer than the 0.5068 ms requested"}
+	want := []string{"ended before the requested delay", "already at 1.0000 ms", "finer than the 1.0000 ms requested"}
 	if len(m.Warnings) != len(want) {
 		t.Fatalf("warnings %q, want %d", m.Warnings, len(want))
 	}
@@ -52,6 +52,15 @@ func TestMeasurementOf(t *testing.T) {
 	if p.Latencies[0] != 1_012_000 {
 		t.Error("MeasurementOf reordered the point's samples")
 	}
+
+	// A grant quantised a little below the request is normal, not another
+	// process's request.
+	p.Requested, p.Granted = timerinfo.Setting{Resolution100ns: 5000}, timerinfo.Setting{Resolution100ns: 4992}
+	for _, w := range report.MeasurementOf(f, p).Warnings {
+		if strings.Contains(w, "finer than the") {
+			t.Errorf("a quantised grant was flagged: %q", w)
+		}
+	}
 }
 
 func TestWriteMeasurement(t *testing.T) {
@@ -61,7 +70,7 @@ func TestWriteMeasurement(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{
 		"tickscope measure: sleep, 1 ms delay, 5 samples\n",
-		"  setting          requested 0.5068 ms (5068 x 100ns), granted 0.5000 ms (5000 x 100ns)\n",
+		"  setting          requested 1.0000 ms (10000 x 100ns), granted 0.5000 ms (5000 x 100ns)\n",
 		"period before 1.0000 ms, after 1.0000 ms",
 		"  latency          min 0.999  p50 1.012  p90 2.600  p95 2.600  p99 2.600  p99.9 2.600  max 2.600 ms\n",
 		"  lateness         p50 +12.0 µs  p99 +1.600 ms",

@@ -1,0 +1,126 @@
+package winmodel
+
+import (
+	"strings"
+	"time"
+)
+
+// Scenario is one simulated machine. Periods are in 100 ns units.
+type Scenario struct {
+	Name    string
+	Summary string
+	Build   uint32
+	// Coarsest and Finest are what NtQueryTimerResolution reports.
+	Coarsest, Finest uint32
+	// Global is the GlobalTimerResolutionRequests=1 model: the finest
+	// request anywhere applies to this process's waits too.
+	Global bool
+	// OtherHeld is another process's request, 0 for none.
+	OtherHeld uint32
+	// Grants are published request → grant pairs that override Quantise.
+	Grants map[uint32]uint32
+	// CallDelayNs and CallJitterNs: the few µs from a tick to the woken
+	// thread's next call (mean and standard deviation).
+	CallDelayNs, CallJitterNs int64
+	// HonouredHi and FallbackHi: when HonouredHi is set, a granted period
+	// in (HonouredHi, FallbackHi] is not honoured and waits run on
+	// FallbackTo instead (TickTune's "narrow honoured band").
+	HonouredHi, FallbackHi, FallbackTo uint32
+	// ExtraTickProb is the chance that a wait ends one tick late.
+	ExtraTickProb float64
+	// AltLo..AltHi: there every other 1 µs step of the request (odd µs) has
+	// AltBadExtraTickProb instead (amitxv/TimerResolution#22).
+	AltLo, AltHi        uint32
+	AltBadExtraTickProb float64
+	// PreemptProb is the chance of a preemption of 1 ms to PreemptMaxNs.
+	PreemptProb  float64
+	PreemptMaxNs int64
+	// DriftNs is the amplitude of a slow sinusoidal drift of the call delay
+	// (heat, power state) with period DriftPeriodNs.
+	DriftNs, DriftPeriodNs int64
+}
+
+const (
+	us = int64(time.Microsecond)
+	ms = int64(time.Millisecond)
+)
+
+// scenarios are the published shapes the model reproduces.
+var scenarios = []Scenario{
+	{
+		Name:    "published-pairs",
+		Summary: "the published grants: 1.000 -> 0.9996 ms (Sleep(1) ~2.0 ms), 0.507 -> 0.5068 (~1.01), 0.500 -> 0.4992 (~1.50)",
+		Build:   19045, Coarsest: 156250, Finest: 5000,
+		Grants:      map[uint32]uint32{10000: 9996, 5070: 5068, 5000: 4992},
+		CallDelayNs: 4 * us, CallJitterNs: us / 2, ExtraTickProb: 0.002,
+	},
+	{
+		Name:    "knee-26100",
+		Summary: "Windows 11 24H2: requests from 5023 (0.5023 ms) up sleep two ticks (~1.01 ms), below it three (~1.50)",
+		Build:   26100, Coarsest: 156250, Finest: 5000,
+		CallDelayNs: 44 * us / 10, CallJitterNs: 15 * us / 100, ExtraTickProb: 0.002,
+	},
+	{
+		Name:    "knee-26200",
+		Summary: "Windows 11 25H2: the knee at 5018 and a fast window under 1 us wide (5018-5027); above it requests fall back to 0.5 ms",
+		Build:   26200, Coarsest: 156250, Finest: 5000,
+		CallDelayNs: 34 * us / 10, CallJitterNs: 15 * us / 100, ExtraTickProb: 0.002,
+		HonouredHi: 5027, FallbackHi: 9000, FallbackTo: 5000,
+	},
+	{
+		Name:    "narrow-band",
+		Summary: "TickTune's example: slow to 0.5105 ms, a fast band 0.5106-0.5132 ms, and requests above it falling back to the slow 0.5 ms tick",
+		Build:   22631, Coarsest: 156250, Finest: 5000,
+		CallDelayNs: 212 * us / 10, CallJitterNs: us / 2, ExtraTickProb: 0.003,
+		HonouredHi: 5132, FallbackHi: 10000, FallbackTo: 5000,
+	},
+	{
+		Name:    "alternating",
+		Summary: "1 us neighbours alternate: between 0.506 and 0.510 ms every odd microsecond takes an extra tick one wait in seven",
+		Build:   22631, Coarsest: 156250, Finest: 5000,
+		CallDelayNs: 4 * us, CallJitterNs: us / 2, ExtraTickProb: 0.002,
+		AltLo: 5060, AltHi: 5109, AltBadExtraTickProb: 0.15,
+	},
+	{
+		Name:    "noisy-laptop",
+		Summary: "a busy laptop: jittery wake-ups, 2 % extra ticks, rare preemptions of up to 8 ms, and a drift of +-3 us over a minute",
+		Build:   26100, Coarsest: 156250, Finest: 5000,
+		CallDelayNs: 5 * us, CallJitterNs: 2 * us, ExtraTickProb: 0.02,
+		PreemptProb: 0.002, PreemptMaxNs: 8 * ms,
+		DriftNs: 3 * us, DriftPeriodNs: 60_000 * ms,
+	},
+	{
+		Name:    "contaminated",
+		Summary: "another process holds 0.5 ms: every coarser request is granted 0.5 ms and measures the same",
+		Build:   26100, Coarsest: 156250, Finest: 5000, OtherHeld: 5000,
+		CallDelayNs: 46 * us / 10, CallJitterNs: us / 5, ExtraTickProb: 0.002,
+	},
+	{
+		Name:    "global-key",
+		Summary: "GlobalTimerResolutionRequests=1 on Windows 11 with another process holding 1 ms: this process's waits follow it even without a request",
+		Build:   26100, Coarsest: 156250, Finest: 5000, Global: true, OtherHeld: 10000,
+		CallDelayNs: 46 * us / 10, CallJitterNs: us / 5, ExtraTickProb: 0.002,
+	},
+}
+
+// Scenarios lists the scenarios.
+func Scenarios() []Scenario { return scenarios }
+
+// Find returns the named scenario.
+func Find(name string) (Scenario, bool) {
+	for _, s := range scenarios {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// Names lists the scenario names, comma-separated.
+func Names() string {
+	names := make([]string, len(scenarios))
+	for i, s := range scenarios {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
+}

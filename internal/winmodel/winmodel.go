@@ -1,0 +1,238 @@
+// Package winmodel is a deterministic, seeded model of the Windows 10 2004+
+// and Windows 11 timer as measured from one process, built from the facts
+// in shared/notes/windows-timers.md. It implements platform.Host on a
+// virtual clock, so the measurement loop, the statistics and the commands
+// run against a machine whose truth is known. It is a model: everything
+// computed on it is reported as SIMULATED, never as a measurement.
+//
+// What it models:
+//   - granted periods quantised to steps of the 3.579545 MHz ACPI PM timer
+//     (the inference that fits the published 0.9996 / 0.5068 / 0.4992 ms
+//     grants), with a scenario's table of published grants taking precedence;
+//   - the timer interrupt firing every granted period, and Sleep(n) ending on
+//     the first tick at or after its due time, so a call made just after a
+//     tick wakes after k ticks, k the smallest with k × period ≥ n ms + the
+//     few µs between the tick and the call (which places the knee: 2 ×
+//     0.5023 ms = 1 ms + 4.6 µs);
+//   - per-process requests (a process without one waits on the 15.625 ms
+//     tick) and the global model, and another process holding a finer
+//     request, which NtSetTimerResolution then reports as granted;
+//   - a narrow honoured band above which requests fall back to another
+//     period; 1 µs neighbours alternating between clean and noisy;
+//   - interference: an extra tick now and then, a rare multi-millisecond
+//     preemption, and a slow drift of the wake-up delay.
+package winmodel
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// pmTimerHz is the ACPI PM timer's frequency.
+const pmTimerHz = 3_579_545
+
+// Quantise returns the period the model grants for a request (100 ns
+// units): a whole number of PM-timer steps, not above the request, rounded
+// to the nearest 100 ns.
+func Quantise(request100ns uint32) uint32 {
+	steps := uint64(request100ns) * pmTimerHz / 10_000_000
+	return uint32((steps*10_000_000 + pmTimerHz/2) / pmTimerHz)
+}
+
+// Host is a simulated Windows machine seen from the measuring process.
+type Host struct {
+	sc  Scenario
+	rng *rand.Rand
+
+	now int64 // virtual ns
+	// tickOrigin is when the interrupt last changed period: ticks fall at
+	// tickOrigin + k × period.
+	tickOrigin int64
+	own        uint32 // this process's granted request (100 ns), 0 for none
+	ownRequest uint32 // what it asked for
+	sleptNs    int64  // virtual time spent inside waits
+}
+
+// New returns a host simulating the named scenario, seeded.
+func New(name string, seed uint64) (*Host, error) {
+	sc, ok := Find(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown scenario %q: the scenarios are %s", name, Names())
+	}
+	h := fnv.New64a()
+	h.Write([]byte(sc.Name))
+	return &Host{sc: sc, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}, nil
+}
+
+// Scenario returns the scenario the host simulates.
+func (h *Host) Scenario() Scenario { return h.sc }
+
+// SleptNs is the virtual time spent waiting so far: what a real run would
+// have spent sleeping.
+func (h *Host) SleptNs() int64 { return h.sleptNs }
+
+// Now reads the virtual clock.
+func (h *Host) Now() int64 { return h.now }
+
+// Methods lists the one wait the model knows: kernel32 Sleep.
+func (h *Host) Methods() []platform.Method {
+	return []platform.Method{{Name: "sleep", Summary: "kernel32 Sleep of whole milliseconds (simulated)", WholeMilliseconds: true, Schedule: platform.Relative}}
+}
+
+// PrepareThread says what a real run would have done.
+func (h *Host) PrepareThread() string { return "simulated" }
+
+// grant is what the kernel grants this process for a request.
+func (h *Host) grant(request uint32) uint32 {
+	if g, ok := h.sc.Grants[request]; ok {
+		return g
+	}
+	return Quantise(request)
+}
+
+// current is the interrupt period in force for the whole machine.
+func (h *Host) current() uint32 {
+	current := h.sc.Coarsest
+	for _, p := range []uint32{h.own, h.sc.OtherHeld} {
+		if p != 0 && p < current {
+			current = p
+		}
+	}
+	return current
+}
+
+// effectivePeriod is the tick this process's waits end on (100 ns).
+func (h *Host) effectivePeriod() uint32 {
+	own := h.own
+	if own != 0 && h.sc.HonouredHi != 0 && own > h.sc.HonouredHi && own <= h.sc.FallbackHi {
+		own = h.sc.FallbackTo
+	}
+	if own == 0 && !h.sc.Global {
+		// Per-process: a process that asked for nothing keeps the default
+		// tick even while the interrupt runs faster for someone else.
+		return h.sc.Coarsest
+	}
+	period := h.sc.Coarsest
+	for _, p := range []uint32{own, h.sc.OtherHeld} {
+		if p != 0 && p < period {
+			period = p
+		}
+	}
+	return period
+}
+
+// Apply requests a period, as NtSetTimerResolution does: the answer is the
+// period now in force, which is finer than the grant when another process
+// holds a finer request.
+func (h *Host) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	noop := func() error { return nil }
+	if s.SlackNs != 0 {
+		return timerinfo.Setting{}, noop, fmt.Errorf("timer slack: %w", platform.ErrUnsupported)
+	}
+	if s.Resolution100ns == 0 {
+		return timerinfo.Setting{}, noop, nil
+	}
+	if s.Resolution100ns < h.sc.Finest || s.Resolution100ns > h.sc.Coarsest {
+		return timerinfo.Setting{}, noop, &platform.OSError{Call: "NtSetTimerResolution (simulated)", Err: fmt.Errorf("STATUS_INVALID_PARAMETER")}
+	}
+	h.setOwn(s.Resolution100ns, h.grant(s.Resolution100ns))
+	release := func() error { h.setOwn(0, 0); return nil }
+	return timerinfo.Setting{Resolution100ns: h.current(), Simulated: true}, release, nil
+}
+
+func (h *Host) setOwn(request, period uint32) {
+	h.ownRequest, h.own = request, period
+	h.tickOrigin = h.now
+}
+
+// Observe reports the period in force.
+func (h *Host) Observe() platform.Observation {
+	return platform.Observation{Current100ns: h.current()}
+}
+
+// Query reports the simulated machine.
+func (h *Host) Query() (*timerinfo.Report, error) {
+	var key *uint32
+	if h.sc.Global {
+		one := uint32(1)
+		key = &one
+	}
+	win := &timerinfo.Windows{
+		Coarsest100ns:                 h.sc.Coarsest,
+		Finest100ns:                   h.sc.Finest,
+		Current100ns:                  h.current(),
+		ProcessHoldsRequest:           h.own != 0,
+		Version:                       fmt.Sprintf("10.0.%d", h.sc.Build),
+		Build:                         h.sc.Build,
+		Product:                       timerinfo.WindowsProduct(10, 0, h.sc.Build, false),
+		GlobalTimerResolutionRequests: key,
+		DynamicTickDisabled:           "unknown (simulated)",
+		PlatformTick:                  "unknown (simulated)",
+		PlatformClock:                 "unknown (simulated)",
+		QPCFrequencyHz:                10_000_000,
+	}
+	win.RequestModel = timerinfo.RequestModelFor(win.Build, key)
+	rep := &timerinfo.Report{OS: "windows", Arch: "simulated", CPUs: 8, Windows: win, Warnings: []string{}}
+	if h.current() < h.sc.Coarsest && h.own == 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the timer is held at %s ms, finer than the coarsest %s ms: another process holds a request, so measurements of coarser requests are skewed",
+			timerinfo.FormatPeriodMS(h.current()), timerinfo.FormatPeriodMS(h.sc.Coarsest)))
+	}
+	return rep, nil
+}
+
+// NewWaiter returns the simulated Sleep.
+func (h *Host) NewWaiter(method string, delay time.Duration) (platform.Waiter, error) {
+	if method != "sleep" {
+		return nil, fmt.Errorf("unknown method %q: the model simulates sleep only", method)
+	}
+	return &sleepWaiter{h: h, delayNs: int64(delay / time.Millisecond * time.Millisecond)}, nil
+}
+
+type sleepWaiter struct {
+	h       *Host
+	delayNs int64
+}
+
+func (w *sleepWaiter) Wait(int64) error { w.h.sleep(w.delayNs); return nil }
+func (w *sleepWaiter) Close() error     { return nil }
+
+// sleep advances the clock through one Sleep of delayNs called now.
+func (h *Host) sleep(delayNs int64) {
+	sc := &h.sc
+	period := int64(h.effectivePeriod()) * 100
+	due := h.now + delayNs
+	// The first tick at or after the due time.
+	ticks := (due - h.tickOrigin + period - 1) / period
+	wake := h.tickOrigin + ticks*period
+	extra := sc.ExtraTickProb
+	if sc.AltHi != 0 && h.ownRequest >= sc.AltLo && h.ownRequest <= sc.AltHi && (h.ownRequest/10)%2 == 1 {
+		extra = sc.AltBadExtraTickProb
+	}
+	if h.rng.Float64() < extra {
+		wake += period
+	}
+	if sc.PreemptProb > 0 && h.rng.Float64() < sc.PreemptProb {
+		wake += int64(time.Millisecond) + h.rng.Int64N(max(sc.PreemptMaxNs-int64(time.Millisecond), 1))
+	}
+	// The thread runs, and makes its next call, a few µs after the tick.
+	wake += h.callDelay(wake)
+	h.sleptNs += wake - h.now
+	h.now = wake
+}
+
+// callDelay is the time from a tick to the woken thread's next call: the
+// scenario's base, its slow drift, and Gaussian jitter, never under 0.5 µs.
+func (h *Host) callDelay(at int64) int64 {
+	sc := &h.sc
+	d := float64(sc.CallDelayNs) + h.rng.NormFloat64()*float64(sc.CallJitterNs)
+	if sc.DriftNs != 0 && sc.DriftPeriodNs != 0 {
+		d += float64(sc.DriftNs) * math.Sin(2*math.Pi*float64(at)/float64(sc.DriftPeriodNs))
+	}
+	return int64(max(d, 500))
+}

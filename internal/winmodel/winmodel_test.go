@@ -1,0 +1,158 @@
+package winmodel_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
+)
+
+func measure(t *testing.T, scenario string, seed uint64, request uint32) (timerinfo.Setting, stats.Summary, []int64) {
+	t.Helper()
+	h, err := winmodel.New(scenario, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sample.Measure(context.Background(), h, sample.Spec{
+		Method: "sleep", Delay: time.Millisecond, Samples: 300, Warmup: 5,
+		Setting: timerinfo.Setting{Resolution100ns: request},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Granted, stats.Summarize(p.Latencies), p.Latencies
+}
+
+// near reports whether ns is within tol of wantMS milliseconds.
+func near(ns int64, wantMS, tolMS float64) bool {
+	got := float64(ns) / 1e6
+	return got >= wantMS-tolMS && got <= wantMS+tolMS
+}
+
+func TestQuantise(t *testing.T) {
+	for _, tt := range []struct{ in, want uint32 }{{5070, 5068}, {5000, 4998}, {10000, 9998}, {156250, 156249}} {
+		if got := winmodel.Quantise(tt.in); got != tt.want {
+			t.Errorf("Quantise(%d) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPublishedPairs(t *testing.T) {
+	tests := []struct {
+		request, granted uint32
+		p50ms            float64
+	}{
+		{5000, 4992, 1.497}, // three ticks of 0.4992
+		{5070, 5068, 1.012}, // two ticks of 0.5068
+		{10000, 9996, 1.999},
+	}
+	for _, tt := range tests {
+		granted, s, _ := measure(t, "published-pairs", 1, tt.request)
+		if granted.Resolution100ns != tt.granted || !granted.Simulated {
+			t.Errorf("request %d granted %+v, want %d (simulated)", tt.request, granted, tt.granted)
+		}
+		if !near(s.P50, tt.p50ms, 0.005) {
+			t.Errorf("request %d: Sleep(1) p50 %.4f ms, want ~%.3f", tt.request, float64(s.P50)/1e6, tt.p50ms)
+		}
+	}
+}
+
+func TestKnees(t *testing.T) {
+	tests := []struct {
+		scenario   string
+		slow, fast uint32
+	}{
+		{"knee-26100", 5021, 5024},
+		{"knee-26200", 5016, 5019},
+		{"narrow-band", 5104, 5108},
+	}
+	for _, tt := range tests {
+		_, slow, _ := measure(t, tt.scenario, 7, tt.slow)
+		_, fast, _ := measure(t, tt.scenario, 7, tt.fast)
+		if !near(slow.P50, 1.5, 0.04) || !near(fast.P50, 1.01, 0.015) {
+			t.Errorf("%s: p50 %.4f ms at %d and %.4f at %d, want ~1.5 then ~1.01", tt.scenario,
+				float64(slow.P50)/1e6, tt.slow, float64(fast.P50)/1e6, tt.fast)
+		}
+	}
+}
+
+func TestFallbackAboveTheHonouredBand(t *testing.T) {
+	_, inBand, _ := measure(t, "narrow-band", 3, 5120)
+	_, above, _ := measure(t, "narrow-band", 3, 5140)
+	if !near(inBand.P50, 1.024, 0.01) || !near(above.P50, 1.52, 0.03) {
+		t.Errorf("p50 %.4f in the band, %.4f above it; want ~1.02 then ~1.52", float64(inBand.P50)/1e6, float64(above.P50)/1e6)
+	}
+}
+
+func TestAlternatingNeighbours(t *testing.T) {
+	_, clean, _ := measure(t, "alternating", 5, 5080) // 508 µs: even
+	_, noisy, _ := measure(t, "alternating", 5, 5090) // 509 µs: odd
+	// An extra tick is 0.5 ms: under the 1 ms interference threshold, but
+	// plain in the tail (amitxv/TimerResolution#22 saw it in the SD).
+	if !near(clean.P95, 1.017, 0.01) || !near(noisy.P95, 1.53, 0.03) {
+		t.Errorf("p95 %.4f ms at 0.508 ms and %.4f at 0.509 ms, want a clean tail then an extra tick", float64(clean.P95)/1e6, float64(noisy.P95)/1e6)
+	}
+}
+
+func TestContaminated(t *testing.T) {
+	h, _ := winmodel.New("contaminated", 1)
+	rep, _ := h.Query()
+	if rep.Windows.Current100ns != 5000 || len(rep.Warnings) == 0 {
+		t.Errorf("query: current %d, warnings %q", rep.Windows.Current100ns, rep.Warnings)
+	}
+	granted, s, _ := measure(t, "contaminated", 1, 10000)
+	if granted.Resolution100ns != 5000 {
+		t.Errorf("a 1 ms request was granted %d, want the 5000 held elsewhere", granted.Resolution100ns)
+	}
+	if !near(s.P50, 1.5, 0.02) {
+		t.Errorf("p50 %.4f, want ~1.5 (the held 0.5 ms tick)", float64(s.P50)/1e6)
+	}
+}
+
+func TestRequestModels(t *testing.T) {
+	// Per-process: no request means the default tick, whatever else runs.
+	_, perProcess, _ := measure(t, "knee-26100", 2, 0)
+	if perProcess.P50 < 14*int64(time.Millisecond) {
+		t.Errorf("per-process, no request: p50 %.3f ms, want about a 15.625 ms tick", float64(perProcess.P50)/1e6)
+	}
+	// Global key: another process's 1 ms reaches this one.
+	_, global, _ := measure(t, "global-key", 2, 0)
+	if !near(global.P50, 2.0, 0.02) {
+		t.Errorf("global, no request: p50 %.3f ms, want ~2.0 (two 1 ms ticks)", float64(global.P50)/1e6)
+	}
+	h, _ := winmodel.New("global-key", 1)
+	rep, _ := h.Query()
+	if rep.Windows.RequestModel != timerinfo.RequestModelGlobalKey {
+		t.Errorf("request model %q", rep.Windows.RequestModel)
+	}
+}
+
+func TestEveryScenarioNeverEarlyAndDeterministic(t *testing.T) {
+	for _, sc := range winmodel.Scenarios() {
+		for _, request := range []uint32{5000, 5068, 5120, 10000} {
+			_, s, a := measure(t, sc.Name, 42, request)
+			_, _, b := measure(t, sc.Name, 42, request)
+			_, _, c := measure(t, sc.Name, 43, request)
+			if s.Min < int64(time.Millisecond) {
+				t.Errorf("%s at %d: a Sleep(1) returned after %d ns", sc.Name, request, s.Min)
+			}
+			if !slices.Equal(a, b) {
+				t.Errorf("%s at %d: the same seed gave different samples", sc.Name, request)
+			}
+			if slices.Equal(a, c) {
+				t.Errorf("%s at %d: different seeds gave the same samples", sc.Name, request)
+			}
+		}
+	}
+}
+
+func TestUnknownScenario(t *testing.T) {
+	if _, err := winmodel.New("nope", 1); err == nil {
+		t.Error("an unknown scenario was accepted")
+	}
+}
