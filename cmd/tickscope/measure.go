@@ -226,9 +226,9 @@ func (a *app) measure(cmd *cobra.Command, host platform.Host, o *measureOptions)
 		Command:   "measure",
 		Simulated: o.simulate,
 		Query:     q,
-		Method:  method.Name,
-		DelayNs: int64(o.delay),
-		Points:  []rawfile.Point{*point},
+		Method:    method.Name,
+		DelayNs:   int64(o.delay),
+		Points:    []rawfile.Point{*point},
 	}
 	if o.raw != "" {
 		if err := rawfile.Write(o.raw, file); err != nil {
