@@ -38,6 +38,14 @@ func (p *progress) update(done, _ int) {
 }
 
 // finish removes the bar, whether the work completed or was stopped.
+// updateTotal is update for work whose total grows as it learns.
+func (p *progress) updateTotal(done, total int) {
+	if p.bar != nil {
+		p.bar.ChangeMax(total)
+		_ = p.bar.Set(done)
+	}
+}
+
 func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Clear()

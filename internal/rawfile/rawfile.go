@@ -55,8 +55,23 @@ type File struct {
 	Query     *timerinfo.Report `json:"query"`
 	Method    string            `json:"method"`
 	DelayNs   int64             `json:"delay_ns"`
-	Points    []Point           `json:"points"`
+	// Bench records how a bench sampled, which its judgement depends on.
+	Bench  *BenchParams `json:"bench,omitempty"`
+	Points []Point      `json:"points"`
 }
+
+// BenchParams are a bench's sampling parameters.
+type BenchParams struct {
+	// Samples is the full count per point (--samples).
+	Samples    int    `json:"samples"`
+	Exhaustive bool   `json:"exhaustive"`
+	Seed       uint64 `json:"seed"`
+	// Requests is how many candidate requests the grid held.
+	Requests int `json:"requests"`
+}
+
+// PhaseRecheck marks the bench's re-check points.
+const PhaseRecheck = "recheck"
 
 // Tool says which build wrote a file.
 type Tool struct {
@@ -72,8 +87,14 @@ type Point struct {
 	Warmup     int                  `json:"warmup_discarded"`
 	Overruns   int                  `json:"overruns"`
 	// Stopped marks a point cut short by the user.
-	Stopped   bool    `json:"stopped,omitempty"`
-	Latencies []int64 `json:"latencies_ns"`
+	Stopped bool `json:"stopped,omitempty"`
+	// Phase is empty for a measurement, "recheck" for the bench's second
+	// look at its winner and the floor.
+	Phase string `json:"phase,omitempty"`
+	// SameAs lists other requests (100 ns units) that the OS granted the
+	// same period: the bench measured them once, here.
+	SameAs    []uint32 `json:"same_as_100ns,omitempty"`
+	Latencies []int64  `json:"latencies_ns"`
 }
 
 // CheckWritable fails unless a file can be created at path, so that a
@@ -189,6 +210,8 @@ func (f *File) Validate() error {
 		return fmt.Errorf("delay_ns: %d is not positive", f.DelayNs)
 	case f.DelayNs > MaxDelayNs:
 		return fmt.Errorf("delay_ns: %d is over the limit of %d", f.DelayNs, MaxDelayNs)
+	case f.Bench != nil && (f.Bench.Samples < 1 || f.Bench.Samples > MaxSamplesPerPoint):
+		return fmt.Errorf("bench.samples: %d is outside 1..%d", f.Bench.Samples, MaxSamplesPerPoint)
 	case len(f.Points) == 0:
 		return errors.New("points: empty")
 	case len(f.Points) > MaxPoints:
@@ -203,6 +226,8 @@ func (f *File) Validate() error {
 			return err
 		}
 		switch {
+		case p.Phase != "" && p.Phase != PhaseRecheck:
+			return fmt.Errorf("%s.phase: %q is not one of \"\", %q", where, p.Phase, PhaseRecheck)
 		case p.Warmup < 0:
 			return fmt.Errorf("%s.warmup_discarded: %d is negative", where, p.Warmup)
 		case p.Overruns < 0:

@@ -28,8 +28,9 @@ type Scenario struct {
 	HonouredHi, FallbackHi, FallbackTo uint32
 	// ExtraTickProb is the chance that a wait ends one tick late.
 	ExtraTickProb float64
-	// AltLo..AltHi: there every other 1 µs step of the request (odd µs) has
-	// AltBadExtraTickProb instead (amitxv/TimerResolution#22).
+	// AltLo..AltHi: there every other 1 µs step of the granted period (odd
+	// µs) has AltBadExtraTickProb instead (amitxv/TimerResolution#22). The
+	// grant, not the request, decides: the kernel sees only the grant.
 	AltLo, AltHi        uint32
 	AltBadExtraTickProb float64
 	// PreemptProb is the chance of a preemption of 1 ms to PreemptMaxNs.

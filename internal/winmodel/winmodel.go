@@ -55,7 +55,6 @@ type Host struct {
 	// tickOrigin + k × period.
 	tickOrigin int64
 	own        uint32 // this process's granted request (100 ns), 0 for none
-	ownRequest uint32 // what it asked for
 	sleptNs    int64  // virtual time spent inside waits
 }
 
@@ -141,13 +140,13 @@ func (h *Host) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, erro
 	if s.Resolution100ns < h.sc.Finest || s.Resolution100ns > h.sc.Coarsest {
 		return timerinfo.Setting{}, noop, &platform.OSError{Call: "NtSetTimerResolution (simulated)", Err: fmt.Errorf("STATUS_INVALID_PARAMETER")}
 	}
-	h.setOwn(s.Resolution100ns, h.grant(s.Resolution100ns))
-	release := func() error { h.setOwn(0, 0); return nil }
+	h.setOwn(h.grant(s.Resolution100ns))
+	release := func() error { h.setOwn(0); return nil }
 	return timerinfo.Setting{Resolution100ns: h.current(), Simulated: true}, release, nil
 }
 
-func (h *Host) setOwn(request, period uint32) {
-	h.ownRequest, h.own = request, period
+func (h *Host) setOwn(period uint32) {
+	h.own = period
 	h.tickOrigin = h.now
 }
 
@@ -211,7 +210,7 @@ func (h *Host) sleep(delayNs int64) {
 	ticks := (due - h.tickOrigin + period - 1) / period
 	wake := h.tickOrigin + ticks*period
 	extra := sc.ExtraTickProb
-	if sc.AltHi != 0 && h.ownRequest >= sc.AltLo && h.ownRequest <= sc.AltHi && (h.ownRequest/10)%2 == 1 {
+	if sc.AltHi != 0 && h.own >= sc.AltLo && h.own <= sc.AltHi && (h.own/10)%2 == 1 {
 		extra = sc.AltBadExtraTickProb
 	}
 	if h.rng.Float64() < extra {

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
+)
+
+func (a *app) analyzeCommand() *cobra.Command {
+	var j judgeFlags
+	cmd := &cobra.Command{
+		Use:   "analyze FILE",
+		Short: "Re-judge a raw-samples file from bench or measure",
+		Long: `Recompute a result from a raw-samples file (--raw of bench or measure), so
+that a run can be shared and anyone can re-judge it. A bench's file gives
+exactly the bench's result under the same --prefer and budgets; a measure
+file gets its summary. A missing, damaged or future-version file exits 2,
+saying what and where.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("analyze takes one FILE, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prefs, err := j.preferences()
+			if err != nil {
+				return err
+			}
+			f, err := rawfile.ReadFile(args[0])
+			if err != nil {
+				return usagef("%s: %v", args[0], err)
+			}
+			if f.Bench == nil {
+				m := report.MeasurementOf(f, &f.Points[0])
+				if j.asJSON {
+					return writeJSON(a.stdout, m)
+				}
+				report.WriteMeasurement(a.stdout, m)
+				return nil
+			}
+			b := report.BenchOf(f, prefs)
+			if j.asJSON {
+				return writeJSON(a.stdout, b)
+			}
+			report.WriteBench(a.stdout, b, j.rows)
+			return nil
+		},
+	}
+	j.register(cmd.Flags())
+	return cmd
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
+)
+
+type benchOptions struct {
+	judge      judgeFlags
+	samples    int
+	from, to   uint32
+	exhaustive bool
+	raw        string
+	simulate   string
+	seed       uint64
+}
+
+func (a *app) benchCommand() *cobra.Command {
+	var o benchOptions
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Sweep the usable timer periods, recommend the best, and re-check it (Windows)",
+		Long: `Sweep the timer periods this machine offers, measure Sleep(1) at each on the
+high-resolution clock, and recommend the best setting, then re-check it.
+
+Candidates: every 100 ns over the first 50 µs above the finest period (where
+the narrow fast band lives), every 5 µs up to 1 ms, every 50 µs up to 2 ms, and
+every 1 ms up to the coarsest. Requests the OS grants the same period are
+measured once. Neighbouring periods that measure the same form a band, and a
+band is recommended by its middle. No row is recommended unless interference
+<= 2 %, p50 >= 0.99 ms, p95 <= 2.5 ms and p95 - p50 <= 0.25 ms.
+
+The default design samples adaptively: a short look at every period, then the
+full --samples only where the answer is. --exhaustive gives every period the
+full count (TickTune's fixed design). Ctrl+C stops early and recommends from
+what was measured, saying so.
+
+Linux: the timer-slack sweep is not implemented yet; use measure --slack.
+--simulate runs the whole bench on the model of Windows timers, on any OS.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var host platform.Host
+			if o.simulate != "" {
+				if o.simulate == "list" {
+					writeScenarios(a.stdout)
+					return nil
+				}
+				model, err := winmodel.New(o.simulate, o.seed)
+				if err != nil {
+					return badFlag("simulate", o.simulate, "the scenarios are %s (or list)", winmodel.Names())
+				}
+				host = model
+			} else {
+				host = platform.New()
+			}
+			return a.bench(cmd, host, &o)
+		},
+	}
+	f := cmd.Flags()
+	o.judge.register(f)
+	f.IntVar(&o.samples, "samples", 200, "samples per period: all of them with --exhaustive, the most any gets otherwise (20..1000)")
+	f.Uint32Var(&o.from, "from", 0, "finest period to try, 100 ns units (default: the finest the OS offers)")
+	f.Uint32Var(&o.to, "to", 0, "coarsest period to try, 100 ns units (default: the coarsest)")
+	f.BoolVar(&o.exhaustive, "exhaustive", false, "give every period the full sample count")
+	f.StringVar(&o.raw, "raw", "", "write every sample of every period to this file (docs/raw-format.md)")
+	f.StringVar(&o.simulate, "simulate", "", "run on the model of Windows timers: a scenario name, or list")
+	f.Uint64Var(&o.seed, "seed", 1, "the sweep's random order (and with --simulate the model's seed)")
+	return cmd
+}
+
+func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) error {
+	prefs, err := o.judge.preferences()
+	if err != nil {
+		return err
+	}
+	if o.samples < 20 || o.samples > 1000 {
+		return badFlag("samples", o.samples, "allowed 20..1000")
+	}
+	if o.raw != "" {
+		if err := rawfile.CheckWritable(o.raw); err != nil {
+			return badFlag("raw", o.raw, "cannot write there: %v", err)
+		}
+	}
+	q, err := host.Query()
+	if err != nil {
+		return err
+	}
+	win := q.Windows
+	if win == nil {
+		return fmt.Errorf("bench on %s: the timer-slack sweep is not implemented yet; measure one setting with tickscope measure --slack, or try the Windows bench with --simulate", runtime.GOOS)
+	}
+	from, to := win.Finest100ns, win.Coarsest100ns
+	if cmd.Flags().Changed("from") {
+		from = o.from
+	}
+	if cmd.Flags().Changed("to") {
+		to = o.to
+	}
+	for _, fl := range []struct {
+		name  string
+		value uint32
+	}{{"from", from}, {"to", to}} {
+		if fl.value < win.Finest100ns || fl.value > win.Coarsest100ns {
+			return badFlag(fl.name, fl.value, "allowed %d..%d (100 ns units) on this machine", win.Finest100ns, win.Coarsest100ns)
+		}
+	}
+	if from > to {
+		return usagef("--from %d is above --to %d", from, to)
+	}
+	if win.Current100ns < win.Coarsest100ns && !win.ProcessHoldsRequest {
+		a.warnf("%sthe timer is already held at %s ms by another process: candidates coarser than that cannot be seen and will be marked", simPrefix(o.simulate), timerinfo.FormatPeriodMS(win.Current100ns))
+	}
+	requests := sweep.Grid(win.Finest100ns, win.Coarsest100ns, from, to)
+	what := "bench"
+	if o.simulate != "" {
+		what = "SIMULATED bench"
+	}
+	bar := newProgress(a.stderr, len(requests)*10, what)
+	runner := &sweep.Runner{
+		Host:     host,
+		Plan:     sweep.Plan{Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.seed, Prefs: prefs},
+		Progress: bar.updateTotal,
+	}
+	points, err := runner.Run(cmd.Context(), requests)
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if len(points) == 0 {
+		return fmt.Errorf("stopped before any period was measured")
+	}
+	file := &rawfile.File{
+		Tool:      rawfile.Tool{Name: "tickscope", Version: toolVersion()},
+		Created:   time.Now().UTC(),
+		Command:   "bench",
+		Simulated: o.simulate,
+		Query:     q,
+		Method:    "sleep",
+		DelayNs:   int64(time.Millisecond),
+		Bench:     &rawfile.BenchParams{Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.seed, Requests: len(requests)},
+		Points:    points,
+	}
+	b := report.BenchOf(file, prefs)
+	if err := b.Result.Usable(); err != nil {
+		return err
+	}
+	if o.raw != "" {
+		if err := rawfile.Write(o.raw, file); err != nil {
+			return fmt.Errorf("writing %s: %w", o.raw, err)
+		}
+		b.RawFile = o.raw
+	}
+	if b.Result.Partial {
+		a.warnf("%sstopped early: the recommendation covers the periods measured so far", simPrefix(o.simulate))
+	}
+	if o.judge.asJSON {
+		return writeJSON(a.stdout, b)
+	}
+	report.WriteBench(a.stdout, b, o.judge.rows)
+	return nil
+}
+
+func simPrefix(simulate string) string {
+	if simulate != "" {
+		return "SIMULATED: "
+	}
+	return ""
+}

@@ -1,0 +1,138 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Bench is the result of `tickscope bench` and of `tickscope analyze` on a
+// bench's raw file.
+type Bench struct {
+	Simulated string `json:"simulated,omitempty"`
+	OS        string `json:"os"`
+	OSBuild   string `json:"os_build"`
+	// The OS's range and the period in force before the sweep.
+	Finest100ns   uint32 `json:"finest_100ns"`
+	Coarsest100ns uint32 `json:"coarsest_100ns"`
+	Current100ns  uint32 `json:"current_100ns"`
+	// Design is "adaptive" or "exhaustive"; Samples the full count per point.
+	Design   string        `json:"design"`
+	Samples  int           `json:"samples"`
+	Requests int           `json:"requests"`
+	Result   *sweep.Result `json:"result"`
+	RawFile  string        `json:"raw_file,omitempty"`
+}
+
+// WriteBench renders a bench result; rows adds every measured row.
+func WriteBench(w io.Writer, b *Bench, rows bool) {
+	p := newPrinter(w, b.Simulated)
+	r := b.Result
+	title := "tickscope bench"
+	if r.Partial {
+		title += " (stopped early: the result covers the points measured)"
+	}
+	p.line(title)
+	p.line("")
+	p.kv("range", fmt.Sprintf("%s - %s ms", timerinfo.FormatPeriodMS(b.Finest100ns), timerinfo.FormatPeriodMS(b.Coarsest100ns)))
+	p.kv("current", timerinfo.FormatPeriodMS(b.Current100ns)+" ms before the sweep")
+	p.kv("design", fmt.Sprintf("%s, up to %d samples a point; %d requests, %d distinct granted periods", b.Design, b.Samples, b.Requests, len(r.Rows)))
+	if r.HeldElsewhere != 0 {
+		p.kv("held", fmt.Sprintf("another process holds %s ms: coarser candidates show that period and are marked affected", timerinfo.FormatPeriodMS(r.HeldElsewhere)))
+	}
+	p.line("")
+	p.line("curve  (median p50 per band of equivalent periods)")
+	for i, band := range r.Bands {
+		mark := ""
+		switch {
+		case i == r.Band:
+			mark = "  <- recommended"
+		case !band.Pass:
+			mark = "  (fails a gate)"
+		case !band.Confirmed(r.Rows):
+			mark = "  (first look only)"
+		}
+		p.line(fmt.Sprintf("  %s - %s ms   p50 %s ms  %4d points%s", timerinfo.FormatPeriodMS(band.LoGranted), timerinfo.FormatPeriodMS(band.HiGranted), ms(band.P50), len(band.Rows), mark))
+	}
+	if n := countAffected(r); n > 0 {
+		p.line(fmt.Sprintf("  %d points affected by the period held elsewhere (not judged)", n))
+	}
+	if rows {
+		p.line("")
+		p.line("rows  (requested, granted, same-grant requests, p50 / p95 / p99 ms, interference)")
+		for _, row := range r.Rows {
+			flag := ""
+			switch {
+			case row.Affected:
+				flag = " affected"
+			case !row.Pass:
+				flag = " fails a gate"
+			}
+			p.line(fmt.Sprintf("  %6d  %6d  +%-2d  %s / %s / %s  %5.1f %%  n=%d%s", row.Requested, row.Granted, len(row.SameAs),
+				ms(row.Summary.P50), ms(row.Summary.P95), ms(row.Summary.P99), 100*row.Summary.Interference, row.Summary.Count, flag))
+		}
+	}
+	p.line("")
+	p.line("result")
+	if r.Recommended < 0 {
+		p.kv("recommend", "nothing: no band passes the gates (interference <= 2 %, p50 >= 0.99 ms, p95 <= 2.5 ms, p95 - p50 <= 0.25 ms)")
+		return
+	}
+	row := r.Rows[r.Recommended]
+	band := r.Bands[r.Band]
+	p.kv("recommend", fmt.Sprintf("%s ms  (%d x 100ns)", timerinfo.FormatPeriodMS(row.Requested), row.Requested))
+	if r.FellBack {
+		p.kv("", "nothing met the power budget: this is the latency pick")
+	}
+	p.kv("band", fmt.Sprintf("%s - %s ms  (%d values, all equivalent)", timerinfo.FormatPeriodMS(band.LoGranted), timerinfo.FormatPeriodMS(band.HiGranted), len(band.Rows)))
+	s := row.Summary
+	p.kv("latency", fmt.Sprintf("min %s   p50 %s   p95 %s   max %s ms", ms(s.Min), ms(s.P50), ms(s.P95), ms(s.Max)))
+	if r.Floor >= 0 {
+		floor := r.Rows[r.Floor]
+		lower := 100 * float64(floor.Summary.P50-s.P50) / float64(floor.Summary.P50)
+		p.kv("vs floor", fmt.Sprintf("p50 %s ms at %s ms  (%.0f%% lower)", ms(floor.Summary.P50), timerinfo.FormatPeriodMS(floor.Requested), lower))
+	}
+	p.kv("stability", r.Stability)
+	p.kv("next step", fmt.Sprintf("tickscope apply --resolution %d", row.Requested))
+	if b.RawFile != "" {
+		p.line("")
+		p.line("raw samples written to " + b.RawFile)
+	}
+}
+
+func countAffected(r *sweep.Result) int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.Affected {
+			n++
+		}
+	}
+	return n
+}
+
+// BenchOf judges a bench's raw file: the bench command and `analyze` both
+// render through this one function, so analysing the file a bench wrote
+// gives exactly the bench's result.
+func BenchOf(f *rawfile.File, prefs sweep.Preferences) *Bench {
+	b := &Bench{
+		Simulated: f.Simulated,
+		OS:        f.Query.OS,
+		OSBuild:   OSBuild(f.Query),
+		Design:    "adaptive",
+	}
+	if win := f.Query.Windows; win != nil {
+		b.Finest100ns, b.Coarsest100ns, b.Current100ns = win.Finest100ns, win.Coarsest100ns, win.Current100ns
+	}
+	minSamples := 0
+	if f.Bench != nil {
+		b.Samples, b.Requests, minSamples = f.Bench.Samples, f.Bench.Requests, f.Bench.Samples
+		if f.Bench.Exhaustive {
+			b.Design = "exhaustive"
+		}
+	}
+	b.Result = sweep.Judge(f.Points, prefs, minSamples)
+	return b
+}

@@ -1,0 +1,335 @@
+// Package sweep plans and judges the bench: the candidate grid, the
+// adaptive sampling that spends most of its time where the answer is, the
+// bands of equivalent settings, the recommendation under the gates, and the
+// re-check. Judging is a pure function of measured points, so `analyze`
+// re-judges a raw file to exactly the bench's result.
+package sweep
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/stats"
+)
+
+// The gates no recommendation may violate (TickTune's, seed 002).
+const (
+	GateMaxInterference = 0.02
+	GateMinP50Ns        = 990_000
+	GateMaxP95Ns        = 2_500_000
+)
+
+// ConsistencyNs is how far p95 may sit above p50 in a row that passes. It
+// is tickscope's addition to TickTune's gates: a row at the knee that wakes
+// a tick late one time in ten, or a 1 µs neighbour that takes an extra tick
+// one wait in seven, has the lowest p50 of all and a p95 under the 2.5 ms
+// cap, yet is the worst setting to hold: its tail is a whole tick.
+const ConsistencyNs = 250_000
+
+// BandToleranceNs is the widest spread of p50 within one band. Neighbours
+// within it are indistinguishable for a 1 ms wait: the bench samples at
+// tick granularity, and half of 50 µs is beyond any jitter we model.
+const BandToleranceNs = 25_000
+
+// RecheckToleranceNs is how far the re-check's p50 may move before the
+// result is called unstable: 2 % of a 1 ms wait.
+const RecheckToleranceNs = 20_000
+
+// Preferences say what the user wants.
+type Preferences struct {
+	// Prefer is "latency" (the lowest p50 that passes the gates) or "power"
+	// (the coarsest band inside the budget).
+	Prefer    string
+	BudgetP50 int64
+	BudgetP95 int64
+}
+
+// DefaultPreferences are TickTune's.
+func DefaultPreferences() Preferences {
+	return Preferences{Prefer: "latency", BudgetP50: 1_350_000, BudgetP95: 2_000_000}
+}
+
+// Row is one measured setting: a granted period and what it delivered.
+type Row struct {
+	Requested uint32   `json:"requested_100ns"`
+	SameAs    []uint32 `json:"same_as_100ns,omitempty"`
+	Granted   uint32   `json:"granted_100ns"`
+	// Affected is set when another process held a finer period than this
+	// request while it was measured: the row shows that period, not this one.
+	Affected bool          `json:"affected"`
+	Summary  stats.Summary `json:"summary"`
+	// Pass says whether the row meets every gate; Confirmed whether it has
+	// the full sample count, without which it cannot be recommended.
+	Pass      bool `json:"pass"`
+	Confirmed bool `json:"confirmed"`
+}
+
+// Band is a run of neighbouring rows that measure the same.
+type Band struct {
+	LoGranted uint32 `json:"lo_granted_100ns"`
+	HiGranted uint32 `json:"hi_granted_100ns"`
+	Rows      []int  `json:"rows"`
+	// P50 is the median of the rows' p50s.
+	P50  int64 `json:"p50_ns"`
+	Pass bool  `json:"pass"`
+}
+
+// Result is the bench's judgement.
+type Result struct {
+	Preferences Preferences `json:"preferences"`
+	Rows        []Row       `json:"rows"`
+	Bands       []Band      `json:"bands"`
+	// HeldElsewhere is the finest period another process held during the
+	// sweep, when it was finer than some candidate (0 otherwise).
+	HeldElsewhere uint32 `json:"held_elsewhere_100ns,omitempty"`
+	// Recommended is an index into Rows, -1 when nothing qualifies.
+	Recommended int `json:"recommended_row"`
+	// Band is the index of the recommended row's band.
+	Band int `json:"recommended_band"`
+	// Floor is the index of the finest unaffected row.
+	Floor int `json:"floor_row"`
+	// FellBack is set when --prefer power found nothing inside the budget
+	// and the latency pick was taken.
+	FellBack bool `json:"fell_back_to_latency"`
+	// Stability is "stable", "unstable, rerun when quieter", or
+	// "not re-checked".
+	Stability string `json:"stability"`
+	// Recheck holds the re-check's summaries: the winner and the floor.
+	RecheckWinner *stats.Summary `json:"recheck_winner,omitempty"`
+	RecheckFloor  *stats.Summary `json:"recheck_floor,omitempty"`
+	Partial       bool           `json:"partial"`
+}
+
+// Stability values.
+const (
+	Stable       = "stable"
+	Unstable     = "unstable, rerun when quieter"
+	NotRechecked = "not re-checked"
+)
+
+// affected reports whether a point was measured while another process held
+// a period finer than its request (allowing 1 µs for quantisation).
+func affected(p *rawfile.Point) bool {
+	held := p.Conditions.CurrentBefore100ns
+	return held != 0 && held+10 < p.Requested.Resolution100ns
+}
+
+// Judge recommends from measured points. Points with Phase "" are the sweep,
+// one per granted period; "recheck" points are the re-check of the winner
+// and the floor. minSamples is the sample count a row needs to be
+// recommended.
+func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
+	r := &Result{Preferences: prefs, Recommended: -1, Band: -1, Floor: -1, Stability: NotRechecked}
+	var rechecks []*rawfile.Point
+	for i := range points {
+		p := &points[i]
+		if p.Stopped {
+			r.Partial = true
+		}
+		if p.Phase == rawfile.PhaseRecheck {
+			rechecks = append(rechecks, p)
+			continue
+		}
+		row := Row{
+			Requested: p.Requested.Resolution100ns,
+			SameAs:    p.SameAs,
+			Granted:   p.Granted.Resolution100ns,
+			Affected:  affected(p),
+			Summary:   stats.Summarize(p.Latencies),
+		}
+		if row.Affected && (r.HeldElsewhere == 0 || p.Conditions.CurrentBefore100ns < r.HeldElsewhere) {
+			r.HeldElsewhere = p.Conditions.CurrentBefore100ns
+		}
+		row.Confirmed = len(p.Latencies) >= minSamples
+		row.Pass = passes(row.Summary)
+		r.Rows = append(r.Rows, row)
+	}
+	sort.SliceStable(r.Rows, func(i, j int) bool { return r.Rows[i].Requested < r.Rows[j].Requested })
+	for i, row := range r.Rows {
+		if !row.Affected {
+			r.Floor = i
+			break
+		}
+	}
+	r.Bands = bands(r.Rows)
+	r.Band, r.FellBack = pick(r.Rows, r.Bands, prefs)
+	if r.Band >= 0 {
+		r.Recommended = middle(r.Bands[r.Band])
+	}
+	r.judgeRecheck(rechecks)
+	return r
+}
+
+func passes(s stats.Summary) bool {
+	return s.Count > 0 && s.Interference <= GateMaxInterference && s.P50 >= GateMinP50Ns && s.P95 <= GateMaxP95Ns &&
+		s.P95-s.P50 <= ConsistencyNs
+}
+
+// bands partitions unaffected rows, in order of period, into runs whose
+// p50s span at most BandToleranceNs and whose confirmed rows agree on the
+// gates (a row with only a first look has no say on the gates: ten samples
+// cannot tell 2 % interference). A bound on the whole span, not only on
+// neighbours, keeps a slow ramp from chaining into one band.
+func bands(rows []Row) []Band {
+	var out []Band
+	var cur *Band
+	var lo, hi int64
+	curVerdict := 0 // 0 unknown, 1 pass, -1 fail
+	verdict := func(row Row) int {
+		switch {
+		case !row.Confirmed:
+			return 0
+		case row.Pass:
+			return 1
+		}
+		return -1
+	}
+	for i, row := range rows {
+		if row.Affected {
+			cur = nil
+			continue
+		}
+		p50, v := row.Summary.P50, verdict(row)
+		if cur != nil && (v == 0 || curVerdict == 0 || v == curVerdict) && max(hi, p50)-min(lo, p50) <= BandToleranceNs {
+			cur.Rows = append(cur.Rows, i)
+			cur.HiGranted = row.Granted
+			lo, hi = min(lo, p50), max(hi, p50)
+			if curVerdict == 0 {
+				curVerdict = v
+			}
+			continue
+		}
+		out = append(out, Band{LoGranted: row.Granted, HiGranted: row.Granted, Rows: []int{i}})
+		cur = &out[len(out)-1]
+		lo, hi, curVerdict = p50, p50, v
+	}
+	for i := range out {
+		b := &out[i]
+		p50s := make([]int64, len(b.Rows))
+		b.Pass = true
+		for j, idx := range b.Rows {
+			p50s[j] = rows[idx].Summary.P50
+			if rows[idx].Confirmed && !rows[idx].Pass {
+				b.Pass = false
+			}
+		}
+		slices.Sort(p50s)
+		b.P50 = p50s[(len(p50s)-1)/2]
+	}
+	return out
+}
+
+// eligible reports whether a band may be recommended: its confirmed rows
+// pass the gates and its middle row is confirmed (and so passes too).
+func eligible(rows []Row, b Band) bool {
+	return b.Pass && rows[middle(b)].Confirmed
+}
+
+// Confirmed reports whether any row of the band has the full sample count.
+func (b Band) Confirmed(rows []Row) bool {
+	for _, i := range b.Rows {
+		if rows[i].Confirmed {
+			return true
+		}
+	}
+	return false
+}
+
+// pick chooses a band by preference; -1 when none qualifies. A band of one
+// row is all edge: it is taken only when no wider band qualifies, because
+// repeated runs do not agree on it (a row at the knee that wakes fast a
+// little over half the time has the lowest p50 of all, and is the worst
+// setting to hold).
+func pick(rows []Row, bs []Band, prefs Preferences) (band int, fellBack bool) {
+	band, fellBack = pickFrom(rows, bs, prefs, 2)
+	if band < 0 {
+		band, fellBack = pickFrom(rows, bs, prefs, 1)
+	}
+	return band, fellBack
+}
+
+func pickFrom(rows []Row, bs []Band, prefs Preferences, minRows int) (band int, fellBack bool) {
+	best := -1
+	for i, b := range bs {
+		if !eligible(rows, b) || len(b.Rows) < minRows {
+			continue
+		}
+		// Lowest p50; among equals the wider band, whose middle is safer.
+		if best < 0 || b.P50 < bs[best].P50 || (b.P50 == bs[best].P50 && len(b.Rows) > len(bs[best].Rows)) {
+			best = i
+		}
+	}
+	if prefs.Prefer != "power" {
+		return best, false
+	}
+	for i := len(bs) - 1; i >= 0; i-- {
+		b := bs[i]
+		if !eligible(rows, b) || len(b.Rows) < minRows {
+			continue
+		}
+		mid := rows[middle(b)].Summary
+		if mid.P50 <= prefs.BudgetP50 && mid.P95 <= prefs.BudgetP95 {
+			return i, false
+		}
+	}
+	return best, best >= 0
+}
+
+// middle is a band's middle row: its edges are marginal by definition.
+func middle(b Band) int { return b.Rows[(len(b.Rows)-1)/2] }
+
+// judgeRecheck compares the re-check with the sweep.
+func (r *Result) judgeRecheck(rechecks []*rawfile.Point) {
+	if r.Recommended < 0 || len(rechecks) == 0 {
+		return
+	}
+	winner := r.Rows[r.Recommended]
+	var winnerLat, floorLat []int64
+	for _, p := range rechecks {
+		switch p.Requested.Resolution100ns {
+		case winner.Requested:
+			winnerLat = append(winnerLat, p.Latencies...)
+		case r.Rows[max(r.Floor, 0)].Requested:
+			floorLat = append(floorLat, p.Latencies...)
+		}
+	}
+	if len(winnerLat) == 0 {
+		return
+	}
+	w := stats.Summarize(winnerLat)
+	r.RecheckWinner = &w
+	stable := passes(w) && abs(w.P50-winner.Summary.P50) <= RecheckToleranceNs
+	if len(floorLat) > 0 {
+		f := stats.Summarize(floorLat)
+		r.RecheckFloor = &f
+		// The winner must still beat (or match) the floor it was chosen over.
+		if winner.Summary.P50 < r.Rows[r.Floor].Summary.P50-BandToleranceNs && w.P50 > f.P50-BandToleranceNs {
+			stable = false
+		}
+	}
+	r.Stability = Unstable
+	if stable {
+		r.Stability = Stable
+	}
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// Usable reports whether anything could be judged: an error names what
+// went wrong otherwise.
+func (r *Result) Usable() error {
+	if r.Floor < 0 {
+		if r.HeldElsewhere != 0 {
+			return fmt.Errorf("another process holds the timer at %d x 100ns: every candidate is affected, nothing usable remains", r.HeldElsewhere)
+		}
+		return fmt.Errorf("no candidate was measured")
+	}
+	return nil
+}

@@ -1,0 +1,372 @@
+package sweep
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Grid is the bench's candidate requests (100 ns units) between from and to,
+// inside the OS's range finest..coarsest:
+//   - every 100 ns over the first 50 µs above the finest period, where the
+//     narrow fast band lives (the knee moved from 5023 on build 26100 to
+//     5018 on 26200, and the fast window can be under 1 µs wide);
+//   - every 5 µs from there up to 1 ms;
+//   - every 50 µs from 1 ms up to 2 ms;
+//   - every 1 ms from 2 ms up to the coarsest, and the coarsest itself.
+func Grid(finest, coarsest, from, to uint32) []uint32 {
+	var grid []uint32
+	add := func(v uint32) {
+		if v >= finest && v <= coarsest && v >= from && v <= to && (len(grid) == 0 || v > grid[len(grid)-1]) {
+			grid = append(grid, v)
+		}
+	}
+	v := finest
+	for ; v < finest+500; v++ {
+		add(v)
+	}
+	for ; v < 10_000; v += 50 {
+		add(v)
+	}
+	for v = max(v, 10_000); v < 20_000; v += 500 {
+		add(v)
+	}
+	for v = max(v, 20_000); v < coarsest; v += 10_000 {
+		add(v)
+	}
+	add(coarsest)
+	return grid
+}
+
+// Plan says how to sample.
+type Plan struct {
+	// Samples is the most any point gets, and what every point gets in the
+	// exhaustive design.
+	Samples    int
+	Exhaustive bool
+	Seed       uint64
+	Prefs      Preferences
+}
+
+// Sampling constants of the adaptive design.
+const (
+	// probeSamples is what every distinct setting gets first: enough for a
+	// median of a distribution that is quantised to whole ticks.
+	probeSamples = 10
+	// chunkSamples is the unit of interleaving: settings take turns in
+	// chunks this size so that drift is shared, not mistaken for a
+	// difference between neighbours.
+	chunkSamples = 20
+	// chunkWarmup waits are dropped after each change of setting: the first
+	// wait after a new period ends on a tick of the old schedule.
+	chunkWarmup = 2
+	// maxRounds bounds the adaptive top-up loop.
+	maxRounds = 4
+	// tierSamples is what every row of a contending band gets: enough that
+	// one interfering wait is 2 %, the gate.
+	tierSamples = 50
+	// tierReach is how many rows either side of a band's middle get the
+	// full count.
+	tierReach = 2
+)
+
+// Runner measures a plan on a host.
+type Runner struct {
+	Host platform.Host
+	Plan Plan
+	// Progress is told the samples taken and the current estimate of the
+	// total.
+	Progress func(done, total int)
+
+	done, total int
+	rng         *rand.Rand
+}
+
+// group is one distinct setting: the requests the OS granted one period.
+type group struct {
+	point    rawfile.Point
+	affected bool
+}
+
+// Run sweeps the requests and returns the points to judge: one per distinct
+// granted period, then the re-check points. When ctx ends early the points
+// measured so far are returned, the last marked Stopped.
+func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, error) {
+	r.rng = rand.New(rand.NewPCG(r.Plan.Seed, 0x7469636b))
+	groups, err := r.groups(requests)
+	if err != nil {
+		return nil, err
+	}
+	if r.Plan.Exhaustive {
+		// The fixed design: every setting gets the full count, in chunks
+		// that take turns, so that each row's samples span the whole run's
+		// drift instead of one moment of it.
+		all := make([]int, len(groups))
+		for i := range all {
+			all[i] = i
+		}
+		if err := r.interleave(ctx, groups, all, r.Plan.Samples); err != nil {
+			return r.finish(groups, nil), stopOrErr(ctx, err)
+		}
+	} else {
+		// A first look at every setting, in random order.
+		r.total = len(groups) * probeSamples
+		for _, i := range r.rng.Perm(len(groups)) {
+			if err := r.measure(ctx, &groups[i].point, probeSamples); err != nil {
+				return r.finish(groups, nil), stopOrErr(ctx, err)
+			}
+		}
+	}
+	if !r.Plan.Exhaustive {
+		// Tier one: every row of a band that could win gets enough samples
+		// for its gates; tier two: the rows around the would-be
+		// recommendation get the full count. Repeat while the judgement
+		// moves.
+		for round := 0; round < maxRounds; round++ {
+			tier1, tier2 := r.targets(groups)
+			if len(tier1) == 0 && len(tier2) == 0 {
+				break
+			}
+			if err := r.interleave(ctx, groups, tier1, min(tierSamples, r.Plan.Samples)); err != nil {
+				return r.finish(groups, nil), stopOrErr(ctx, err)
+			}
+			if err := r.interleave(ctx, groups, tier2, r.Plan.Samples); err != nil {
+				return r.finish(groups, nil), stopOrErr(ctx, err)
+			}
+		}
+	}
+	rechecks, err := r.recheck(ctx, groups)
+	return r.finish(groups, rechecks), stopOrErr(ctx, err)
+}
+
+func stopOrErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func (r *Runner) finish(groups []group, rechecks []rawfile.Point) []rawfile.Point {
+	out := make([]rawfile.Point, 0, len(groups)+len(rechecks))
+	for _, g := range groups {
+		if len(g.point.Latencies) > 0 {
+			out = append(out, g.point)
+		}
+	}
+	return append(out, rechecks...)
+}
+
+// groups asks the OS for every request once, without waiting, and merges
+// neighbouring requests it grants the same period: they are provably the
+// same setting and are measured once. A grant well below its request means
+// another process holds a finer period; such requests are never merged.
+func (r *Runner) groups(requests []uint32) ([]group, error) {
+	var groups []group
+	for _, req := range requests {
+		held := r.Host.Observe().Current100ns
+		granted, release, err := r.Host.Apply(timerinfo.Setting{Resolution100ns: req})
+		if err != nil {
+			return nil, err
+		}
+		if err := release(); err != nil {
+			return nil, err
+		}
+		isAffected := held+10 < req || uint64(granted.Resolution100ns)*100 < uint64(req)*98
+		if n := len(groups); n > 0 && !isAffected && !groups[n-1].affected && groups[n-1].point.Granted.Resolution100ns == granted.Resolution100ns {
+			groups[n-1].point.SameAs = append(groups[n-1].point.SameAs, req)
+			continue
+		}
+		groups = append(groups, group{
+			point:    rawfile.Point{Requested: timerinfo.Setting{Resolution100ns: req}, Granted: granted},
+			affected: isAffected,
+		})
+	}
+	return groups, nil
+}
+
+// measure adds n samples to a point.
+func (r *Runner) measure(ctx context.Context, p *rawfile.Point, n int) error {
+	got, err := sample.Measure(ctx, r.Host, sample.Spec{
+		Method: "sleep", Delay: time.Millisecond, Samples: n, Warmup: chunkWarmup, Setting: p.Requested,
+	}, nil)
+	if err != nil {
+		return err
+	}
+	merge(p, got)
+	r.done += len(got.Latencies)
+	if r.Progress != nil {
+		r.Progress(r.done, r.total)
+	}
+	if got.Stopped {
+		return context.Canceled
+	}
+	return nil
+}
+
+// merge adds a chunk to a point, keeping the finest period seen held.
+func merge(p *rawfile.Point, chunk *rawfile.Point) {
+	if len(p.Latencies) == 0 {
+		p.Conditions = chunk.Conditions
+		p.Granted = chunk.Granted
+	} else {
+		if b := chunk.Conditions.CurrentBefore100ns; b != 0 && b < p.Conditions.CurrentBefore100ns {
+			p.Conditions.CurrentBefore100ns = b
+		}
+		p.Conditions.CurrentAfter100ns = chunk.Conditions.CurrentAfter100ns
+	}
+	p.Warmup += chunk.Warmup
+	p.Overruns += chunk.Overruns
+	p.Stopped = p.Stopped || chunk.Stopped
+	p.Latencies = append(p.Latencies, chunk.Latencies...)
+}
+
+// targets are the groups still short of samples in the bands that could
+// win (those within a band's tolerance of the best p50, and for --prefer
+// power the coarsest band inside the budget and its finer neighbour):
+// tier1 every row of them, tier2 the rows around each one's middle.
+func (r *Runner) targets(groups []group) (tier1, tier2 []int) {
+	res := Judge(r.finish(groups, nil), r.Plan.Prefs, r.Plan.Samples)
+	want := map[int]bool{}
+	best := int64(-1)
+	for _, b := range res.Bands {
+		if b.P50 >= GateMinP50Ns && (best < 0 || b.P50 < best) {
+			best = b.P50
+		}
+	}
+	for i, b := range res.Bands {
+		if best >= 0 && b.P50 >= GateMinP50Ns && b.P50 <= best+BandToleranceNs {
+			want[i] = true
+		}
+	}
+	if r.Plan.Prefs.Prefer == "power" {
+		for i := len(res.Bands) - 1; i >= 0; i-- {
+			if res.Bands[i].P50 <= r.Plan.Prefs.BudgetP50 && res.Bands[i].P50 >= GateMinP50Ns {
+				want[i] = true
+				if i > 0 {
+					want[i-1] = true
+				}
+				break
+			}
+		}
+	}
+	if res.Band >= 0 {
+		want[res.Band] = true
+	}
+	short := func(row, n int) bool {
+		return len(groups[row].point.Latencies) < n && !groups[row].affected
+	}
+	// Rows are sorted by request, and so are groups (built in request
+	// order), so a row index is a group index.
+	for i, b := range res.Bands {
+		if !want[i] {
+			continue
+		}
+		mid := (len(b.Rows) - 1) / 2
+		for j, row := range b.Rows {
+			if short(row, min(tierSamples, r.Plan.Samples)) {
+				tier1 = append(tier1, row)
+			}
+			if j >= mid-tierReach && j <= mid+tierReach && short(row, r.Plan.Samples) {
+				tier2 = append(tier2, row)
+			}
+		}
+	}
+	return tier1, tier2
+}
+
+// interleave tops the targets up to n samples each, in chunks that take
+// turns in a random order every round.
+func (r *Runner) interleave(ctx context.Context, groups []group, targets []int, n int) error {
+	for _, t := range targets {
+		r.total += n - len(groups[t].point.Latencies)
+	}
+	for {
+		r.rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+		progressed := false
+		for _, t := range targets {
+			short := n - len(groups[t].point.Latencies)
+			if short <= 0 {
+				continue
+			}
+			progressed = true
+			if err := r.measure(ctx, &groups[t].point, min(short, chunkSamples)); err != nil {
+				return err
+			}
+		}
+		if !progressed {
+			return nil
+		}
+	}
+}
+
+// recheck measures the recommended setting, its band neighbours and the
+// floor again, interleaved, half the sample count each.
+func (r *Runner) recheck(ctx context.Context, groups []group) ([]rawfile.Point, error) {
+	res := Judge(r.finish(groups, nil), r.Plan.Prefs, r.Plan.Samples)
+	if res.Recommended < 0 {
+		return nil, nil
+	}
+	idx := []int{res.Recommended}
+	band := res.Bands[res.Band].Rows
+	pos := indexOf(band, res.Recommended)
+	if pos > 0 {
+		idx = append(idx, band[pos-1])
+	}
+	if pos+1 < len(band) {
+		idx = append(idx, band[pos+1])
+	}
+	if res.Floor >= 0 && res.Floor != res.Recommended {
+		idx = append(idx, res.Floor)
+	}
+	points := make([]rawfile.Point, len(idx))
+	for i, row := range idx {
+		points[i] = rawfile.Point{Requested: groups[row].point.Requested, Phase: rawfile.PhaseRecheck}
+	}
+	n := max(r.Plan.Samples/2, chunkSamples)
+	r.total += n * len(points)
+	order := make([]int, len(points))
+	for i := range order {
+		order[i] = i
+	}
+	for {
+		r.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		progressed := false
+		for _, i := range order {
+			short := n - len(points[i].Latencies)
+			if short <= 0 {
+				continue
+			}
+			progressed = true
+			if err := r.measure(ctx, &points[i], min(short, chunkSamples)); err != nil {
+				return nonEmpty(points), err
+			}
+		}
+		if !progressed {
+			return points, nil
+		}
+	}
+}
+
+func nonEmpty(points []rawfile.Point) []rawfile.Point {
+	var out []rawfile.Point
+	for _, p := range points {
+		if len(p.Latencies) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func indexOf(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
