@@ -102,6 +102,23 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 			ts.Fatalf("%s and %s: same samples %v", args[0], args[1], same)
 		}
 	},
+	// jsonsame A B: two JSON files are equal but for a top-level
+	// "raw_file" (where a bench wrote its samples).
+	"jsonsame": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: jsonsame A B")
+		}
+		var docs [2]map[string]any
+		for i, name := range args {
+			ts.Check(json.Unmarshal([]byte(ts.ReadFile(name)), &docs[i]))
+			delete(docs[i], "raw_file")
+		}
+		a, _ := json.Marshal(docs[0])
+		b, _ := json.Marshal(docs[1])
+		if (string(a) == string(b)) == neg {
+			ts.Fatalf("%s and %s: equal %v", args[0], args[1], !neg)
+		}
+	},
 	// rawfile FILE POINTS SAMPLES: FILE is a valid raw-samples file with
 	// that many points of that many samples each.
 	"rawfile": func(ts *testscript.TestScript, neg bool, args []string) {

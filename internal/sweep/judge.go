@@ -237,8 +237,9 @@ func (b Band) Confirmed(rows []Row) bool {
 	return false
 }
 
-// pick chooses a band by preference; -1 when none qualifies. A band of one
-// row is all edge: it is taken only when no wider band qualifies, because
+// pick chooses a band by preference; -1 when none qualifies. For the
+// latency pick a band of one row is all edge: it is taken only when no
+// wider band qualifies, because
 // repeated runs do not agree on it (a row at the knee that wakes fast a
 // little over half the time has the lowest p50 of all, and is the worst
 // setting to hold).
@@ -264,9 +265,11 @@ func pickFrom(rows []Row, bs []Band, prefs Preferences, minRows int) (band int, 
 	if prefs.Prefer != "power" {
 		return best, false
 	}
+	// Power walks down from the coarsest band, where the grid is coarse
+	// and a ramp of one-row bands is no edge: every row may be taken.
 	for i := len(bs) - 1; i >= 0; i-- {
 		b := bs[i]
-		if !eligible(rows, b) || len(b.Rows) < minRows {
+		if !eligible(rows, b) {
 			continue
 		}
 		mid := rows[middle(b)].Summary
