@@ -12,7 +12,6 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 type benchOptions struct {
@@ -49,19 +48,9 @@ Linux: the timer-slack sweep is not implemented yet; use measure --slack.
 --simulate runs the whole bench on the model of Windows timers, on any OS.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var host platform.Host
-			if o.simulate != "" {
-				if o.simulate == "list" {
-					writeScenarios(a.stdout)
-					return nil
-				}
-				model, err := winmodel.New(o.simulate, o.seed)
-				if err != nil {
-					return badFlag("simulate", o.simulate, "the scenarios are %s (or list)", winmodel.Names())
-				}
-				host = model
-			} else {
-				host = platform.New()
+			host, listed, err := a.hostFor(o.simulate, o.seed, platform.New())
+			if listed || err != nil {
+				return err
 			}
 			return a.bench(cmd, host, &o)
 		},

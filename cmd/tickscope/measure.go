@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // Bounds on measure's flags.
@@ -59,18 +57,11 @@ samples over the median by more than 1 ms), a histogram, and the conditions it
 ran under. Ctrl+C stops early and reports what was measured.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.simulate == "" {
-				return a.measure(cmd, host, &o)
+			h, listed, err := a.hostFor(o.simulate, o.seed, host)
+			if listed || err != nil {
+				return err
 			}
-			if o.simulate == "list" {
-				writeScenarios(a.stdout)
-				return nil
-			}
-			model, err := winmodel.New(o.simulate, o.seed)
-			if err != nil {
-				return badFlag("simulate", o.simulate, "the scenarios are %s (or list)", winmodel.Names())
-			}
-			return a.measure(cmd, model, &o)
+			return a.measure(cmd, h, &o)
 		},
 	}
 	f := cmd.Flags()
@@ -85,13 +76,6 @@ ran under. Ctrl+C stops early and reports what was measured.`,
 	f.StringVar(&o.simulate, "simulate", "", "run on the model of Windows timers instead of this machine: a scenario name, or list")
 	f.Uint64Var(&o.seed, "seed", 1, "with --simulate: the model's random seed")
 	return cmd
-}
-
-func writeScenarios(w io.Writer) {
-	fmt.Fprintln(w, "SIMULATED  scenarios of the model of Windows timers (tickscope measure --simulate NAME):")
-	for _, sc := range winmodel.Scenarios() {
-		fmt.Fprintf(w, "SIMULATED  %-16s %s\n", sc.Name, sc.Summary)
-	}
 }
 
 func methodList(methods []platform.Method) string {

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/winmodel"
+)
+
+// hostFor returns the host a command measures: this machine, or the model
+// of Windows timers when --simulate names a scenario. listed is set when
+// --simulate list was answered and there is nothing to measure.
+func (a *app) hostFor(simulate string, seed uint64, machine platform.Host) (host platform.Host, listed bool, err error) {
+	switch simulate {
+	case "":
+		return machine, false, nil
+	case "list":
+		writeScenarios(a.stdout)
+		return nil, true, nil
+	}
+	model, err := winmodel.New(simulate, seed)
+	if err != nil {
+		return nil, false, badFlag("simulate", simulate, "the scenarios are %s (or list)", winmodel.Names())
+	}
+	return model, false, nil
+}
+
+func writeScenarios(w io.Writer) {
+	fmt.Fprintln(w, "SIMULATED  scenarios of the model of Windows timers (--simulate NAME with measure or bench):")
+	for _, sc := range winmodel.Scenarios() {
+		fmt.Fprintf(w, "SIMULATED  %-16s %s\n", sc.Name, sc.Summary)
+	}
+}
