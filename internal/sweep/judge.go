@@ -7,6 +7,7 @@ package sweep
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -21,12 +22,19 @@ const (
 	GateMaxP95Ns        = 2_500_000
 )
 
-// ConsistencyNs is how far p95 may sit above p50 in a row that passes. It
-// is tickscope's addition to TickTune's gates: a row at the knee that wakes
-// a tick late one time in ten, or a 1 µs neighbour that takes an extra tick
-// one wait in seven, has the lowest p50 of all and a p95 under the 2.5 ms
-// cap, yet is the worst setting to hold: its tail is a whole tick.
-const ConsistencyNs = 250_000
+// ConsistencyNs and MaxTailShare are tickscope's addition to TickTune's
+// gates: a row passes only if the share of its samples more than
+// ConsistencyNs over its p50 (its "tail") is not significantly above
+// MaxTailShare. A row at the knee that wakes a tick late one time in ten,
+// or a 1 µs neighbour that takes an extra tick one wait in seven, has the
+// lowest p50 of all and a p95 under the 2.5 ms cap, yet is the worst
+// setting to hold. "Significantly" (two standard errors of a share at
+// MaxTailShare) keeps the 2 % of extra ticks a busy machine shows
+// everywhere from failing rows at random and splitting its bands.
+const (
+	ConsistencyNs = 250_000
+	MaxTailShare  = 0.05
+)
 
 // BandToleranceNs is the widest spread of p50 within one band. Neighbours
 // within it are indistinguishable for a 1 ms wait: the bench samples at
@@ -60,6 +68,8 @@ type Row struct {
 	// request while it was measured: the row shows that period, not this one.
 	Affected bool          `json:"affected"`
 	Summary  stats.Summary `json:"summary"`
+	// TailShare is the share of samples more than ConsistencyNs over p50.
+	TailShare float64 `json:"tail_share"`
 	// Pass says whether the row meets every gate; Confirmed whether it has
 	// the full sample count, without which it cannot be recommended.
 	Pass      bool `json:"pass"`
@@ -143,10 +153,12 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
 			r.HeldElsewhere = p.Conditions.CurrentBefore100ns
 		}
 		row.Confirmed = len(p.Latencies) >= minSamples
-		row.Pass = passes(row.Summary)
+		row.TailShare = tailShare(p.Latencies, row.Summary.P50)
+		row.Pass = passes(row.Summary, row.TailShare)
 		r.Rows = append(r.Rows, row)
 	}
 	sort.SliceStable(r.Rows, func(i, j int) bool { return r.Rows[i].Requested < r.Rows[j].Requested })
+	erode(r.Rows)
 	for i, row := range r.Rows {
 		if !row.Affected {
 			r.Floor = i
@@ -162,9 +174,40 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
 	return r
 }
 
-func passes(s stats.Summary) bool {
-	return s.Count > 0 && s.Interference <= GateMaxInterference && s.P50 >= GateMinP50Ns && s.P95 <= GateMaxP95Ns &&
-		s.P95-s.P50 <= ConsistencyNs
+// erode fails every row next to a confirmed row that fails. Where a row
+// that passes sits between failing ones it is an edge, and edges are
+// marginal: across the knee of a busy machine, rows that pass and rows that
+// fail alternate by chance, and a sliver that passed once is no setting to
+// hold. It runs on the rows' own verdicts, so it erodes by one row only.
+func erode(rows []Row) {
+	failing := make([]bool, len(rows))
+	for i, row := range rows {
+		failing[i] = !row.Affected && row.Confirmed && !row.Pass
+	}
+	for i := range rows {
+		if (i > 0 && failing[i-1]) || (i+1 < len(rows) && failing[i+1]) {
+			rows[i].Pass = false
+		}
+	}
+}
+
+func passes(s stats.Summary, tail float64) bool {
+	if s.Count == 0 {
+		return false
+	}
+	limit := MaxTailShare + 2*math.Sqrt(MaxTailShare*(1-MaxTailShare)/float64(s.Count))
+	return s.Interference <= GateMaxInterference && s.P50 >= GateMinP50Ns && s.P95 <= GateMaxP95Ns && tail <= limit
+}
+
+// tailShare is the share of latencies more than ConsistencyNs over p50.
+func tailShare(latencies []int64, p50 int64) float64 {
+	n := 0
+	for _, v := range latencies {
+		if v > p50+ConsistencyNs {
+			n++
+		}
+	}
+	return float64(n) / float64(max(len(latencies), 1))
 }
 
 // bands partitions unaffected rows, in order of period, into runs whose
@@ -303,7 +346,7 @@ func (r *Result) judgeRecheck(rechecks []*rawfile.Point) {
 	}
 	w := stats.Summarize(winnerLat)
 	r.RecheckWinner = &w
-	stable := passes(w) && abs(w.P50-winner.Summary.P50) <= RecheckToleranceNs
+	stable := passes(w, tailShare(winnerLat, w.P50)) && abs(w.P50-winner.Summary.P50) <= RecheckToleranceNs
 	if len(floorLat) > 0 {
 		f := stats.Summarize(floorLat)
 		r.RecheckFloor = &f
