@@ -37,7 +37,9 @@ the narrow fast band lives), every 5 µs up to 1 ms, every 50 µs up to 2 ms, an
 every 1 ms up to the coarsest. Requests the OS grants the same period are
 measured once. Neighbouring periods that measure the same form a band, and a
 band is recommended by its middle. No row is recommended unless interference
-<= 2 %, p50 >= 0.99 ms, p95 <= 2.5 ms and p95 - p50 <= 0.25 ms.
+<= 2 %, p50 >= 0.99 ms, p95 <= 2.5 ms, and no more than about 5 % of its
+waits land over its p50 by 0.25 ms (a tick); rows next to a failing row are
+edges and fail too.
 
 The default design samples adaptively: a short look at every period, then the
 full --samples only where the answer is. --exhaustive gives every period the

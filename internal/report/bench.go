@@ -78,7 +78,7 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	p.line("")
 	p.line("result")
 	if r.Recommended < 0 {
-		p.kv("recommend", "nothing: no band passes the gates (interference <= 2 %, p50 >= 0.99 ms, p95 <= 2.5 ms, p95 - p50 <= 0.25 ms)")
+		p.kv("recommend", "nothing: no band passes the gates (interference <= 2 %, p50 >= 0.99 ms, p95 <= 2.5 ms, at most ~5 % of waits over p50 by 0.25 ms)")
 		return
 	}
 	row := r.Rows[r.Recommended]
