@@ -111,6 +111,14 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 	if win.Current100ns < win.Coarsest100ns && !win.ProcessHoldsRequest {
 		a.warnf("%sthe timer is already held at %s ms by another process: candidates coarser than that cannot be seen and will be marked", simPrefix(o.simulate), timerinfo.FormatPeriodMS(win.Current100ns))
 	}
+	if o.simulate == "" {
+		// One bench at a time: two would hold each other's requests.
+		release, err := platform.Lock("bench")
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	requests := sweep.Grid(win.Finest100ns, win.Coarsest100ns, from, to)
 	what := "bench"
 	if o.simulate != "" {

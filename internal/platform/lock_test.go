@@ -1,0 +1,31 @@
+package platform_test
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/tickscope/tickscope/internal/platform"
+)
+
+func TestLockIsExclusiveAndNamesTheHolder(t *testing.T) {
+	name := "test-" + t.Name()
+	release, err := platform.Lock(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = platform.Lock(name)
+	var locked *platform.LockedError
+	if !errors.As(err, &locked) {
+		t.Fatalf("second Lock: %v, want a LockedError", err)
+	}
+	if locked.PID != os.Getpid() {
+		t.Errorf("the lock names process %d, want %d", locked.PID, os.Getpid())
+	}
+	release()
+	again, err := platform.Lock(name)
+	if err != nil {
+		t.Fatalf("Lock after release: %v", err)
+	}
+	again()
+}

@@ -1,0 +1,36 @@
+//go:build !windows
+
+package platform
+
+import (
+	"errors"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// Lock takes the exclusive lock called name (one bench or verify-global at a
+// time) with flock on a file that names the holder's process id. The kernel
+// drops the lock when its holder exits, however it exits.
+func Lock(name string) (release func(), err error) {
+	path := lockPath(name)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, &OSError{Call: "open " + path, Err: err}
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, &LockedError{What: name, PID: readPID(path)}
+		}
+		return nil, &OSError{Call: "flock " + path, Err: err}
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() {
+		f.Truncate(0)
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		f.Close()
+	}, nil
+}
