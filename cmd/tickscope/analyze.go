@@ -40,6 +40,14 @@ saying what and where.`,
 				report.WriteMeasurement(a.stdout, m)
 				return nil
 			}
+			if f.Query.Linux != nil {
+				b := report.SlackBenchOf(f, prefs.Prefer, int64(j.budgetLateness))
+				if j.asJSON {
+					return writeJSON(a.stdout, b)
+				}
+				report.WriteSlackBench(a.stdout, b)
+				return nil
+			}
 			b := report.BenchOf(f, prefs)
 			if j.asJSON {
 				return writeJSON(a.stdout, b)

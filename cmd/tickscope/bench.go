@@ -46,7 +46,11 @@ full --samples only where the answer is. --exhaustive gives every period the
 full count (TickTune's fixed design). Ctrl+C stops early and recommends from
 what was measured, saying so.
 
-Linux: the timer-slack sweep is not implemented yet; use measure --slack.
+Linux: sweeps the measuring thread's timer slack from 1 ns to 500 µs for a
+1 ms clock_nanosleep wait (and as root each again with /dev/cpu_dma_latency
+held at 0), every setting to the full --samples in interleaved chunks.
+latency picks the lowest p50 that passes the gates; power the largest slack,
+preferring no DMA hold, whose p99 lateness is within --budget-lateness.
 --simulate runs the whole bench on the model of Windows timers, on any OS.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -87,8 +91,11 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 		return err
 	}
 	win := q.Windows
+	if q.Linux != nil {
+		return a.slackBench(cmd, host, q, o)
+	}
 	if win == nil {
-		return fmt.Errorf("bench on %s: the timer-slack sweep is not implemented yet; measure one setting with tickscope measure --slack, or try the Windows bench with --simulate", runtime.GOOS)
+		return fmt.Errorf("bench on %s: %w; try the Windows bench with --simulate", runtime.GOOS, platform.ErrUnsupported)
 	}
 	from, to := win.Finest100ns, win.Coarsest100ns
 	if cmd.Flags().Changed("from") {
@@ -166,6 +173,63 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 		return writeJSON(a.stdout, b)
 	}
 	report.WriteBench(a.stdout, b, o.judge.rows)
+	return nil
+}
+
+// slackBench is the Linux bench: the measuring thread's timer slack, and as
+// root each value again with /dev/cpu_dma_latency held at 0.
+func (a *app) slackBench(cmd *cobra.Command, host platform.Host, q *timerinfo.Report, o *benchOptions) error {
+	for _, name := range []string{"from", "to", "exhaustive", "budget-p50", "budget-p95"} {
+		if cmd.Flags().Changed(name) {
+			return usagef("--%s is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)", name)
+		}
+	}
+	release, err := platform.Lock("bench")
+	if err != nil {
+		return err
+	}
+	defer release()
+	settings := sweep.SlackGrid(q.Linux.Root)
+	if !q.Linux.Root {
+		a.hintf("run as root to also try each slack with /dev/cpu_dma_latency held at 0")
+	}
+	budget := int64(o.judge.budgetLateness)
+	bar := newProgress(a.stderr, len(settings)*o.samples, "bench")
+	runner := &sweep.Runner{Host: host, Plan: sweep.Plan{Samples: o.samples, Seed: o.seed}, Progress: bar.updateTotal}
+	points, err := runner.RunSettings(cmd.Context(), "clock-abs", settings, func(points []rawfile.Point) int {
+		return sweep.JudgeSlack(points, int64(time.Millisecond), o.judge.prefer, budget).Recommended
+	})
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if len(points) == 0 {
+		return fmt.Errorf("stopped before any setting was measured")
+	}
+	file := &rawfile.File{
+		Tool:    rawfile.Tool{Name: "tickscope", Version: toolVersion()},
+		Created: time.Now().UTC(),
+		Command: "bench",
+		Query:   q,
+		Method:  "clock-abs",
+		DelayNs: int64(time.Millisecond),
+		Bench:   &rawfile.BenchParams{Samples: o.samples, Seed: o.seed, Requests: len(settings)},
+		Points:  points,
+	}
+	if o.raw != "" {
+		if err := rawfile.Write(o.raw, file); err != nil {
+			return fmt.Errorf("writing %s: %w", o.raw, err)
+		}
+	}
+	b := report.SlackBenchOf(file, o.judge.prefer, budget)
+	b.RawFile = o.raw
+	if b.Result.Partial {
+		a.warnf("stopped early: the recommendation covers the settings measured so far")
+	}
+	if o.judge.asJSON {
+		return writeJSON(a.stdout, b)
+	}
+	report.WriteSlackBench(a.stdout, b)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"bufio"
+	"errors"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
@@ -138,24 +139,54 @@ func (h *linuxHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error,
 	if s.Resolution100ns != 0 {
 		return timerinfo.Setting{}, noop, fmt.Errorf("a timer resolution request: %w", ErrUnsupported)
 	}
+	var granted timerinfo.Setting
+	releaseDMA := noop
+	if s.CPUDMALatencyUs != nil {
+		release, err := holdDMALatency(*s.CPUDMALatencyUs)
+		if err != nil {
+			return timerinfo.Setting{}, noop, err
+		}
+		value := *s.CPUDMALatencyUs
+		granted.CPUDMALatencyUs, releaseDMA = &value, release
+	}
 	if s.SlackNs == 0 {
-		return timerinfo.Setting{}, noop, nil
+		return granted, releaseDMA, nil
 	}
 	previous, err := threadSlack()
 	if err != nil {
+		releaseDMA()
 		return timerinfo.Setting{}, noop, err
 	}
 	if err := unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(s.SlackNs), 0, 0, 0); err != nil {
+		releaseDMA()
 		return timerinfo.Setting{}, noop, wrapErr("prctl(PR_SET_TIMERSLACK)", err)
 	}
-	granted, err := threadSlack()
-	if err != nil {
+	if granted.SlackNs, err = threadSlack(); err != nil {
+		releaseDMA()
 		return timerinfo.Setting{}, noop, err
 	}
 	release := func() error {
-		return wrapErr("prctl(PR_SET_TIMERSLACK)", unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(previous), 0, 0, 0))
+		slackErr := wrapErr("prctl(PR_SET_TIMERSLACK)", unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(previous), 0, 0, 0))
+		return errors.Join(slackErr, releaseDMA())
 	}
-	return timerinfo.Setting{SlackNs: granted}, release, nil
+	return granted, release, nil
+}
+
+// holdDMALatency holds a PM-QoS CPU latency request: it lasts while the
+// file stays open, and the kernel drops it when the file is closed, also
+// when the process is killed.
+func holdDMALatency(us int32) (release func() error, err error) {
+	f, err := os.OpenFile("/dev/cpu_dma_latency", os.O_WRONLY, 0)
+	if err != nil {
+		return nil, &OSError{Call: "open /dev/cpu_dma_latency (needs root)", Err: err}
+	}
+	var buf [4]byte
+	binary.NativeEndian.PutUint32(buf[:], uint32(us))
+	if _, err := f.Write(buf[:]); err != nil {
+		f.Close()
+		return nil, &OSError{Call: "write /dev/cpu_dma_latency", Err: err}
+	}
+	return f.Close, nil
 }
 
 func threadSlack() (int64, error) {

@@ -112,3 +112,39 @@ func TestLinuxRejectsWindowsSetting(t *testing.T) {
 		t.Error("a Windows timer-period request was accepted on Linux")
 	}
 }
+
+func readDMA(t *testing.T) int32 {
+	t.Helper()
+	rep, err := platform.New().Query()
+	if err != nil || rep.Linux.CPUDMALatencyUs == nil {
+		t.Skipf("cannot read /dev/cpu_dma_latency: %v %s", err, rep.Linux.CPUDMALatencyErr)
+	}
+	return *rep.Linux.CPUDMALatencyUs
+}
+
+func TestLinuxDMALatencyHoldReadsBackAndIsReleased(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("holding /dev/cpu_dma_latency needs root")
+	}
+	before := readDMA(t)
+	if before == 0 {
+		t.Skip("something else already holds cpu_dma_latency at 0")
+	}
+	zero := int32(0)
+	granted, release, err := platform.New().Apply(timerinfo.Setting{CPUDMALatencyUs: &zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if granted.CPUDMALatencyUs == nil || *granted.CPUDMALatencyUs != 0 {
+		t.Errorf("granted %+v", granted)
+	}
+	if got := readDMA(t); got != 0 {
+		t.Errorf("while held, cpu_dma_latency reads %d, want 0", got)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readDMA(t); got != before {
+		t.Errorf("after release, cpu_dma_latency reads %d, want %d", got, before)
+	}
+}

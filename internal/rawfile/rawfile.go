@@ -257,6 +257,9 @@ func validateSetting(where string, s timerinfo.Setting) error {
 	if s.SlackNs < 0 || s.SlackNs > int64(time.Second) {
 		return fmt.Errorf("%s.slack_ns: %d is outside 0..1s", where, s.SlackNs)
 	}
+	if d := s.CPUDMALatencyUs; d != nil && *d < 0 {
+		return fmt.Errorf("%s.cpu_dma_latency_us: %d is negative", where, *d)
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/platform"
@@ -85,6 +86,7 @@ type Runner struct {
 
 	done, total int
 	rng         *rand.Rand
+	method      string
 }
 
 // group is one distinct setting: the requests the OS granted one period.
@@ -98,6 +100,7 @@ type group struct {
 // measured so far are returned, the last marked Stopped.
 func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, error) {
 	r.rng = rand.New(rand.NewPCG(r.Plan.Seed, 0x7469636b))
+	r.method = "sleep"
 	groups, err := r.groups(requests)
 	if err != nil {
 		return nil, err
@@ -192,7 +195,7 @@ func (r *Runner) groups(requests []uint32) ([]group, error) {
 // measure adds n samples to a point.
 func (r *Runner) measure(ctx context.Context, p *rawfile.Point, n int) error {
 	got, err := sample.Measure(ctx, r.Host, sample.Spec{
-		Method: "sleep", Delay: time.Millisecond, Samples: n, Warmup: chunkWarmup, Setting: p.Requested,
+		Method: r.method, Delay: time.Millisecond, Samples: n, Warmup: chunkWarmup, Setting: p.Requested,
 	}, nil)
 	if err != nil {
 		return err
@@ -323,6 +326,13 @@ func (r *Runner) recheck(ctx context.Context, groups []group) ([]rawfile.Point, 
 	if res.Floor >= 0 && res.Floor != res.Recommended {
 		idx = append(idx, res.Floor)
 	}
+	return r.recheckRows(ctx, groups, idx)
+}
+
+// recheckRows measures the given groups again, interleaved, half the
+// sample count each, as re-check points.
+func (r *Runner) recheckRows(ctx context.Context, groups []group, idx []int) ([]rawfile.Point, error) {
+	idx = slices.Compact(idx)
 	points := make([]rawfile.Point, len(idx))
 	for i, row := range idx {
 		points[i] = rawfile.Point{Requested: groups[row].point.Requested, Phase: rawfile.PhaseRecheck}

@@ -140,12 +140,17 @@ type Setting struct {
 	Resolution100ns uint32 `json:"resolution_100ns,omitempty"`
 	// SlackNs is a Linux thread's timer slack in ns (0: left as it was).
 	SlackNs int64 `json:"slack_ns,omitempty"`
+	// CPUDMALatencyUs is a Linux /dev/cpu_dma_latency request held while
+	// measuring, in µs (nil: none).
+	CPUDMALatencyUs *int32 `json:"cpu_dma_latency_us,omitempty"`
 	// Simulated marks a setting applied to the model of Windows timers.
 	Simulated bool `json:"simulated,omitempty"`
 }
 
 // IsZero reports whether the setting asks for nothing.
-func (s Setting) IsZero() bool { return s.Resolution100ns == 0 && s.SlackNs == 0 }
+func (s Setting) IsZero() bool {
+	return s.Resolution100ns == 0 && s.SlackNs == 0 && s.CPUDMALatencyUs == nil
+}
 
 // String renders the setting for people: "0.5000 ms (5000 x 100ns)",
 // "slack 1ns" or "none".
@@ -153,8 +158,12 @@ func (s Setting) String() string {
 	switch {
 	case s.Resolution100ns != 0:
 		return fmt.Sprintf("%s ms (%d x 100ns)", FormatPeriodMS(s.Resolution100ns), s.Resolution100ns)
+	case s.SlackNs != 0 && s.CPUDMALatencyUs != nil:
+		return fmt.Sprintf("slack %v, cpu_dma_latency %d µs", time.Duration(s.SlackNs), *s.CPUDMALatencyUs)
 	case s.SlackNs != 0:
 		return "slack " + time.Duration(s.SlackNs).String()
+	case s.CPUDMALatencyUs != nil:
+		return fmt.Sprintf("cpu_dma_latency %d µs", *s.CPUDMALatencyUs)
 	default:
 		return "none"
 	}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/sweep"
+)
+
+// SlackBench is the result of the Linux bench, and of `analyze` on its file.
+type SlackBench struct {
+	OS      string             `json:"os"`
+	OSBuild string             `json:"os_build"`
+	Method  string             `json:"method"`
+	DelayNs int64              `json:"delay_ns"`
+	Samples int                `json:"samples"`
+	Result  *sweep.SlackResult `json:"result"`
+	RawFile string             `json:"raw_file,omitempty"`
+}
+
+// SlackBenchOf judges a Linux bench's raw file: bench and analyze both
+// render through it.
+func SlackBenchOf(f *rawfile.File, prefer string, budgetLateness int64) *SlackBench {
+	b := &SlackBench{OS: f.Query.OS, OSBuild: OSBuild(f.Query), Method: f.Method, DelayNs: f.DelayNs}
+	if f.Bench != nil {
+		b.Samples = f.Bench.Samples
+	}
+	b.Result = sweep.JudgeSlack(f.Points, f.DelayNs, prefer, budgetLateness)
+	return b
+}
+
+// WriteSlackBench renders the Linux bench.
+func WriteSlackBench(w io.Writer, b *SlackBench) {
+	p := newPrinter(w, "")
+	r := b.Result
+	title := "tickscope bench: timer slack for a " + fmtDuration(b.DelayNs) + " " + b.Method + " wait"
+	if r.Partial {
+		title += " (stopped early: the result covers the settings measured)"
+	}
+	p.line(title)
+	p.line("")
+	p.kv("kernel", b.OSBuild)
+	p.kv("design", fmt.Sprintf("%d settings, %d samples each, in interleaved chunks", len(r.Rows), b.Samples))
+	p.line("")
+	p.line("settings  (lateness p50 / p99, interference)")
+	for i, row := range r.Rows {
+		mark := ""
+		switch {
+		case i == r.Recommended:
+			mark = "  <- recommended"
+		case !row.Pass:
+			mark = "  (fails a gate)"
+		}
+		p.line(fmt.Sprintf("  %-36s %11s / %-11s %5.1f %%%s", row.Setting, fmtSigned(row.Lateness.P50), fmtSigned(row.Lateness.P99), 100*row.Summary.Interference, mark))
+	}
+	p.line("")
+	p.line("result")
+	if r.Recommended < 0 {
+		p.kv("recommend", "nothing: no setting passes the gates (interference <= 2 %, p95 <= 2.5 ms)")
+		return
+	}
+	row := r.Rows[r.Recommended]
+	p.kv("recommend", row.Setting.String())
+	if r.FellBack {
+		p.kv("", fmt.Sprintf("nothing met the p99 lateness budget of %v: this is the latency pick", time.Duration(r.BudgetLateness)))
+	}
+	s := row.Summary
+	p.kv("latency", fmt.Sprintf("min %s   p50 %s   p95 %s   max %s ms", ms(s.Min), ms(s.P50), ms(s.P95), ms(s.Max)))
+	p.kv("lateness", fmt.Sprintf("p50 %s   p99 %s", fmtSigned(row.Lateness.P50), fmtSigned(row.Lateness.P99)))
+	p.kv("stability", r.Stability)
+	var next []string
+	next = append(next, fmt.Sprintf("tickscope run --slack %v -- PROGRAM", time.Duration(row.Setting.SlackNs)))
+	if row.Setting.CPUDMALatencyUs != nil {
+		next = append(next, fmt.Sprintf("tickscope apply --dma-latency %d", *row.Setting.CPUDMALatencyUs))
+	}
+	p.kv("next step", strings.Join(next, "   and   ")+"   (these commands arrive with the hold work)")
+	if b.RawFile != "" {
+		p.line("")
+		p.line("raw samples written to " + b.RawFile)
+	}
+}

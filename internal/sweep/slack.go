@@ -1,0 +1,156 @@
+package sweep
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// SlackGrid is the Linux bench's candidates: the measuring thread's timer
+// slack from 1 ns to 500 µs (ten times the 50 µs default), and, when
+// dmaHold, each again with /dev/cpu_dma_latency held at 0.
+func SlackGrid(dmaHold bool) []timerinfo.Setting {
+	slacks := []time.Duration{1, time.Microsecond, 2 * time.Microsecond, 5 * time.Microsecond, 10 * time.Microsecond,
+		20 * time.Microsecond, 50 * time.Microsecond, 100 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond}
+	var out []timerinfo.Setting
+	for _, hold := range []bool{false, true} {
+		if hold && !dmaHold {
+			break
+		}
+		for _, s := range slacks {
+			setting := timerinfo.Setting{SlackNs: int64(s)}
+			if hold {
+				zero := int32(0)
+				setting.CPUDMALatencyUs = &zero
+			}
+			out = append(out, setting)
+		}
+	}
+	return out
+}
+
+// RunSettings measures every setting to the full sample count with method,
+// in interleaved chunks (so that drift is shared, not mistaken for a
+// difference between settings), then re-checks the pick against the
+// finest setting. The candidates are few: no adaptive design is needed.
+func (r *Runner) RunSettings(ctx context.Context, method string, settings []timerinfo.Setting, judge func([]rawfile.Point) int) ([]rawfile.Point, error) {
+	r.rng = rand.New(rand.NewPCG(r.Plan.Seed, 0x736c61636b))
+	r.method = method
+	groups := make([]group, len(settings))
+	all := make([]int, len(settings))
+	for i, s := range settings {
+		groups[i].point.Requested = s
+		all[i] = i
+	}
+	if err := r.interleave(ctx, groups, all, r.Plan.Samples); err != nil {
+		return r.finish(groups, nil), stopOrErr(ctx, err)
+	}
+	pick := judge(r.finish(groups, nil))
+	if pick < 0 {
+		return r.finish(groups, nil), nil
+	}
+	rechecks, err := r.recheckRows(ctx, groups, []int{pick, 0})
+	return r.finish(groups, rechecks), stopOrErr(ctx, err)
+}
+
+// SlackRow is one measured Linux setting.
+type SlackRow struct {
+	Setting  timerinfo.Setting `json:"setting"`
+	Summary  stats.Summary     `json:"summary"`
+	Lateness stats.Lateness    `json:"lateness"`
+	Pass     bool              `json:"pass"`
+}
+
+// SlackResult is the Linux bench's judgement.
+type SlackResult struct {
+	Prefer         string         `json:"prefer"`
+	BudgetLateness int64          `json:"budget_p99_lateness_ns"`
+	Rows           []SlackRow     `json:"rows"`
+	Recommended    int            `json:"recommended_row"`
+	FellBack       bool           `json:"fell_back_to_latency"`
+	Stability      string         `json:"stability"`
+	RecheckWinner  *stats.Summary `json:"recheck_winner,omitempty"`
+	Partial        bool           `json:"partial"`
+}
+
+// JudgeSlack recommends a Linux setting. latency: the lowest p50 that
+// passes the gates (interference ≤ 2 %, p95 ≤ 2.5 ms, the consistency
+// gate). power: the largest slack, preferring no DMA hold, whose p99
+// lateness is within budget; the latency pick when none is.
+func JudgeSlack(points []rawfile.Point, delayNs int64, prefer string, budgetLateness int64) *SlackResult {
+	r := &SlackResult{Prefer: prefer, BudgetLateness: budgetLateness, Recommended: -1, Stability: NotRechecked}
+	var rechecks []*rawfile.Point
+	for i := range points {
+		p := &points[i]
+		r.Partial = r.Partial || p.Stopped
+		if p.Phase == rawfile.PhaseRecheck {
+			rechecks = append(rechecks, p)
+			continue
+		}
+		s := stats.Summarize(p.Latencies)
+		r.Rows = append(r.Rows, SlackRow{
+			Setting: p.Requested, Summary: s, Lateness: stats.LatenessOf(s, delayNs),
+			Pass: s.Count > 0 && s.Interference <= GateMaxInterference && s.P95 <= GateMaxP95Ns,
+		})
+	}
+	best := -1
+	for i, row := range r.Rows {
+		if row.Pass && (best < 0 || row.Summary.P50 < r.Rows[best].Summary.P50) {
+			best = i
+		}
+	}
+	r.Recommended = best
+	if prefer == "power" {
+		power := -1
+		for i, row := range r.Rows {
+			if !row.Pass || row.Lateness.P99 > budgetLateness {
+				continue
+			}
+			if power < 0 || better(row.Setting, r.Rows[power].Setting) {
+				power = i
+			}
+		}
+		if power >= 0 {
+			r.Recommended = power
+		} else {
+			r.FellBack = best >= 0
+		}
+	}
+	if r.Recommended >= 0 && len(rechecks) > 0 {
+		want := r.Rows[r.Recommended].Setting
+		var lat []int64
+		for _, p := range rechecks {
+			if sameSetting(p.Requested, want) {
+				lat = append(lat, p.Latencies...)
+			}
+		}
+		if len(lat) > 0 {
+			w := stats.Summarize(lat)
+			r.RecheckWinner = &w
+			r.Stability = Unstable
+			if abs(w.P50-r.Rows[r.Recommended].Summary.P50) <= max(RecheckToleranceNs/4, r.Rows[r.Recommended].Summary.P50/100) {
+				r.Stability = Stable
+			}
+		}
+	}
+	return r
+}
+
+// better says whether a is the more power-friendly setting: no DMA hold
+// first, then the larger slack.
+func better(a, b timerinfo.Setting) bool {
+	if (a.CPUDMALatencyUs == nil) != (b.CPUDMALatencyUs == nil) {
+		return a.CPUDMALatencyUs == nil
+	}
+	return a.SlackNs > b.SlackNs
+}
+
+func sameSetting(a, b timerinfo.Setting) bool {
+	return a.SlackNs == b.SlackNs && a.Resolution100ns == b.Resolution100ns &&
+		(a.CPUDMALatencyUs == nil) == (b.CPUDMALatencyUs == nil) &&
+		(a.CPUDMALatencyUs == nil || *a.CPUDMALatencyUs == *b.CPUDMALatencyUs)
+}
