@@ -2,10 +2,10 @@ package platform
 
 import (
 	"bufio"
-	"errors"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
