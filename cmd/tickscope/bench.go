@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/escape"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -131,14 +133,16 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 	if o.simulate != "" {
 		what = "SIMULATED bench"
 	}
-	bar := newProgress(a.stderr, len(requests)*10, what)
+	ctx, done := stoppable(cmd.Context())
+	bar := newProgress(a.stderr, len(requests)*10, what+" (ESC or Ctrl+C stops early)")
 	runner := &sweep.Runner{
 		Host:     host,
 		Plan:     sweep.Plan{Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.seed, Prefs: prefs},
 		Progress: bar.updateTotal,
 	}
-	points, err := runner.Run(cmd.Context(), requests)
+	points, err := runner.Run(ctx, requests)
 	bar.finish()
+	done()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
@@ -194,12 +198,14 @@ func (a *app) slackBench(cmd *cobra.Command, host platform.Host, q *timerinfo.Re
 		a.hintf("run as root to also try each slack with /dev/cpu_dma_latency held at 0")
 	}
 	budget := int64(o.judge.budgetLateness)
-	bar := newProgress(a.stderr, len(settings)*o.samples, "bench")
+	ctx, done := stoppable(cmd.Context())
+	bar := newProgress(a.stderr, len(settings)*o.samples, "bench (ESC or Ctrl+C stops early)")
 	runner := &sweep.Runner{Host: host, Plan: sweep.Plan{Samples: o.samples, Seed: o.seed}, Progress: bar.updateTotal}
-	points, err := runner.RunSettings(cmd.Context(), "clock-abs", settings, func(points []rawfile.Point) int {
+	points, err := runner.RunSettings(ctx, "clock-abs", settings, func(points []rawfile.Point) int {
 		return sweep.JudgeSlack(points, int64(time.Millisecond), o.judge.prefer, budget).Recommended
 	})
 	bar.finish()
+	done()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
@@ -231,6 +237,17 @@ func (a *app) slackBench(cmd *cobra.Command, host platform.Host, q *timerinfo.Re
 	}
 	report.WriteSlackBench(a.stdout, b)
 	return nil
+}
+
+// stoppable derives a context that ESC cancels too (Ctrl+C already cancels
+// the parent); done restores the terminal.
+func stoppable(parent context.Context) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(parent)
+	restore := escape.Watch(cancel)
+	return ctx, func() {
+		restore()
+		cancel()
+	}
 }
 
 func simPrefix(simulate string) string {
