@@ -247,13 +247,18 @@ func (r *Runner) targets(groups []group) (tier1, tier2 []int) {
 		}
 	}
 	if r.Plan.Prefs.Prefer == "power" {
+		// The coarsest band near the budget, and the next finer one: a
+		// first look cannot tell a p50 a few µs either side of the budget,
+		// so the bands on the border get the full count too.
 		for i := len(res.Bands) - 1; i >= 0; i-- {
-			if res.Bands[i].P50 <= r.Plan.Prefs.BudgetP50 && res.Bands[i].P50 >= GateMinP50Ns {
+			if res.Bands[i].P50 <= r.Plan.Prefs.BudgetP50+BandToleranceNs && res.Bands[i].P50 >= GateMinP50Ns {
 				want[i] = true
 				if i > 0 {
 					want[i-1] = true
 				}
-				break
+				if res.Bands[i].P50 <= r.Plan.Prefs.BudgetP50-BandToleranceNs {
+					break
+				}
 			}
 		}
 	}
