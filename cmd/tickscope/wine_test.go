@@ -44,6 +44,20 @@ func TestWine(t *testing.T) {
 			})
 		})
 	}
+	// The precise library's own tests, as a Windows test binary: they time
+	// with QueryPerformanceCounter, so they check the plumbing of the
+	// high-resolution waitable timer and the spin under Wine.
+	t.Run("precise", func(t *testing.T) {
+		exe := filepath.Join(t.TempDir(), "precise.test.exe")
+		build := exec.Command("go", "test", "-c", "-o", exe, "../../precise")
+		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("building the precise tests: %v\n%s", err, out)
+		}
+		if out, err := w.command(w.prefixes["win10"], w.wine, exe, "-test.count=1").CombinedOutput(); err != nil {
+			t.Fatalf("precise tests under Wine: %v\n%s", err, out)
+		}
+	})
 }
 
 type wineSetup struct {

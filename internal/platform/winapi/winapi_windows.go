@@ -17,6 +17,7 @@ var (
 	procCreateWaitableTimerExW    = kernel32.NewProc("CreateWaitableTimerExW")
 	procSetWaitableTimerEx        = kernel32.NewProc("SetWaitableTimerEx")
 	procSetThreadPriority         = kernel32.NewProc("SetThreadPriority")
+	procSetProcessInformation     = kernel32.NewProc("SetProcessInformation")
 )
 
 // Constants, with their documented names.
@@ -31,7 +32,19 @@ const (
 	// STATUS_TIMER_RESOLUTION_NOT_SET is NtSetTimerResolution's answer to a
 	// release without a request (ntstatus.h).
 	STATUS_TIMER_RESOLUTION_NOT_SET windows.NTStatus = 0xC0000245
+	// ProcessPowerThrottling is a PROCESS_INFORMATION_CLASS value, and the
+	// PROCESS_POWER_THROTTLING_* values its state uses (processthreadsapi.h).
+	ProcessPowerThrottling                           = 4
+	PROCESS_POWER_THROTTLING_CURRENT_VERSION         = 1
+	PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION = 0x4
 )
+
+// ProcessPowerThrottlingState is PROCESS_POWER_THROTTLING_STATE.
+type ProcessPowerThrottlingState struct {
+	Version     uint32
+	ControlMask uint32
+	StateMask   uint32
+}
 
 // NtQueryTimerResolution reports the timer periods in 100 ns units.
 //
@@ -132,6 +145,25 @@ func SetWaitableTimerEx(timer windows.Handle, dueTime int64, period int32, toler
 // Documented in processthreadsapi.h.
 func SetThreadPriority(thread windows.Handle, priority int32) error {
 	r, _, err := procSetThreadPriority.Call(uintptr(thread), uintptr(priority))
+	if r == 0 {
+		return err
+	}
+	return nil
+}
+
+// SetProcessInformation sets a process information class. It is resolved
+// at run time: Windows 7 does not have it.
+//
+//	BOOL SetProcessInformation(HANDLE hProcess,
+//	    PROCESS_INFORMATION_CLASS ProcessInformationClass,
+//	    LPVOID ProcessInformation, DWORD ProcessInformationSize);
+//
+// Documented in processthreadsapi.h (Windows 8 and later).
+func SetProcessInformation(process windows.Handle, class uint32, info unsafe.Pointer, size uint32) error {
+	if err := procSetProcessInformation.Find(); err != nil {
+		return err
+	}
+	r, _, err := procSetProcessInformation.Call(uintptr(process), uintptr(class), uintptr(info), uintptr(size))
 	if r == 0 {
 		return err
 	}

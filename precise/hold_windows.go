@@ -1,0 +1,31 @@
+package precise
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/tickscope/tickscope/internal/platform/winapi"
+)
+
+// Hold requests a timer period for this process with NtSetTimerResolution
+// and opts the process out of Windows 11's timer-resolution throttling, so
+// that the request holds while its windows are hidden. release withdraws it.
+// Since Windows 10 2004 the request affects this process only.
+func Hold(period time.Duration) (release func(), err error) {
+	units := uint32(period / 100)
+	var current uint32
+	if status := winapi.NtSetTimerResolution(units, true, &current); status != windows.STATUS_SUCCESS {
+		return nil, fmt.Errorf("NtSetTimerResolution(%d, TRUE): %w", units, status)
+	}
+	// Where the class is unknown (before Windows 11), there is no throttling
+	// to opt out of: the error is not the caller's concern.
+	state := winapi.ProcessPowerThrottlingState{
+		Version:     winapi.PROCESS_POWER_THROTTLING_CURRENT_VERSION,
+		ControlMask: winapi.PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION,
+	}
+	_ = winapi.SetProcessInformation(windows.CurrentProcess(), winapi.ProcessPowerThrottling, unsafe.Pointer(&state), uint32(unsafe.Sizeof(state)))
+	return func() { winapi.NtSetTimerResolution(units, false, &current) }, nil
+}

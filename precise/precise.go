@@ -1,0 +1,149 @@
+// Package precise sleeps to a deadline more precisely than the OS's timers
+// can, and ticks on an absolute schedule that does not drift.
+//
+// A wait sleeps on the OS's best native timer until a margin before the
+// deadline, then spins on the high-resolution clock for the rest, and never
+// returns early. The margin is not a fixed guess: it is calibrated from the
+// lateness the native timer actually shows on this machine, adapts when
+// that changes, and stays within bounds. Stats reports the margin in use and
+// what the spinning costs.
+//
+// The native timer is, on Linux, clock_nanosleep on an absolute
+// CLOCK_MONOTONIC deadline from a thread whose timer slack is 1 ns; on
+// Windows a high-resolution waitable timer (Windows 10 1803+), timed with
+// QueryPerformanceCounter, falling back to a 1 ms timeBeginPeriod request
+// where that timer does not exist; elsewhere Go's time.Sleep.
+package precise
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Sleep pauses the calling goroutine for at least d. A zero or negative d
+// returns at once.
+func Sleep(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	sleepUntil(now() + int64(d))
+}
+
+// SleepUntil pauses the calling goroutine until t. A t in the past returns
+// at once. The deadline is read against Go's clock, which on Windows moves
+// with the timer interrupt: there the wait can end up to one interrupt
+// period late (never early), so use Sleep or a Ticker for sub-tick
+// precision.
+func SleepUntil(t time.Time) {
+	Sleep(time.Until(t))
+}
+
+// sleepUntil waits until the clock reads deadline (ns on now's clock).
+func sleepUntil(deadline int64) {
+	start := now()
+	margin := cal.margin()
+	if wake := deadline - margin; wake-start > 0 {
+		nativeSleepUntil(wake)
+		cal.observe(now() - wake)
+	}
+	spinStart := now()
+	for now() < deadline {
+	}
+	end := now()
+	stats.record(end-start, end-spinStart)
+}
+
+// Statistics describe the waits made so far in this process.
+type Statistics struct {
+	// Margin is the time before a deadline at which the native sleep now
+	// hands over to the spin.
+	Margin time.Duration
+	// Waits is the number of waits, Waited their total duration, Spun the
+	// part of it spent spinning: the CPU the precision costs.
+	Waits  uint64
+	Waited time.Duration
+	Spun   time.Duration
+	// SpinShare is Spun / Waited: the share of a CPU the waits kept busy.
+	SpinShare float64
+}
+
+// Stats reports the margin in use and the cost of the waits so far.
+func Stats() Statistics {
+	s := Statistics{
+		Margin: time.Duration(cal.margin()),
+		Waits:  stats.waits.Load(),
+		Waited: time.Duration(stats.waited.Load()),
+		Spun:   time.Duration(stats.spun.Load()),
+	}
+	if s.Waited > 0 {
+		s.SpinShare = float64(s.Spun) / float64(s.Waited)
+	}
+	return s
+}
+
+type waitStats struct {
+	waits        atomic.Uint64
+	waited, spun atomic.Int64
+}
+
+func (s *waitStats) record(waited, spun int64) {
+	s.waits.Add(1)
+	s.waited.Add(waited)
+	s.spun.Add(spun)
+}
+
+var stats waitStats
+
+// calibrator keeps the margin at a high quantile of the native timer's
+// recent lateness, with headroom, within [minMargin, maxMargin].
+type calibrator struct {
+	mu      sync.Mutex
+	window  [calWindow]int64
+	n, next int
+	current atomic.Int64
+}
+
+const (
+	// calWindow is how many recent wake-ups the margin follows: enough for
+	// a 95th percentile, few enough to adapt within a fraction of a second
+	// at 1 kHz.
+	calWindow = 128
+	// calMinSamples is how many wake-ups are seen before the margin moves
+	// from its starting value.
+	calMinSamples = 16
+	// minMargin keeps a spin long enough to absorb the wake-up's own
+	// jitter; headroom is added to the observed quantile for the same reason.
+	minMargin = int64(10 * time.Microsecond)
+	headroom  = int64(5 * time.Microsecond)
+)
+
+var cal = newCalibrator()
+
+func newCalibrator() *calibrator {
+	c := &calibrator{}
+	c.current.Store(initialMargin)
+	return c
+}
+
+func (c *calibrator) margin() int64 { return c.current.Load() }
+
+// observe records how late the native timer woke (ns; negative is early)
+// and moves the margin to the window's 95th percentile plus a quarter and
+// the headroom.
+func (c *calibrator) observe(late int64) {
+	late = max(late, 0)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.window[c.next] = late
+	c.next = (c.next + 1) % calWindow
+	c.n = min(c.n+1, calWindow)
+	if c.n < calMinSamples {
+		return
+	}
+	recent := slices.Clone(c.window[:c.n])
+	slices.Sort(recent)
+	q := recent[(len(recent)*95+99)/100-1]
+	c.current.Store(min(max(q+q/4+headroom, minMargin), maxMargin))
+}
