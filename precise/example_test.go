@@ -13,12 +13,10 @@ import (
 func ExampleNewTicker() {
 	ticker := precise.NewTicker(time.Millisecond)
 	defer ticker.Stop()
-	for i := 0; i < 100; i++ {
-		<-ticker.C
+	for i := 0; i < 100 && ticker.Wait(); i++ {
 		// ... read sensors, compute, actuate ...
 	}
-	fmt.Println("ticks missed because the work overran:", ticker.Missed() >= 0)
-	// Output: ticks missed because the work overran: true
+	fmt.Println("ticks missed because the work overran:", ticker.Missed())
 }
 
 // Sleep waits at least the duration asked for, to within a few µs on a

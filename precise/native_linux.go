@@ -10,7 +10,7 @@ import (
 // spin_sleep's default accuracy on Linux: where the margin starts.
 const (
 	initialMargin = int64(125 * time.Microsecond)
-	maxMargin     = int64(2 * time.Millisecond)
+	maxMargin     = int64(500 * time.Microsecond)
 )
 
 var clockBase = time.Now()

@@ -107,9 +107,9 @@ type calibrator struct {
 
 const (
 	// calWindow is how many recent wake-ups the margin follows: enough for
-	// a 95th percentile, few enough to adapt within a fraction of a second
-	// at 1 kHz.
-	calWindow = 128
+	// a 97th percentile that ignores the rare host stall no margin should
+	// chase, few enough to adapt within a second at 1 kHz.
+	calWindow = 512
 	// calMinSamples is how many wake-ups are seen before the margin moves
 	// from its starting value.
 	calMinSamples = 16
@@ -130,7 +130,7 @@ func newCalibrator() *calibrator {
 func (c *calibrator) margin() int64 { return c.current.Load() }
 
 // observe records how late the native timer woke (ns; negative is early)
-// and moves the margin to the window's 95th percentile plus a quarter and
+// and moves the margin to the window's 97th percentile plus a quarter and
 // the headroom.
 func (c *calibrator) observe(late int64) {
 	late = max(late, 0)
@@ -144,6 +144,6 @@ func (c *calibrator) observe(late int64) {
 	}
 	recent := slices.Clone(c.window[:c.n])
 	slices.Sort(recent)
-	q := recent[(len(recent)*95+99)/100-1]
+	q := recent[(len(recent)*97+99)/100-1]
 	c.current.Store(min(max(q+q/4+headroom, minMargin), maxMargin))
 }

@@ -75,51 +75,54 @@ func TestNewTickerPanicsOnNonPositivePeriod(t *testing.T) {
 }
 
 func TestTickerKeepsAnAbsoluteSchedule(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the ticks' stamps come from Go's clock, which on Windows follows the timer interrupt")
-	}
 	const period = 2 * time.Millisecond
-	start := time.Now()
+	start := hrNow()
 	tk := precise.NewTicker(period)
 	defer tk.Stop()
 	for k := 1; k <= 50; k++ {
-		at := <-tk.C
-		// Never early against the schedule: tick k is due at start + k × period
-		// (the ticker's own start is a little after ours).
-		if due := start.Add(time.Duration(k) * period); at.Before(due) {
-			t.Fatalf("tick %d at %v, due at %v", k, at.Sub(start), due.Sub(start))
+		if !tk.Wait() {
+			t.Fatal("Wait reported a stopped ticker")
+		}
+		// Never early against the schedule: tick k is due at start + k ×
+		// period (the ticker's own start is a little after ours).
+		if at, due := hrNow()-start, time.Duration(k)*period; at < due {
+			t.Fatalf("tick %d at %v, due at %v", k, at, due)
 		}
 	}
 }
 
-func TestSlowReceiverMissesTicks(t *testing.T) {
+func TestOverrunningWorkMissesTicks(t *testing.T) {
 	const period = 2 * time.Millisecond
 	for _, policy := range []precise.MissedPolicy{precise.Skip, precise.Delay, precise.Burst} {
 		tk := precise.NewTicker(period, precise.WithMissed(policy))
-		for range 10 {
-			<-tk.C
-			time.Sleep(5 * time.Millisecond) // work longer than two periods
+		start := hrNow()
+		for k := 0; k < 10; k++ {
+			tk.Wait()
+			precise.Sleep(5 * time.Millisecond) // work longer than two periods
 		}
-		tk.Stop()
+		elapsed := hrNow() - start
 		if tk.Missed() == 0 {
-			t.Errorf("policy %d: a receiver taking 5 ms per 2 ms tick missed nothing", policy)
+			t.Errorf("policy %d: work of 5 ms per 2 ms tick missed nothing", policy)
+		}
+		// Skip keeps the absolute schedule: the next tick is due within one
+		// period, whatever happened.
+		if policy == precise.Skip && tk.Due() > period {
+			t.Errorf("Skip: next tick due in %v, more than a period", tk.Due())
+		}
+		if elapsed < 10*5*time.Millisecond {
+			t.Errorf("policy %d: 10 iterations of 5 ms work took %v", policy, elapsed)
 		}
 	}
 }
 
-func TestStopEndsTicks(t *testing.T) {
+func TestStopEndsWait(t *testing.T) {
 	tk := precise.NewTicker(time.Millisecond)
-	<-tk.C
-	tk.Stop()
-	// At most the tick already buffered may still arrive.
-	select {
-	case <-tk.C:
-	default:
+	if !tk.Wait() {
+		t.Fatal("a running ticker reported stopped")
 	}
-	select {
-	case <-tk.C:
-		t.Error("a tick arrived after Stop")
-	case <-time.After(20 * time.Millisecond):
+	tk.Stop()
+	if tk.Wait() {
+		t.Error("Wait after Stop reported running")
 	}
 }
 
