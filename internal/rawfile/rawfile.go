@@ -91,6 +91,9 @@ type Point struct {
 	// Phase is empty for a measurement, "recheck" for the bench's second
 	// look at its winner and the floor.
 	Phase string `json:"phase,omitempty"`
+	// DelayNs is this point's requested delay when it differs from the
+	// file's (curve measures one point per delay); 0 means the file's.
+	DelayNs int64 `json:"delay_ns,omitempty"`
 	// SameAs lists other requests (100 ns units) that the OS granted the
 	// same period: the bench measured them once, here.
 	SameAs    []uint32 `json:"same_as_100ns,omitempty"`
@@ -228,6 +231,8 @@ func (f *File) Validate() error {
 		switch {
 		case p.Phase != "" && p.Phase != PhaseRecheck:
 			return fmt.Errorf("%s.phase: %q is not one of \"\", %q", where, p.Phase, PhaseRecheck)
+		case p.DelayNs < 0 || p.DelayNs > MaxDelayNs:
+			return fmt.Errorf("%s.delay_ns: %d is outside 0..%d", where, p.DelayNs, MaxDelayNs)
 		case p.Warmup < 0:
 			return fmt.Errorf("%s.warmup_discarded: %d is negative", where, p.Warmup)
 		case p.Overruns < 0:
