@@ -149,9 +149,7 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 	if len(points) == 0 {
 		return fmt.Errorf("stopped before any period was measured")
 	}
-	file := &rawfile.File{
-		Tool:      rawfile.Tool{Name: "tickscope", Version: toolVersion()},
-		Created:   time.Now().UTC(),
+	file := newRawFile(rawfile.File{
 		Command:   "bench",
 		Simulated: o.simulate,
 		Query:     q,
@@ -159,17 +157,15 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 		DelayNs:   int64(time.Millisecond),
 		Bench:     &rawfile.BenchParams{Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.seed, Requests: len(requests)},
 		Points:    points,
-	}
+	})
 	b := report.BenchOf(file, prefs)
 	if err := b.Result.Usable(); err != nil {
 		return err
 	}
-	if o.raw != "" {
-		if err := rawfile.Write(o.raw, file); err != nil {
-			return fmt.Errorf("writing %s: %w", o.raw, err)
-		}
-		b.RawFile = o.raw
+	if err := writeRaw(o.raw, file); err != nil {
+		return err
 	}
+	b.RawFile = o.raw
 	if b.Result.Partial {
 		a.warnf("%sstopped early: the recommendation covers the periods measured so far", simPrefix(o.simulate))
 	}
@@ -212,20 +208,16 @@ func (a *app) slackBench(cmd *cobra.Command, host platform.Host, q *timerinfo.Re
 	if len(points) == 0 {
 		return fmt.Errorf("stopped before any setting was measured")
 	}
-	file := &rawfile.File{
-		Tool:    rawfile.Tool{Name: "tickscope", Version: toolVersion()},
-		Created: time.Now().UTC(),
+	file := newRawFile(rawfile.File{
 		Command: "bench",
 		Query:   q,
 		Method:  "clock-abs",
 		DelayNs: int64(time.Millisecond),
 		Bench:   &rawfile.BenchParams{Samples: o.samples, Seed: o.seed, Requests: len(settings)},
 		Points:  points,
-	}
-	if o.raw != "" {
-		if err := rawfile.Write(o.raw, file); err != nil {
-			return fmt.Errorf("writing %s: %w", o.raw, err)
-		}
+	})
+	if err := writeRaw(o.raw, file); err != nil {
+		return err
 	}
 	b := report.SlackBenchOf(file, o.judge.prefer, budget)
 	b.RawFile = o.raw

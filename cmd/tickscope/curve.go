@@ -98,20 +98,16 @@ func (a *app) curve(cmd *cobra.Command, host platform.Host, o *curveOptions) err
 	if len(points) == 0 {
 		return fmt.Errorf("stopped before any delay was measured")
 	}
-	file := &rawfile.File{
-		Tool:      rawfile.Tool{Name: "tickscope", Version: toolVersion()},
-		Created:   time.Now().UTC(),
+	file := newRawFile(rawfile.File{
 		Command:   "curve",
 		Simulated: o.simulate,
 		Query:     q,
 		Method:    method.Name,
 		DelayNs:   int64(o.from),
 		Points:    points,
-	}
-	if o.raw != "" {
-		if err := rawfile.Write(o.raw, file); err != nil {
-			return fmt.Errorf("writing %s: %w", o.raw, err)
-		}
+	})
+	if err := writeRaw(o.raw, file); err != nil {
+		return err
 	}
 	c := report.CurveOf(file)
 	c.RawFile = o.raw

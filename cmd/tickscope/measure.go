@@ -204,20 +204,16 @@ func (a *app) measure(cmd *cobra.Command, host platform.Host, o *measureOptions)
 	if point.Stopped {
 		a.warnf("stopped early: the result covers %d of %d samples", len(point.Latencies), spec.Samples)
 	}
-	file := &rawfile.File{
-		Tool:      rawfile.Tool{Name: "tickscope", Version: toolVersion()},
-		Created:   time.Now().UTC(),
+	file := newRawFile(rawfile.File{
 		Command:   "measure",
 		Simulated: o.simulate,
 		Query:     q,
 		Method:    method.Name,
 		DelayNs:   int64(o.delay),
 		Points:    []rawfile.Point{*point},
-	}
-	if o.raw != "" {
-		if err := rawfile.Write(o.raw, file); err != nil {
-			return fmt.Errorf("writing %s: %w", o.raw, err)
-		}
+	})
+	if err := writeRaw(o.raw, file); err != nil {
+		return err
 	}
 	m := report.MeasurementOf(file, point)
 	m.RawFile = o.raw
