@@ -11,7 +11,7 @@ func (a *app) analyzeCommand() *cobra.Command {
 	var j judgeFlags
 	cmd := &cobra.Command{
 		Use:   "analyze FILE",
-		Short: "Re-judge a raw-samples file from bench or measure",
+		Short: "Re-judge a raw-samples file from bench, measure or curve",
 		Long: `Recompute a result from a raw-samples file (--raw of bench or measure), so
 that a run can be shared and anyone can re-judge it. A bench's file gives
 exactly the bench's result under the same --prefer and budgets; a measure

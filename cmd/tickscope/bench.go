@@ -30,7 +30,7 @@ func (a *app) benchCommand() *cobra.Command {
 	var o benchOptions
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Sweep the usable timer periods, recommend the best, and re-check it (Windows)",
+		Short: "Find the best timer setting, measured: Windows periods, Linux timer slack",
 		Long: `Sweep the timer periods this machine offers, measure Sleep(1) at each on the
 high-resolution clock, and recommend the best setting, then re-check it.
 
