@@ -67,11 +67,12 @@ func (c monoClock) Now() int64 { return c.offset + int64(time.Since(c.base)) }
 func (h *linuxHost) Now() int64 { return h.clock.Now() }
 
 func (h *linuxHost) Methods() []Method {
-	return []Method{
+	return append([]Method{
 		{Name: "clock-abs", Summary: "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) on a periodic schedule, as cyclictest measures", Schedule: Periodic},
 		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: Relative},
-		goMethod,
-	}
+		{Name: "timerfd", Summary: "a periodic timerfd on CLOCK_MONOTONIC", Schedule: Periodic},
+		{Name: "epoll", Summary: "epoll_wait with a timeout of whole milliseconds", WholeMilliseconds: true, Schedule: Relative},
+	}, portableMethods()...)
 }
 
 func (h *linuxHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
@@ -80,11 +81,77 @@ func (h *linuxHost) NewWaiter(method string, delay time.Duration) (Waiter, error
 		return clockAbsWaiter{}, nil
 	case "nanosleep":
 		return nanosleepWaiter{delay: unix.NsecToTimespec(int64(delay))}, nil
-	case "go":
-		return goSleepWaiter{delay: delay}, nil
+	case "timerfd":
+		return &timerfdWaiter{fd: -1, interval: unix.NsecToTimespec(int64(delay))}, nil
+	case "epoll":
+		return newEpollWaiter(delay)
+	}
+	if w := newPortableWaiter(method, delay, h.Now); w != nil {
+		return w, nil
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }
+
+// timerfdWaiter reads a periodic timerfd armed, at the first wait, to
+// expire at that wait's deadline and every interval after.
+type timerfdWaiter struct {
+	fd       int
+	interval unix.Timespec
+}
+
+func (w *timerfdWaiter) Wait(deadline int64) error {
+	if w.fd < 0 {
+		fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_CLOEXEC)
+		if err != nil {
+			return wrapErr("timerfd_create", err)
+		}
+		w.fd = fd
+		spec := unix.ItimerSpec{Interval: w.interval, Value: unix.NsecToTimespec(deadline)}
+		if err := unix.TimerfdSettime(fd, unix.TFD_TIMER_ABSTIME, &spec, nil); err != nil {
+			return wrapErr("timerfd_settime", err)
+		}
+	}
+	var buf [8]byte
+	for {
+		_, err := unix.Read(w.fd, buf[:])
+		if err != unix.EINTR {
+			return wrapErr("read(timerfd)", err)
+		}
+	}
+}
+
+func (w *timerfdWaiter) Close() error {
+	if w.fd >= 0 {
+		return unix.Close(w.fd)
+	}
+	return nil
+}
+
+// epollWaiter waits with epoll_wait's timeout on an empty epoll set.
+type epollWaiter struct {
+	fd int
+	ms int
+}
+
+func newEpollWaiter(delay time.Duration) (*epollWaiter, error) {
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, wrapErr("epoll_create1", err)
+	}
+	return &epollWaiter{fd: fd, ms: int(delay / time.Millisecond)}, nil
+}
+
+func (w *epollWaiter) Wait(int64) error {
+	events := make([]unix.EpollEvent, 1)
+	for {
+		_, err := unix.EpollWait(w.fd, events, w.ms)
+		if err != unix.EINTR {
+			return wrapErr("epoll_wait", err)
+		}
+	}
+}
+
+func (w *epollWaiter) Close() error { return unix.Close(w.fd) }
 
 type clockAbsWaiter struct{}
 

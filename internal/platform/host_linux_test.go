@@ -31,7 +31,7 @@ func TestLinuxWaitsNeverReturnEarly(t *testing.T) {
 				t.Fatalf("got %d samples, want 100", len(p.Latencies))
 			}
 			s := stats.Summarize(p.Latencies)
-			if s.Min < int64(time.Millisecond) {
+			if s.Min < int64(time.Millisecond) && !m.CatchesUp {
 				t.Errorf("a 1 ms %s wait returned after %d ns", m.Name, s.Min)
 			}
 			ordered := []int64{s.Min, s.P50, s.P90, s.P95, s.P99, s.P999, s.Max}

@@ -38,9 +38,7 @@ func (h otherHost) Query() (*timerinfo.Report, error) {
 }
 
 func (h otherHost) Methods() []Method {
-	return []Method{
-		goMethod,
-	}
+	return portableMethods()
 }
 
 // Now uses Go's monotonic clock, which on macOS is mach_absolute_time.
@@ -59,9 +57,8 @@ func (h otherHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, 
 func (h otherHost) Observe() Observation { return Observation{} }
 
 func (h otherHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
-	switch method {
-	case "go":
-		return goSleepWaiter{delay: delay}, nil
+	if w := newPortableWaiter(method, delay, h.Now); w != nil {
+		return w, nil
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }

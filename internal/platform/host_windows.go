@@ -37,12 +37,11 @@ type windowsHost struct {
 }
 
 func (h *windowsHost) Methods() []Method {
-	return []Method{
+	return append([]Method{
 		{Name: "sleep", Summary: "kernel32 Sleep of whole milliseconds (ends on a timer tick)", WholeMilliseconds: true, Schedule: Relative},
 		{Name: "waitable", Summary: "a waitable timer (CreateWaitableTimerExW), relative due time", Schedule: Relative},
 		{Name: "waitable-hr", Summary: "a high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)", Schedule: Relative},
-		{Name: "go", Summary: "Go's time.Sleep (the runtime's own high-resolution timers, not Sleep)", Schedule: Relative},
-	}
+	}, portableMethods()...)
 }
 
 // frequency is the performance counter's frequency, read once.
@@ -123,8 +122,9 @@ func (h *windowsHost) NewWaiter(method string, delay time.Duration) (Waiter, err
 		return newWaitableWaiter(0, delay)
 	case "waitable-hr":
 		return newWaitableWaiter(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, delay)
-	case "go":
-		return goSleepWaiter{delay: delay}, nil
+	}
+	if w := newPortableWaiter(method, delay, h.Now); w != nil {
+		return w, nil
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }

@@ -72,6 +72,10 @@ type Method struct {
 	// of milliseconds (Windows Sleep).
 	WholeMilliseconds bool
 	Schedule          Schedule
+	// CatchesUp marks a periodic method whose own schedule can deliver a
+	// tick right after a late one, so a wait can end before the loop's
+	// deadline (time.Ticker; seed 003 saw timeSetEvent do the same).
+	CatchesUp bool
 }
 
 // Waiter performs one kind of wait.

@@ -1,0 +1,101 @@
+package platform
+
+import (
+	"time"
+
+	"github.com/tickscope/tickscope/precise"
+)
+
+// The methods every OS has, in Go: what most Go programs use, tickscope's
+// own precise package, and a pure spin on the host's clock. They are on
+// every host's list so that users can compare them with the native ones.
+func portableMethods() []Method {
+	return []Method{
+		{Name: "go", Summary: "Go's time.Sleep", Schedule: Relative},
+		{Name: "go-ticker", Summary: "Go's time.Ticker (periodic)", Schedule: Periodic, CatchesUp: true},
+		{Name: "precise", Summary: "tickscope's precise.Sleep: native sleep to a calibrated margin, then spin", Schedule: Relative},
+		{Name: "precise-ticker", Summary: "tickscope's precise.Ticker (periodic)", Schedule: Periodic},
+		{Name: "spin", Summary: "a pure spin on the high-resolution clock (periodic; one CPU busy)", Schedule: Periodic},
+	}
+}
+
+// newPortableWaiter returns a portable method's waiter, or nil.
+func newPortableWaiter(method string, delay time.Duration, now func() int64) Waiter {
+	switch method {
+	case "go":
+		return goSleepWaiter{delay: delay}
+	case "go-ticker":
+		return &goTickerWaiter{delay: delay}
+	case "precise":
+		return preciseSleepWaiter{delay: delay}
+	case "precise-ticker":
+		return &preciseTickerWaiter{delay: delay}
+	case "spin":
+		return spinWaiter{now: now}
+	}
+	return nil
+}
+
+// goSleepWaiter waits with Go's time.Sleep.
+type goSleepWaiter struct{ delay time.Duration }
+
+func (w goSleepWaiter) Wait(int64) error { time.Sleep(w.delay); return nil }
+func (goSleepWaiter) Close() error       { return nil }
+
+// goTickerWaiter receives from a time.Ticker started at the first wait, so
+// that its ticks fall at or after the loop's deadlines.
+type goTickerWaiter struct {
+	delay  time.Duration
+	ticker *time.Ticker
+}
+
+func (w *goTickerWaiter) Wait(int64) error {
+	if w.ticker == nil {
+		w.ticker = time.NewTicker(w.delay)
+	}
+	<-w.ticker.C
+	return nil
+}
+
+func (w *goTickerWaiter) Close() error {
+	if w.ticker != nil {
+		w.ticker.Stop()
+	}
+	return nil
+}
+
+type preciseSleepWaiter struct{ delay time.Duration }
+
+func (w preciseSleepWaiter) Wait(int64) error { precise.Sleep(w.delay); return nil }
+func (preciseSleepWaiter) Close() error       { return nil }
+
+// preciseTickerWaiter waits on a precise.Ticker started at the first wait.
+type preciseTickerWaiter struct {
+	delay  time.Duration
+	ticker *precise.Ticker
+}
+
+func (w *preciseTickerWaiter) Wait(int64) error {
+	if w.ticker == nil {
+		w.ticker = precise.NewTicker(w.delay)
+	}
+	w.ticker.Wait()
+	return nil
+}
+
+func (w *preciseTickerWaiter) Close() error {
+	if w.ticker != nil {
+		w.ticker.Stop()
+	}
+	return nil
+}
+
+// spinWaiter spins on the host's clock until the deadline.
+type spinWaiter struct{ now func() int64 }
+
+func (w spinWaiter) Wait(deadline int64) error {
+	for w.now() < deadline {
+	}
+	return nil
+}
+func (spinWaiter) Close() error { return nil }
