@@ -406,3 +406,5 @@ func hasCapability(status []byte, capability int) bool {
 	}
 	return false
 }
+
+func (h *linuxHost) CPUTime() time.Duration { return rusageCPU() }

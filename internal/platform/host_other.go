@@ -62,3 +62,5 @@ func (h otherHost) NewWaiter(method string, delay time.Duration) (Waiter, error)
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }
+
+func (h otherHost) CPUTime() time.Duration { return rusageCPU() }

@@ -86,8 +86,22 @@ func (h *windowsHost) PrepareThread() string {
 
 func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	noop := func() error { return nil }
-	if s.SlackNs != 0 {
-		return timerinfo.Setting{}, noop, fmt.Errorf("timer slack: %w", ErrUnsupported)
+	if s.SlackNs != 0 || s.CPUDMALatencyUs != nil {
+		return timerinfo.Setting{}, noop, fmt.Errorf("a Linux setting: %w", ErrUnsupported)
+	}
+	if ms := s.TimeBeginPeriodMs; ms != 0 {
+		if err := windows.TimeBeginPeriod(ms); err != nil {
+			return timerinfo.Setting{}, noop, &OSError{Call: fmt.Sprintf("timeBeginPeriod(%d)", ms), Err: err}
+		}
+		h.requests.Add(1)
+		release := func() error {
+			h.requests.Add(-1)
+			if err := windows.TimeEndPeriod(ms); err != nil {
+				return &OSError{Call: fmt.Sprintf("timeEndPeriod(%d)", ms), Err: err}
+			}
+			return nil
+		}
+		return timerinfo.Setting{TimeBeginPeriodMs: ms}, release, nil
 	}
 	if s.Resolution100ns == 0 {
 		return timerinfo.Setting{}, noop, nil
@@ -258,4 +272,14 @@ func readBootTimerSettings() (timerinfo.BootTimerSettings, error) {
 		return timerinfo.BootTimerSettings{}, fmt.Errorf("unexpected output")
 	}
 	return timerinfo.ParseBCDEdit(string(out)), nil
+}
+
+// CPUTime is the process's kernel and user time from GetProcessTimes.
+func (h *windowsHost) CPUTime() time.Duration {
+	var creation, exit, kernel, user windows.Filetime
+	if windows.GetProcessTimes(windows.CurrentProcess(), &creation, &exit, &kernel, &user) != nil {
+		return 0
+	}
+	ticks := func(f windows.Filetime) int64 { return int64(f.HighDateTime)<<32 | int64(f.LowDateTime) }
+	return time.Duration(ticks(kernel)+ticks(user)) * 100
 }

@@ -41,6 +41,8 @@ type Host interface {
 	Observe() Observation
 	// NewWaiter prepares the named wait method for waits of delay.
 	NewWaiter(method string, delay time.Duration) (Waiter, error)
+	// CPUTime is the CPU time this process has used so far.
+	CPUTime() time.Duration
 }
 
 // Observation is the timer state at one moment.

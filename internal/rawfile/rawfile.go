@@ -91,6 +91,11 @@ type Point struct {
 	// Phase is empty for a measurement, "recheck" for the bench's second
 	// look at its winner and the floor.
 	Phase string `json:"phase,omitempty"`
+	// Method is this point's wait method when it differs from the file's
+	// (compare measures many), and Periodic says its waits kept an absolute
+	// schedule, so its intervals are the differences of successive wakes.
+	Method   string `json:"method,omitempty"`
+	Periodic bool   `json:"periodic,omitempty"`
 	// DelayNs is this point's requested delay when it differs from the
 	// file's (curve measures one point per delay); 0 means the file's.
 	DelayNs int64 `json:"delay_ns,omitempty"`
@@ -258,6 +263,9 @@ func validateSetting(where string, s timerinfo.Setting) error {
 	// 1 s is coarser than any timer period an OS offers.
 	if s.Resolution100ns > 10_000_000 {
 		return fmt.Errorf("%s.resolution_100ns: %d is absurd (over 1 s)", where, s.Resolution100ns)
+	}
+	if s.TimeBeginPeriodMs > 1000 {
+		return fmt.Errorf("%s.time_begin_period_ms: %d is absurd (over 1 s)", where, s.TimeBeginPeriodMs)
 	}
 	if s.SlackNs < 0 || s.SlackNs > int64(time.Second) {
 		return fmt.Errorf("%s.slack_ns: %d is outside 0..1s", where, s.SlackNs)

@@ -93,7 +93,9 @@ func measureLocked(ctx context.Context, h platform.Host, method platform.Method,
 	}
 	defer w.Close()
 
+	cpuBefore, wallBefore := h.CPUTime(), h.Now()
 	res.Latencies, res.Overruns, res.Stopped, err = loop(ctx, h, w, method.Schedule, spec, progress)
+	res.Conditions.CPUNs, res.Conditions.WallNs = int64(h.CPUTime()-cpuBefore), h.Now()-wallBefore
 	return res, err
 }
 

@@ -58,7 +58,8 @@ func (h *fakeHost) Wait(deadline int64) error {
 	}
 	return nil
 }
-func (h *fakeHost) Close() error { return nil }
+func (h *fakeHost) Close() error           { return nil }
+func (h *fakeHost) CPUTime() time.Duration { return 0 }
 
 func spec(samples, warmup int) sample.Spec {
 	return sample.Spec{Method: "fake", Delay: time.Duration(delay), Samples: samples, Warmup: warmup, Setting: timerinfo.Setting{Resolution100ns: 5068}}

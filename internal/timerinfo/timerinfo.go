@@ -136,8 +136,11 @@ type Other struct {
 // Setting is a timer setting: what a measurement asked for, or what the OS
 // granted. The zero value is "no request".
 type Setting struct {
-	// Resolution100ns is a Windows timer period in 100 ns units (0: none).
+	// Resolution100ns is a Windows timer period in 100 ns units (0: none),
+	// requested with NtSetTimerResolution.
 	Resolution100ns uint32 `json:"resolution_100ns,omitempty"`
+	// TimeBeginPeriodMs is a Windows timeBeginPeriod request in whole ms.
+	TimeBeginPeriodMs uint32 `json:"time_begin_period_ms,omitempty"`
 	// SlackNs is a Linux thread's timer slack in ns (0: left as it was).
 	SlackNs int64 `json:"slack_ns,omitempty"`
 	// CPUDMALatencyUs is a Linux /dev/cpu_dma_latency request held while
@@ -149,13 +152,15 @@ type Setting struct {
 
 // IsZero reports whether the setting asks for nothing.
 func (s Setting) IsZero() bool {
-	return s.Resolution100ns == 0 && s.SlackNs == 0 && s.CPUDMALatencyUs == nil
+	return s.Resolution100ns == 0 && s.TimeBeginPeriodMs == 0 && s.SlackNs == 0 && s.CPUDMALatencyUs == nil
 }
 
 // String renders the setting for people: "0.5000 ms (5000 x 100ns)",
 // "slack 1ns" or "none".
 func (s Setting) String() string {
 	switch {
+	case s.TimeBeginPeriodMs != 0:
+		return fmt.Sprintf("timeBeginPeriod(%d)", s.TimeBeginPeriodMs)
 	case s.Resolution100ns != 0:
 		return fmt.Sprintf("%s ms (%d x 100ns)", FormatPeriodMS(s.Resolution100ns), s.Resolution100ns)
 	case s.SlackNs != 0 && s.CPUDMALatencyUs != nil:
@@ -185,6 +190,10 @@ type Conditions struct {
 	TimerSlackNs int64 `json:"timer_slack_ns,omitempty"`
 	// Priority says how the measuring thread was scheduled.
 	Priority string `json:"priority"`
+	// CPUNs and WallNs are the process's CPU time and the wall time over
+	// the measurement: what the wait method cost.
+	CPUNs  int64 `json:"cpu_ns,omitempty"`
+	WallNs int64 `json:"wall_ns,omitempty"`
 }
 
 // windowsReleases names Windows 10 and 11 client builds by their release.

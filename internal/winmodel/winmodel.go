@@ -235,3 +235,6 @@ func (h *Host) callDelay(at int64) int64 {
 	}
 	return int64(max(d, 500))
 }
+
+// CPUTime is zero: the model spends no CPU.
+func (h *Host) CPUTime() time.Duration { return 0 }
