@@ -15,7 +15,7 @@ func (a *app) analyzeCommand() *cobra.Command {
 		Long: `Recompute a result from a raw-samples file (--raw of bench or measure), so
 that a run can be shared and anyone can re-judge it. A bench's file gives
 exactly the bench's result under the same --prefer and budgets; a measure
-file gets its summary, a curve file its curve. A missing, damaged or future-version file exits 2,
+file gets its summary, a curve file its curve, a compare file its matrix. A missing, damaged or future-version file exits 2,
 saying what and where.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -31,6 +31,14 @@ saying what and where.`,
 			f, err := rawfile.ReadFile(args[0])
 			if err != nil {
 				return usagef("%s: %v", args[0], err)
+			}
+			if f.Command == "compare" {
+				c := report.CompareOf(f, nil, nil)
+				if j.asJSON {
+					return writeJSON(a.stdout, c)
+				}
+				report.WriteCompare(a.stdout, c)
+				return nil
 			}
 			if f.Command == "curve" {
 				c := report.CurveOf(f)

@@ -103,8 +103,19 @@ func abs64(v int64) int64 {
 	return v
 }
 
-// CompareOf builds the matrix from a compare raw file.
+// CompareOf builds the matrix from a compare raw file. With nil methods
+// or settings (analyze), they are the points' own, in the order measured.
 func CompareOf(f *rawfile.File, methods, settings []string) *Compare {
+	if methods == nil || settings == nil {
+		for _, p := range f.Points {
+			if !slices.Contains(methods, p.Method) {
+				methods = append(methods, p.Method)
+			}
+			if s := p.Requested.String(); !slices.Contains(settings, s) {
+				settings = append(settings, s)
+			}
+		}
+	}
 	c := &Compare{OS: f.Query.OS, OSBuild: OSBuild(f.Query), IntervalNs: f.DelayNs, Methods: methods, Settings: settings}
 	c.Cells = make([]Cell, len(methods)*len(settings))
 	for i := range f.Points {
