@@ -62,16 +62,15 @@ func (a *app) compareCommand() *cobra.Command {
 		Short: "Compare every wait method under every timer setting on this machine",
 		Long: `A matrix like seed 003's, measured here: each wait method (rows) under each
 setting (columns), as --cycles waits of --interval. Relative methods are
-one-shot waits; periodic ones (clock-abs, timerfd, go-ticker,
-precise-ticker, spin) are timers of that interval. Per cell: the intervals'
+one-shot waits; periodic ones (clock-abs, timerfd, timesetevent,
+timerqueue, go-ticker, precise-ticker, spin) are timers of that interval. Per cell: the intervals'
 p50, p95 and max, the share at least twice the target, the share under half
 of it (catch-up after a late tick), drift and CPU; the best cell per method is
 marked, and a one-line verdict names the best that does not keep a CPU busy.
 
 Settings. Windows: none, timebeginperiod-1, nt-1ms, nt-0.5ms (NtSetTimerResolution).
 Linux: default, slack-1ns, and as root dma-0 (slack 1 ns with
-/dev/cpu_dma_latency held at 0). Nothing outlives the command.
-Not yet measured: Windows timeSetEvent and CreateTimerQueueTimer.`,
+/dev/cpu_dma_latency held at 0). Nothing outlives the command.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.compare(cmd, platform.New(), &o)

@@ -41,6 +41,8 @@ func (h *windowsHost) Methods() []Method {
 		{Name: "sleep", Summary: "kernel32 Sleep of whole milliseconds (ends on a timer tick)", WholeMilliseconds: true, Schedule: Relative},
 		{Name: "waitable", Summary: "a waitable timer (CreateWaitableTimerExW), relative due time", Schedule: Relative},
 		{Name: "waitable-hr", Summary: "a high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)", Schedule: Relative},
+		{Name: "timesetevent", Summary: "timeSetEvent periodic, whole ms, setting an event (multimedia timer)", WholeMilliseconds: true, Schedule: Periodic, CatchesUp: true},
+		{Name: "timerqueue", Summary: "CreateTimerQueueTimer periodic, whole ms, its callback setting an event", WholeMilliseconds: true, Schedule: Periodic, CatchesUp: true},
 	}, portableMethods()...)
 }
 
@@ -136,6 +138,8 @@ func (h *windowsHost) NewWaiter(method string, delay time.Duration) (Waiter, err
 		return newWaitableWaiter(0, delay)
 	case "waitable-hr":
 		return newWaitableWaiter(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, delay)
+	case "timesetevent", "timerqueue":
+		return newEventTimerWaiter(method, uint32(delay/time.Millisecond))
 	}
 	if w := newPortableWaiter(method, delay, h.Now); w != nil {
 		return w, nil
@@ -282,4 +286,60 @@ func (h *windowsHost) CPUTime() time.Duration {
 	}
 	ticks := func(f windows.Filetime) int64 { return int64(f.HighDateTime)<<32 | int64(f.LowDateTime) }
 	return time.Duration(ticks(kernel)+ticks(user)) * 100
+}
+
+// eventTimerWaiter waits on an auto-reset event that a periodic timer sets:
+// timeSetEvent sets it itself (TIME_CALLBACK_EVENT_SET); a timer-queue
+// timer's callback calls SetEvent, one of the few calls a timer callback
+// may make. The timer starts at the first wait.
+type eventTimerWaiter struct {
+	method string
+	ms     uint32
+	event  windows.Handle
+	stop   func()
+}
+
+func newEventTimerWaiter(method string, ms uint32) (*eventTimerWaiter, error) {
+	event, err := windows.CreateEvent(nil, 0, 0, nil)
+	if err != nil {
+		return nil, &OSError{Call: "CreateEventW", Err: err}
+	}
+	return &eventTimerWaiter{method: method, ms: ms, event: event}, nil
+}
+
+// setEventCallback is the one WAITORTIMERCALLBACK: windows.NewCallback
+// slots are few and never freed, so it is made once.
+var setEventCallback = windows.NewCallback(func(parameter, fired uintptr) uintptr {
+	windows.SetEvent(windows.Handle(parameter))
+	return 0
+})
+
+func (w *eventTimerWaiter) Wait(int64) error {
+	if w.stop == nil {
+		switch w.method {
+		case "timesetevent":
+			id, err := winapi.TimeSetEvent(w.ms, 0, w.event, winapi.TIME_PERIODIC|winapi.TIME_CALLBACK_EVENT_SET)
+			if err != nil {
+				return &OSError{Call: fmt.Sprintf("timeSetEvent(%d)", w.ms), Err: err}
+			}
+			w.stop = func() { winapi.TimeKillEvent(id) }
+		default:
+			timer, err := winapi.CreateTimerQueueTimer(setEventCallback, uintptr(w.event), w.ms, w.ms, winapi.WT_EXECUTEINTIMERTHREAD)
+			if err != nil {
+				return &OSError{Call: fmt.Sprintf("CreateTimerQueueTimer(%d)", w.ms), Err: err}
+			}
+			w.stop = func() { winapi.DeleteTimerQueueTimer(timer) }
+		}
+	}
+	if _, err := windows.WaitForSingleObject(w.event, windows.INFINITE); err != nil {
+		return &OSError{Call: "WaitForSingleObject", Err: err}
+	}
+	return nil
+}
+
+func (w *eventTimerWaiter) Close() error {
+	if w.stop != nil {
+		w.stop()
+	}
+	return windows.CloseHandle(w.event)
 }

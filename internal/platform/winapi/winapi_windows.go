@@ -9,6 +9,7 @@ import (
 var (
 	ntdll    = windows.NewLazySystemDLL("ntdll.dll")
 	kernel32 = windows.NewLazySystemDLL("kernel32.dll")
+	winmm    = windows.NewLazySystemDLL("winmm.dll")
 
 	procNtQueryTimerResolution    = ntdll.NewProc("NtQueryTimerResolution")
 	procNtSetTimerResolution      = ntdll.NewProc("NtSetTimerResolution")
@@ -18,6 +19,10 @@ var (
 	procSetWaitableTimerEx        = kernel32.NewProc("SetWaitableTimerEx")
 	procSetThreadPriority         = kernel32.NewProc("SetThreadPriority")
 	procSetProcessInformation     = kernel32.NewProc("SetProcessInformation")
+	procCreateTimerQueueTimer     = kernel32.NewProc("CreateTimerQueueTimer")
+	procDeleteTimerQueueTimer     = kernel32.NewProc("DeleteTimerQueueTimer")
+	procTimeSetEvent              = winmm.NewProc("timeSetEvent")
+	procTimeKillEvent             = winmm.NewProc("timeKillEvent")
 )
 
 // Constants, with their documented names.
@@ -37,6 +42,13 @@ const (
 	ProcessPowerThrottling                           = 4
 	PROCESS_POWER_THROTTLING_CURRENT_VERSION         = 1
 	PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION = 0x4
+	// timeSetEvent flags (timeapi.h): fire every uDelay ms, and set the
+	// event handle passed as lpTimeProc instead of calling a function.
+	TIME_PERIODIC           = 0x1
+	TIME_CALLBACK_EVENT_SET = 0x10
+	// WT_EXECUTEINTIMERTHREAD runs a timer-queue callback on the timer
+	// thread itself (threadpoollegacyapiset.h).
+	WT_EXECUTEINTIMERTHREAD = 0x20
 )
 
 // ProcessPowerThrottlingState is PROCESS_POWER_THROTTLING_STATE.
@@ -164,6 +176,59 @@ func SetProcessInformation(process windows.Handle, class uint32, info unsafe.Poi
 		return err
 	}
 	r, _, err := procSetProcessInformation.Call(uintptr(process), uintptr(class), uintptr(info), uintptr(size))
+	if r == 0 {
+		return err
+	}
+	return nil
+}
+
+// TimeSetEvent starts a multimedia timer that sets event every delay ms.
+//
+//	MMRESULT timeSetEvent(UINT uDelay, UINT uResolution,
+//	    LPTIMECALLBACK lpTimeProc, DWORD_PTR dwUser, UINT fuEvent);
+//
+// Documented in timeapi.h (obsolete in favour of CreateTimerQueueTimer,
+// still present). It returns 0 on failure.
+func TimeSetEvent(delayMs, resolutionMs uint32, event windows.Handle, flags uint32) (uint32, error) {
+	r, _, err := procTimeSetEvent.Call(uintptr(delayMs), uintptr(resolutionMs), uintptr(event), 0, uintptr(flags))
+	if r == 0 {
+		return 0, err
+	}
+	return uint32(r), nil
+}
+
+// TimeKillEvent stops a multimedia timer.
+//
+//	MMRESULT timeKillEvent(UINT uTimerID);
+func TimeKillEvent(id uint32) {
+	procTimeKillEvent.Call(uintptr(id))
+}
+
+// CreateTimerQueueTimer starts a timer on the default timer queue that
+// calls callback (from windows.NewCallback) after dueMs and every periodMs.
+//
+//	BOOL CreateTimerQueueTimer(PHANDLE phNewTimer, HANDLE TimerQueue,
+//	    WAITORTIMERCALLBACK Callback, PVOID Parameter, DWORD DueTime,
+//	    DWORD Period, ULONG Flags);
+//
+// Documented in threadpoollegacyapiset.h.
+func CreateTimerQueueTimer(callback, parameter uintptr, dueMs, periodMs, flags uint32) (windows.Handle, error) {
+	var timer windows.Handle
+	r, _, err := procCreateTimerQueueTimer.Call(uintptr(unsafe.Pointer(&timer)), 0, callback, parameter,
+		uintptr(dueMs), uintptr(periodMs), uintptr(flags))
+	if r == 0 {
+		return 0, err
+	}
+	return timer, nil
+}
+
+// DeleteTimerQueueTimer stops a timer-queue timer; completion
+// INVALID_HANDLE_VALUE waits for running callbacks to finish.
+//
+//	BOOL DeleteTimerQueueTimer(HANDLE TimerQueue, HANDLE Timer,
+//	    HANDLE CompletionEvent);
+func DeleteTimerQueueTimer(timer windows.Handle) error {
+	r, _, err := procDeleteTimerQueueTimer.Call(0, uintptr(timer), uintptr(windows.InvalidHandle))
 	if r == 0 {
 		return err
 	}
