@@ -1,0 +1,184 @@
+// Package persist generates, as data, what keeps a setting across reboots:
+// the Task Scheduler task that starts the holder at logon (Windows) and the
+// systemd unit that runs it at boot (Linux). Generating is pure and tested
+// here with hostile paths; registering the result is the hold command's
+// job, and only that command writes anything.
+package persist
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf16"
+)
+
+// TaskName is the Task Scheduler task tickscope owns.
+const TaskName = "tickscope"
+
+// Marker goes into the task's description: a task without it was not made
+// by tickscope and is never replaced or deleted by it.
+func Marker(version string) string { return "[tickscope holder, build " + version + "]" }
+
+// Task is a logon holder.
+type Task struct {
+	Exe         string
+	Args        []string
+	Description string
+	// DelaySeconds is how long after logon the holder starts.
+	DelaySeconds int
+}
+
+// The task definition, as Task Scheduler's schema (version 1.2) names it.
+type taskXML struct {
+	XMLName      xml.Name  `xml:"Task"`
+	Version      string    `xml:"version,attr"`
+	Xmlns        string    `xml:"xmlns,attr"`
+	Description  string    `xml:"RegistrationInfo>Description"`
+	LogonEnabled bool      `xml:"Triggers>LogonTrigger>Enabled"`
+	LogonDelay   string    `xml:"Triggers>LogonTrigger>Delay"`
+	Principal    principal `xml:"Principals>Principal"`
+	Settings     settings  `xml:"Settings"`
+	Actions      actions   `xml:"Actions"`
+}
+
+type actions struct {
+	Context   string `xml:"Context,attr"`
+	Command   string `xml:"Exec>Command"`
+	Arguments string `xml:"Exec>Arguments,omitempty"`
+}
+
+type principal struct {
+	ID        string `xml:"id,attr"`
+	LogonType string `xml:"LogonType"`
+	RunLevel  string `xml:"RunLevel"`
+}
+
+type settings struct {
+	MultipleInstancesPolicy    string `xml:"MultipleInstancesPolicy"`
+	DisallowStartIfOnBatteries bool   `xml:"DisallowStartIfOnBatteries"`
+	StopIfGoingOnBatteries     bool   `xml:"StopIfGoingOnBatteries"`
+	// PT0S: no time limit (the default of 72 hours would end the holder).
+	ExecutionTimeLimit string `xml:"ExecutionTimeLimit"`
+	Priority           int    `xml:"Priority"`
+}
+
+// TaskXML is the definition `schtasks /Create /XML` reads, UTF-16 with a
+// byte-order mark as Task Scheduler writes its own: run as the user who
+// logs on, without elevation, DelaySeconds after logon, allowed on battery,
+// with no time limit. encoding/xml escapes whatever the path holds.
+func TaskXML(t Task) ([]byte, error) {
+	doc := taskXML{
+		Version:      "1.2",
+		Xmlns:        "http://schemas.microsoft.com/windows/2004/02/mit/task",
+		Description:  t.Description,
+		LogonEnabled: true,
+		LogonDelay:   fmt.Sprintf("PT%dS", t.DelaySeconds),
+		Principal:    principal{ID: "Author", LogonType: "InteractiveToken", RunLevel: "LeastPrivilege"},
+		Settings: settings{
+			MultipleInstancesPolicy: "IgnoreNew",
+			ExecutionTimeLimit:      "PT0S",
+			Priority:                7,
+		},
+		Actions: actions{Context: "Author", Command: t.Exe, Arguments: WindowsCommandLine(t.Args)},
+	}
+	body, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	text := `<?xml version="1.0" encoding="UTF-16"?>` + "\r\n" + strings.ReplaceAll(string(body), "\n", "\r\n")
+	var out bytes.Buffer
+	out.Write([]byte{0xFF, 0xFE})
+	for _, u := range utf16.Encode([]rune(text)) {
+		out.WriteByte(byte(u))
+		out.WriteByte(byte(u >> 8))
+	}
+	return out.Bytes(), nil
+}
+
+// WindowsCommandLine joins arguments so that CommandLineToArgvW (and the
+// C runtime) splits them back unchanged.
+func WindowsCommandLine(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = quoteWindowsArg(a)
+	}
+	return strings.Join(quoted, " ")
+}
+
+func quoteWindowsArg(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n\v\"") {
+		return a
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	slashes := 0
+	for _, r := range a {
+		switch r {
+		case '\\':
+			slashes++
+		case '"':
+			// Backslashes before a quote are doubled, and the quote escaped.
+			b.WriteString(strings.Repeat(`\`, 2*slashes+1))
+			b.WriteRune(r)
+			slashes = 0
+			continue
+		default:
+			slashes = 0
+		}
+		b.WriteRune(r)
+	}
+	// Backslashes before the closing quote are doubled too.
+	b.WriteString(strings.Repeat(`\`, slashes))
+	b.WriteByte('"')
+	return b.String()
+}
+
+var envReference = regexp.MustCompile(`%([^%]+)%`)
+
+// ExpandedByTaskScheduler names an environment variable that Task Scheduler
+// would expand inside path (it expands %NAME% in a task's command when NAME
+// is set), or "" when the path goes through intact. lookup is os.LookupEnv.
+func ExpandedByTaskScheduler(path string, lookup func(string) (string, bool)) string {
+	for _, m := range envReference.FindAllStringSubmatch(path, -1) {
+		if _, ok := lookup(m[1]); ok {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// Unit is a systemd holder.
+type Unit struct {
+	Exe         string
+	Args        []string
+	Description string
+}
+
+// UnitName is the systemd unit tickscope owns.
+const UnitName = "tickscope-holder.service"
+
+// SystemdUnit is the unit file: a service started at boot that runs the
+// holder and restarts it if it fails.
+func SystemdUnit(u Unit) string {
+	words := []string{systemdQuote(u.Exe)}
+	for _, a := range u.Args {
+		words = append(words, systemdQuote(a))
+	}
+	return "[Unit]\n" +
+		"Description=" + strings.NewReplacer("\n", " ", "%", "%%").Replace(u.Description) + "\n" +
+		"\n[Service]\n" +
+		"Type=simple\n" +
+		"ExecStart=" + strings.Join(words, " ") + "\n" +
+		"Restart=on-failure\n" +
+		"\n[Install]\n" +
+		"WantedBy=multi-user.target\n"
+}
+
+// systemdQuote makes one ExecStart word: double-quoted with C escapes, and
+// systemd's % specifiers and $ expansions doubled so they stay literal.
+func systemdQuote(a string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "%", "%%", "$", "$$", "\n", `\n`, "\t", `\t`)
+	return `"` + r.Replace(a) + `"`
+}
