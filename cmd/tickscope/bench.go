@@ -83,10 +83,8 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 	if o.samples < 20 || o.samples > 1000 {
 		return badFlag("samples", o.samples, "allowed 20..1000")
 	}
-	if o.raw != "" {
-		if err := rawfile.CheckWritable(o.raw); err != nil {
-			return badFlag("raw", o.raw, "cannot write there: %v", err)
-		}
+	if err := rawfileCheck(o.raw); err != nil {
+		return err
 	}
 	q, err := host.Query()
 	if err != nil {

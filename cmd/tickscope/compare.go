@@ -192,14 +192,3 @@ measuring:
 	report.WriteCompare(a.stdout, c)
 	return nil
 }
-
-// rawfileCheck refuses an unwritable --raw before anything is measured.
-func rawfileCheck(path string) error {
-	if path == "" {
-		return nil
-	}
-	if err := rawfile.CheckWritable(path); err != nil {
-		return badFlag("raw", path, "cannot write there: %v", err)
-	}
-	return nil
-}

@@ -152,10 +152,8 @@ func (o *curveOptions) validate(host platform.Host) (platform.Method, error) {
 	case method.WholeMilliseconds && (o.from%time.Millisecond != 0 || o.step%time.Millisecond != 0):
 		return method, usagef("--from %v and --step %v: method %s waits whole milliseconds", o.from, o.step, method.Name)
 	}
-	if o.raw != "" {
-		if err := rawfile.CheckWritable(o.raw); err != nil {
-			return method, badFlag("raw", o.raw, "cannot write there: %v", err)
-		}
+	if err := rawfileCheck(o.raw); err != nil {
+		return method, err
 	}
 	return method, nil
 }

@@ -160,10 +160,8 @@ func (o *measureOptions) validate(host platform.Host) (platform.Method, error) {
 	if method.WholeMilliseconds && o.delay%time.Millisecond != 0 {
 		return method, badFlag("delay", o.delay, "method %s waits whole milliseconds: use 1ms, 2ms, ...", method.Name)
 	}
-	if o.raw != "" {
-		if err := rawfile.CheckWritable(o.raw); err != nil {
-			return method, badFlag("raw", o.raw, "cannot write there: %v", err)
-		}
+	if err := rawfileCheck(o.raw); err != nil {
+		return method, err
 	}
 	return method, nil
 }
