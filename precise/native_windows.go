@@ -17,21 +17,9 @@ const (
 	maxMargin     = int64(4 * time.Millisecond)
 )
 
-var qpcFrequency = func() int64 {
-	f, err := winapi.QueryPerformanceFrequency()
-	if err != nil || f <= 0 {
-		panic("precise: QueryPerformanceFrequency failed")
-	}
-	return f
-}()
-
 // now reads QueryPerformanceCounter in ns: Go's own clock on Windows moves
 // with the timer interrupt, too coarsely to spin on.
-func now() int64 {
-	var c int64
-	winapi.QueryPerformanceCounter(&c)
-	return c/qpcFrequency*int64(time.Second) + c%qpcFrequency*int64(time.Second)/qpcFrequency
-}
+func now() int64 { return winapi.QPCNanos() }
 
 // fallback is taken once where high-resolution waitable timers do not
 // exist (before Windows 10 1803): this process then holds a 1 ms period.

@@ -33,7 +33,6 @@ type windowsHost struct {
 	// requests counts this process's outstanding NtSetTimerResolution
 	// requests, for Query's "holds a request".
 	requests atomic.Int32
-	qpcFreq  atomic.Int64
 }
 
 func (h *windowsHost) Methods() []Method {
@@ -46,30 +45,9 @@ func (h *windowsHost) Methods() []Method {
 	}, portableMethods()...)
 }
 
-// frequency is the performance counter's frequency, read once.
-func (h *windowsHost) frequency() int64 {
-	if f := h.qpcFreq.Load(); f != 0 {
-		return f
-	}
-	f, err := winapi.QueryPerformanceFrequency()
-	if err != nil || f <= 0 {
-		// Cannot happen on Windows XP or later; a clock that does not run
-		// would make every sample zero, so fail loudly instead.
-		panic(fmt.Sprintf("QueryPerformanceFrequency: %v", err))
-	}
-	h.qpcFreq.Store(f)
-	return f
-}
-
 // Now reads QueryPerformanceCounter. Go's own clock on Windows follows the
 // interrupt time, which is quantised by the very tick being measured.
-func (h *windowsHost) Now() int64 {
-	freq := h.frequency()
-	var counter int64
-	winapi.QueryPerformanceCounter(&counter)
-	// Split to avoid overflowing counter × 1e9 after a few days of uptime.
-	return counter/freq*int64(time.Second) + counter%freq*int64(time.Second)/freq
-}
+func (h *windowsHost) Now() int64 { return winapi.QPCNanos() }
 
 func (h *windowsHost) PrepareThread() string {
 	var parts []string
@@ -204,7 +182,7 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 		GlobalTimerResolutionRequests: readDWORD(kernelKeyPath, globalRequestsValue),
 		Elevated:                      windows.GetCurrentProcessToken().IsElevated(),
 		DisableUserPresenceQos:        readDWORD(powerThrottlingPath, userPresenceQosValue),
-		QPCFrequencyHz:                h.frequency(),
+		QPCFrequencyHz:                winapi.QPCFrequency(),
 	}
 	win.RequestModel = timerinfo.RequestModelFor(win.Build, win.GlobalTimerResolutionRequests)
 	if win.Elevated {

@@ -1,6 +1,7 @@
 package winapi
 
 import (
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -233,4 +234,27 @@ func DeleteTimerQueueTimer(timer windows.Handle) error {
 		return err
 	}
 	return nil
+}
+
+// qpcFrequency is QueryPerformanceFrequency, read once: it is fixed at boot.
+var qpcFrequency = sync.OnceValue(func() int64 {
+	f, err := QueryPerformanceFrequency()
+	if err != nil || f <= 0 {
+		// Cannot happen on Windows XP or later; a clock that does not run
+		// would make every sample zero, so fail loudly instead.
+		panic("QueryPerformanceFrequency: " + err.Error())
+	}
+	return f
+})
+
+// QPCFrequency is the performance counter's frequency in Hz.
+func QPCFrequency() int64 { return qpcFrequency() }
+
+// QPCNanos reads QueryPerformanceCounter in ns. The count is split before
+// scaling so that count × 1e9 cannot overflow after days of uptime.
+func QPCNanos() int64 {
+	f := qpcFrequency()
+	var c int64
+	QueryPerformanceCounter(&c)
+	return c/f*1_000_000_000 + c%f*1_000_000_000/f
 }
