@@ -199,8 +199,7 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 	}
 	rep := &timerinfo.Report{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Windows: win, Warnings: []string{}}
 	if current < coarsest && !win.ProcessHoldsRequest {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the timer is held at %s ms, finer than the coarsest %s ms: another process holds a request, so measurements of coarser requests are skewed",
-			timerinfo.FormatPeriodMS(current), timerinfo.FormatPeriodMS(coarsest)))
+		rep.Warnings = append(rep.Warnings, timerinfo.HeldWarning(current, coarsest))
 	}
 	if !haveHighResTimer() {
 		rep.Warnings = append(rep.Warnings, "this system has no high-resolution waitable timers, so the Go runtime holds timeBeginPeriod(1) in tickscope itself while it runs")

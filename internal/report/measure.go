@@ -221,10 +221,8 @@ func MeasurementOf(f *rawfile.File, p *rawfile.Point) *Measurement {
 		if before != 0 && before < win.Coarsest100ns {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("the timer was already at %s ms before this measurement: another process holds a request, so results for coarser settings are skewed", timerinfo.FormatPeriodMS(before)))
 		}
-		// Grants are quantised a little below the request (0.500 -> 0.4992
-		// ms); only a grant well below it means a finer request elsewhere.
-		if g, r := p.Granted.Resolution100ns, p.Requested.Resolution100ns; g != 0 && uint64(g)*100 < uint64(r)*98 {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("granted %s ms is finer than the %s ms requested: a finer request held elsewhere is in force", timerinfo.FormatPeriodMS(g), timerinfo.FormatPeriodMS(p.Requested.Resolution100ns)))
+		if g, r := p.Granted.Resolution100ns, p.Requested.Resolution100ns; timerinfo.GrantShowsFinerHold(r, g) {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("granted %s ms is finer than the %s ms requested: a finer request held elsewhere is in force", timerinfo.FormatPeriodMS(g), timerinfo.FormatPeriodMS(r)))
 		}
 	}
 	return m

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // The gates no recommendation may violate (TickTune's, seed 002).
@@ -120,10 +121,9 @@ const (
 )
 
 // affected reports whether a point was measured while another process held
-// a period finer than its request (allowing 1 µs for quantisation).
+// a period finer than its request.
 func affected(p *rawfile.Point) bool {
-	held := p.Conditions.CurrentBefore100ns
-	return held != 0 && held+10 < p.Requested.Resolution100ns
+	return timerinfo.HeldFinerThan(p.Conditions.CurrentBefore100ns, p.Requested.Resolution100ns)
 }
 
 // Judge recommends from measured points. Points with Phase "" are the sweep,

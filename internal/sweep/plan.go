@@ -179,7 +179,7 @@ func (r *Runner) groups(requests []uint32) ([]group, error) {
 		if err := release(); err != nil {
 			return nil, err
 		}
-		isAffected := held+10 < req || uint64(granted.Resolution100ns)*100 < uint64(req)*98
+		isAffected := timerinfo.HeldFinerThan(held, req) || timerinfo.GrantShowsFinerHold(req, granted.Resolution100ns)
 		if n := len(groups); n > 0 && !isAffected && !groups[n-1].affected && groups[n-1].point.Granted.Resolution100ns == granted.Resolution100ns {
 			groups[n-1].point.SameAs = append(groups[n-1].point.SameAs, req)
 			continue

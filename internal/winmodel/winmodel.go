@@ -179,8 +179,7 @@ func (h *Host) Query() (*timerinfo.Report, error) {
 	win.RequestModel = timerinfo.RequestModelFor(win.Build, key)
 	rep := &timerinfo.Report{OS: "windows", Arch: "simulated", CPUs: 8, Windows: win, Warnings: []string{}}
 	if h.current() < h.sc.Coarsest && h.own == 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the timer is held at %s ms, finer than the coarsest %s ms: another process holds a request, so measurements of coarser requests are skewed",
-			timerinfo.FormatPeriodMS(h.current()), timerinfo.FormatPeriodMS(h.sc.Coarsest)))
+		rep.Warnings = append(rep.Warnings, timerinfo.HeldWarning(h.current(), h.sc.Coarsest))
 	}
 	return rep, nil
 }
