@@ -70,7 +70,7 @@ func (h *linuxHost) Methods() []Method {
 	return append([]Method{
 		{Name: "clock-abs", Summary: "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) on a periodic schedule, as cyclictest measures", Schedule: Periodic},
 		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: Relative},
-		{Name: "timerfd", Summary: "a periodic timerfd on CLOCK_MONOTONIC", Schedule: Periodic},
+		{Name: "timerfd", Summary: "a periodic timerfd on CLOCK_MONOTONIC (an expiration missed during a stall is delivered at once)", Schedule: Periodic, CatchesUp: true},
 		{Name: "epoll", Summary: "epoll_wait with a timeout of whole milliseconds", WholeMilliseconds: true, Schedule: Relative},
 	}, portableMethods()...)
 }

@@ -76,7 +76,8 @@ type Method struct {
 	Schedule          Schedule
 	// CatchesUp marks a periodic method whose own schedule can deliver a
 	// tick right after a late one, so a wait can end before the loop's
-	// deadline (time.Ticker; seed 003 saw timeSetEvent do the same).
+	// deadline (time.Ticker, a timerfd with a pending expiration; seed 003
+	// saw timeSetEvent do the same).
 	CatchesUp bool
 }
 
