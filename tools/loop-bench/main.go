@@ -19,9 +19,14 @@ import (
 	"github.com/tickscope/tickscope/precise"
 )
 
-// now is the high-resolution clock every lateness is measured on: Go's own
-// clock on Windows follows the timer interrupt.
-var now = platform.New().Now
+// host gives the high-resolution clock every lateness is measured on (Go's
+// own clock on Windows follows the timer interrupt) and the process's CPU
+// time.
+var (
+	host    = platform.New()
+	now     = host.Now
+	cpuTime = host.CPUTime
+)
 
 // method keeps a loop on a period and returns each tick's lateness.
 type method struct {

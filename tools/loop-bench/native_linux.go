@@ -43,9 +43,3 @@ func native(period time.Duration, ticks int, margin time.Duration) []time.Durati
 	}
 	return late
 }
-
-func cpuTime() time.Duration {
-	var ru unix.Rusage
-	unix.Getrusage(unix.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
