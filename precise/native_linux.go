@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/monoclock"
 )
 
 // spin_sleep's default accuracy on Linux: where the margin starts.
@@ -13,21 +15,8 @@ const (
 	maxMargin     = int64(500 * time.Microsecond)
 )
 
-var clockBase = time.Now()
-
-// now reads CLOCK_MONOTONIC through Go's monotonic clock (the vDSO), in ns
-// since clockBase.
-func now() int64 { return int64(time.Since(clockBase)) }
-
-// monoOffset converts now's clock to CLOCK_MONOTONIC for clock_nanosleep.
-var monoOffset = func() int64 {
-	var ts unix.Timespec
-	before := now()
-	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
-	// Align with the bracket's start: the native sleep may then end a few
-	// ns early on now's clock, which the spin absorbs.
-	return ts.Nano() - before
-}()
+// now reads CLOCK_MONOTONIC, the clock clock_nanosleep's deadlines are on.
+func now() int64 { return monoclock.Now() }
 
 // nativeSleepUntil sleeps with clock_nanosleep on an absolute deadline from
 // this goroutine's OS thread, with the thread's timer slack at 1 ns for the
@@ -40,7 +29,7 @@ func nativeSleepUntil(deadline int64) {
 		unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 		defer unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(previous), 0, 0, 0)
 	}
-	ts := unix.NsecToTimespec(deadline + monoOffset)
+	ts := unix.NsecToTimespec(deadline)
 	for unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil) == unix.EINTR {
 	}
 }

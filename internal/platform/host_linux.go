@@ -17,54 +17,19 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tickscope/tickscope/internal/monoclock"
+
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // New returns the host tickscope runs on.
-func New() Host { return newLinux() }
+func New() Host { return &linuxHost{} }
 
-type linuxHost struct {
-	clock monoClock
-}
+type linuxHost struct{}
 
-func newLinux() *linuxHost { return &linuxHost{clock: newMonoClock()} }
 
-// monoClock reads CLOCK_MONOTONIC, the clock clock_nanosleep's absolute
-// deadlines are on, through Go's monotonic clock: on Linux that is the same
-// CLOCK_MONOTONIC read through the vDSO, where x/sys's ClockGettime is a full
-// system call. offset aligns Go's origin with the kernel's.
-type monoClock struct {
-	base   time.Time
-	offset int64
-}
-
-func newMonoClock() monoClock {
-	c := monoClock{base: time.Now()}
-	// Bracket one ClockGettime between two reads of Go's clock and keep the
-	// tightest bracket. The kernel's reading was taken somewhere inside it;
-	// aligning it with the bracket's start makes this clock read at or after
-	// the true CLOCK_MONOTONIC, by at most the bracket's width (tens of ns).
-	// A sample can then be late by that much too, but never early, so "the
-	// wait never returns before its deadline" stays checkable.
-	bestWidth := int64(1 << 62)
-	for range 32 {
-		var ts unix.Timespec
-		before := time.Since(c.base)
-		if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-			continue
-		}
-		after := time.Since(c.base)
-		if width := int64(after - before); width < bestWidth {
-			bestWidth = width
-			c.offset = ts.Nano() - int64(before)
-		}
-	}
-	return c
-}
-
-func (c monoClock) Now() int64 { return c.offset + int64(time.Since(c.base)) }
-
-func (h *linuxHost) Now() int64 { return h.clock.Now() }
+// Now reads CLOCK_MONOTONIC, the clock of clock_nanosleep's deadlines.
+func (h *linuxHost) Now() int64 { return monoclock.Now() }
 
 func (h *linuxHost) Methods() []Method {
 	return append([]Method{
