@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/escape"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -227,17 +225,6 @@ func (a *app) slackBench(cmd *cobra.Command, host platform.Host, q *timerinfo.Re
 	}
 	report.WriteSlackBench(a.stdout, b)
 	return nil
-}
-
-// stoppable derives a context that ESC cancels too (Ctrl+C already cancels
-// the parent); done restores the terminal.
-func stoppable(parent context.Context) (ctx context.Context, done func()) {
-	ctx, cancel := context.WithCancel(parent)
-	restore := escape.Watch(cancel)
-	return ctx, func() {
-		restore()
-		cancel()
-	}
 }
 
 func simPrefix(simulate string) string {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/tickscope/tickscope/internal/escape"
 )
 
 // progress shows a bar with the time left on standard error when it is a
@@ -50,5 +53,16 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Clear()
 		_ = p.bar.Exit()
+	}
+}
+
+// stoppable derives a context that ESC cancels too (Ctrl+C already cancels
+// the parent); done restores the terminal.
+func stoppable(parent context.Context) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(parent)
+	restore := escape.Watch(cancel)
+	return ctx, func() {
+		restore()
+		cancel()
 	}
 }
