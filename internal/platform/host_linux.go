@@ -27,7 +27,6 @@ func New() Host { return &linuxHost{} }
 
 type linuxHost struct{}
 
-
 // Now reads CLOCK_MONOTONIC, the clock of clock_nanosleep's deadlines.
 func (h *linuxHost) Now() int64 { return monoclock.Now() }
 
