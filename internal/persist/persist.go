@@ -119,8 +119,9 @@ func quoteWindowsArg(a string) string {
 		case '\\':
 			slashes++
 		case '"':
-			// Backslashes before a quote are doubled, and the quote escaped.
-			b.WriteString(strings.Repeat(`\`, 2*slashes+1))
+			// Backslashes before a quote are doubled (those already
+			// written once more), and the quote escaped.
+			b.WriteString(strings.Repeat(`\`, slashes+1))
 			b.WriteRune(r)
 			slashes = 0
 			continue

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/tickscope/tickscope/internal/persist"
 )
@@ -58,7 +59,7 @@ func TestTaskXMLRoundTripsHostilePaths(t *testing.T) {
 		if doc.Command != exe {
 			t.Errorf("command %q, want %q", doc.Command, exe)
 		}
-		if got := commandLineToArgv(doc.Arguments); strings.Join(got, "\x00") != strings.Join(hostileArgs, "\x00") {
+		if got := persist.SplitWindowsCommandLine(doc.Arguments); strings.Join(got, "\x00") != strings.Join(hostileArgs, "\x00") {
 			t.Errorf("arguments %q split back to %q, want %q", doc.Arguments, got, hostileArgs)
 		}
 		if doc.Delay != "PT15S" || doc.LogonType != "InteractiveToken" || doc.RunLevel != "LeastPrivilege" || doc.Battery || doc.Limit != "PT0S" {
@@ -68,53 +69,6 @@ func TestTaskXMLRoundTripsHostilePaths(t *testing.T) {
 			t.Errorf("description %q lacks the marker", doc.Description)
 		}
 	}
-}
-
-// commandLineToArgv splits as CommandLineToArgvW does for arguments after
-// the program name (the documented rules on backslashes and quotes).
-func commandLineToArgv(s string) []string {
-	var args []string
-	var cur strings.Builder
-	inQuotes, have := false, false
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			n := 0
-			for i < len(s) && s[i] == '\\' {
-				n++
-				i++
-			}
-			if i < len(s) && s[i] == '"' {
-				cur.WriteString(strings.Repeat(`\`, n/2))
-				if n%2 == 1 {
-					cur.WriteByte('"')
-					i++
-				}
-			} else {
-				cur.WriteString(strings.Repeat(`\`, n))
-			}
-			have = true
-			continue
-		case c == '"':
-			inQuotes = !inQuotes
-			have = true
-		case (c == ' ' || c == '\t') && !inQuotes:
-			if have {
-				args = append(args, cur.String())
-				cur.Reset()
-				have = false
-			}
-		default:
-			cur.WriteByte(c)
-			have = true
-		}
-		i++
-	}
-	if have {
-		args = append(args, cur.String())
-	}
-	return args
 }
 
 func TestExpandedByTaskScheduler(t *testing.T) {
@@ -137,15 +91,16 @@ func TestSystemdUnitQuotesEveryWord(t *testing.T) {
 		Args:        []string{"apply", "--dma-latency", "0", `a "quoted" \ word`},
 		Description: "tickscope holder " + persist.Marker("0.1.0"),
 	})
-	var exec string
-	for _, line := range strings.Split(unit, "\n") {
-		if rest, ok := strings.CutPrefix(line, "ExecStart="); ok {
-			exec = rest
-		}
+	in, err := persist.ParseUnit(unit)
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := []string{"/opt/my tools/100% $HOME/tickscope", "apply", "--dma-latency", "0", `a "quoted" \ word`}
-	if got := splitSystemd(exec); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
-		t.Errorf("ExecStart %q splits to %q, want %q", exec, got, want)
+	if got := append([]string{in.Exe}, in.Args...); strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("ExecStart splits to %q, want %q:\n%s", got, want, unit)
+	}
+	if !in.Ours() {
+		t.Errorf("description %q: marker not recognised", in.Description)
 	}
 	for _, section := range []string{"[Unit]", "[Service]", "[Install]", "WantedBy=multi-user.target", "Restart=on-failure"} {
 		if !strings.Contains(unit, section) {
@@ -154,38 +109,101 @@ func TestSystemdUnitQuotesEveryWord(t *testing.T) {
 	}
 }
 
-// splitSystemd undoes systemdQuote: double-quoted words with \\ \" \n \t
-// escapes, %% and $$ for literal % and $.
-func splitSystemd(s string) []string {
-	var words []string
-	for len(s) > 0 {
-		s = strings.TrimLeft(s, " ")
-		if s == "" || s[0] != '"' {
-			break
+func TestParseTaskReadsBackWhatTaskXMLWrote(t *testing.T) {
+	for _, exe := range hostilePaths {
+		data, err := persist.TaskXML(persist.Task{Exe: exe, Args: hostileArgs, Description: "holds 0.5 ms " + persist.Marker("0.1.0"), DelaySeconds: 15})
+		if err != nil {
+			t.Fatal(err)
 		}
-		var w strings.Builder
-		i := 1
-		for ; i < len(s) && s[i] != '"'; i++ {
-			switch {
-			case s[i] == '\\' && i+1 < len(s):
-				i++
-				switch s[i] {
-				case 'n':
-					w.WriteByte('\n')
-				case 't':
-					w.WriteByte('\t')
-				default:
-					w.WriteByte(s[i])
-				}
-			case (s[i] == '%' || s[i] == '$') && i+1 < len(s) && s[i+1] == s[i]:
-				w.WriteByte(s[i])
-				i++
-			default:
-				w.WriteByte(s[i])
+		in, err := persist.ParseTask(data)
+		if err != nil {
+			t.Fatalf("%s: %v", exe, err)
+		}
+		if in.Exe != exe || strings.Join(in.Args, "\x00") != strings.Join(hostileArgs, "\x00") || !in.Ours() {
+			t.Errorf("read back %+v for %s", in, exe)
+		}
+	}
+}
+
+func TestParseTaskRejects(t *testing.T) {
+	for name, data := range map[string]string{
+		"not XML":      "schtasks: ERROR: The system cannot find the file specified.",
+		"another root": `<?xml version="1.0"?><Job><Actions><Exec><Command>x</Command></Exec></Actions></Job>`,
+		"no Exec":      `<Task><Actions/></Task>`,
+		"odd UTF-16":   "\xFF\xFE<\x00T",
+		"not finished": `<Task><Actions><Exec><Command>x`,
+	} {
+		if in, err := persist.ParseTask([]byte(data)); err == nil {
+			t.Errorf("%s: parsed as %+v", name, in)
+		}
+	}
+	// A task someone else made is read but is not ours.
+	in, err := persist.ParseTask([]byte(`<?xml version="1.0" encoding="UTF-16"?><Task xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task"><RegistrationInfo><Description>TimerResolution at logon</Description></RegistrationInfo><Actions><Exec><Command>C:\\tr.exe</Command></Exec></Actions></Task>`))
+	if err != nil || in.Ours() || in.Exe != `C:\\tr.exe` {
+		t.Errorf("foreign task: %+v, %v", in, err)
+	}
+}
+
+// FuzzSplitWindowsCommandLine: whatever the words, WindowsCommandLine
+// joins them so that they split back unchanged (words without NUL, as
+// Windows has none).
+func FuzzSplitWindowsCommandLine(f *testing.F) {
+	f.Add("apply", `with "quotes"`, `trailing\`)
+	f.Add("", `\\"`, " \t")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		words := []string{a, b, c}
+		for _, w := range words {
+			if strings.ContainsRune(w, 0) || !utf8.ValidString(w) {
+				return
 			}
 		}
-		words = append(words, w.String())
-		s = s[min(i+1, len(s)):]
-	}
-	return words
+		if got := persist.SplitWindowsCommandLine(persist.WindowsCommandLine(words)); strings.Join(got, "\x00") != strings.Join(words, "\x00") {
+			t.Errorf("%q joined as %q splits to %q", words, persist.WindowsCommandLine(words), got)
+		}
+	})
+}
+
+// FuzzParseTask: any input is either rejected or read without panicking,
+// and a task written from the fields read back reads back the same.
+func FuzzParseTask(f *testing.F) {
+	data, _ := persist.TaskXML(persist.Task{Exe: hostilePaths[1], Args: hostileArgs, Description: persist.Marker("x"), DelaySeconds: 15})
+	f.Add(data)
+	f.Add([]byte(`<Task><Actions><Exec><Command>a</Command><Arguments>"b c" d</Arguments></Exec></Actions></Task>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, err := persist.ParseTask(data)
+		if err != nil || strings.ContainsRune(in.Exe+in.Description+strings.Join(in.Args, ""), 0) {
+			return
+		}
+		again, err := persist.TaskXML(persist.Task{Exe: in.Exe, Args: in.Args, Description: in.Description})
+		if err != nil {
+			return // text XML cannot carry (control characters)
+		}
+		back, err := persist.ParseTask(again)
+		if err != nil {
+			t.Fatalf("re-reading %+v: %v", in, err)
+		}
+		if back.Exe != in.Exe || strings.Join(back.Args, "\x00") != strings.Join(in.Args, "\x00") {
+			t.Errorf("%+v read back as %+v", in, back)
+		}
+	})
+}
+
+// FuzzParseUnit: any input is rejected or read; a unit written from what
+// was read reads back the same.
+func FuzzParseUnit(f *testing.F) {
+	f.Add(persist.SystemdUnit(persist.Unit{Exe: "/opt/a b/tickscope", Args: hostileArgs, Description: persist.Marker("x")}))
+	f.Add("ExecStart=\"a\" \"b\"\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		in, err := persist.ParseUnit(text)
+		if err != nil {
+			return
+		}
+		back, err := persist.ParseUnit(persist.SystemdUnit(persist.Unit{Exe: in.Exe, Args: in.Args}))
+		if err != nil {
+			t.Fatalf("re-reading %+v: %v", in, err)
+		}
+		if back.Exe != in.Exe || strings.Join(back.Args, "\x00") != strings.Join(in.Args, "\x00") {
+			t.Errorf("%q read back as %q", append([]string{in.Exe}, in.Args...), append([]string{back.Exe}, back.Args...))
+		}
+	})
 }
