@@ -3,7 +3,6 @@ package precise
 import (
 	"fmt"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -22,10 +21,6 @@ func Hold(period time.Duration) (release func(), err error) {
 	}
 	// Where the class is unknown (before Windows 11), there is no throttling
 	// to opt out of: the error is not the caller's concern.
-	state := winapi.ProcessPowerThrottlingState{
-		Version:     winapi.PROCESS_POWER_THROTTLING_CURRENT_VERSION,
-		ControlMask: winapi.PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION,
-	}
-	_ = winapi.SetProcessInformation(windows.CurrentProcess(), winapi.ProcessPowerThrottling, unsafe.Pointer(&state), uint32(unsafe.Sizeof(state)))
+	_ = winapi.IgnoreTimerResolutionThrottling()
 	return func() { winapi.NtSetTimerResolution(units, false, &current) }, nil
 }

@@ -258,3 +258,128 @@ func QPCNanos() int64 {
 	QueryPerformanceCounter(&c)
 	return c/f*1_000_000_000 + c%f*1_000_000_000/f
 }
+
+var (
+	user32 = windows.NewLazySystemDLL("user32.dll")
+
+	procFreeConsole         = kernel32.NewProc("FreeConsole")
+	procSetWindowsHookExW   = user32.NewProc("SetWindowsHookExW")
+	procCallNextHookEx      = user32.NewProc("CallNextHookEx")
+	procUnhookWindowsHookEx = user32.NewProc("UnhookWindowsHookEx")
+	procGetMessageW         = user32.NewProc("GetMessageW")
+	procPostThreadMessageW  = user32.NewProc("PostThreadMessageW")
+)
+
+// Constants for the desktop-wide ESC watch (winuser.h).
+const (
+	WH_KEYBOARD_LL = 13
+	HC_ACTION      = 0
+	WM_KEYDOWN     = 0x0100
+	WM_SYSKEYDOWN  = 0x0104
+	WM_QUIT        = 0x0012
+	VK_ESCAPE      = 0x1B
+)
+
+// KBDLLHOOKSTRUCT is what a low-level keyboard hook receives (winuser.h).
+type KBDLLHOOKSTRUCT struct {
+	VkCode      uint32
+	ScanCode    uint32
+	Flags       uint32
+	Time        uint32
+	DwExtraInfo uintptr
+}
+
+// MSG is a thread message (winuser.h).
+type MSG struct {
+	Hwnd    windows.Handle
+	Message uint32
+	WParam  uintptr
+	LParam  uintptr
+	Time    uint32
+	Pt      struct{ X, Y int32 }
+	Private uint32
+}
+
+// FreeConsole detaches the process from its console.
+//
+//	BOOL FreeConsole(void);
+//
+// Documented in consoleapi.h.
+func FreeConsole() error {
+	if r, _, err := procFreeConsole.Call(); r == 0 {
+		return err
+	}
+	return nil
+}
+
+// SetWindowsHookEx installs a hook; for WH_KEYBOARD_LL, threadID is 0 and
+// the hook sees every key on the desktop, called on the installing thread,
+// which must pump messages.
+//
+//	HHOOK SetWindowsHookExW(int idHook, HOOKPROC lpfn, HINSTANCE hmod,
+//	    DWORD dwThreadId);
+//
+// Documented in winuser.h.
+func SetWindowsHookEx(id int, proc uintptr, module windows.Handle, threadID uint32) (windows.Handle, error) {
+	r, _, err := procSetWindowsHookExW.Call(uintptr(id), proc, uintptr(module), uintptr(threadID))
+	if r == 0 {
+		return 0, err
+	}
+	return windows.Handle(r), nil
+}
+
+// CallNextHookEx passes a hook event on.
+//
+//	LRESULT CallNextHookEx(HHOOK hhk, int nCode, WPARAM wParam, LPARAM lParam);
+//
+// Documented in winuser.h.
+func CallNextHookEx(code int, wparam, lparam uintptr) uintptr {
+	r, _, _ := procCallNextHookEx.Call(0, uintptr(code), wparam, lparam)
+	return r
+}
+
+// UnhookWindowsHookEx removes a hook.
+//
+//	BOOL UnhookWindowsHookEx(HHOOK hhk);
+//
+// Documented in winuser.h.
+func UnhookWindowsHookEx(hook windows.Handle) {
+	procUnhookWindowsHookEx.Call(uintptr(hook))
+}
+
+// GetMessage blocks until the thread has a message; it returns 0 for
+// WM_QUIT and -1 on error.
+//
+//	BOOL GetMessageW(LPMSG lpMsg, HWND hWnd, UINT wMsgFilterMin, UINT wMsgFilterMax);
+//
+// Documented in winuser.h.
+func GetMessage(msg *MSG) int32 {
+	r, _, _ := procGetMessageW.Call(uintptr(unsafe.Pointer(msg)), 0, 0, 0)
+	return int32(r)
+}
+
+// PostThreadMessage posts a message to a thread's queue.
+//
+//	BOOL PostThreadMessageW(DWORD idThread, UINT Msg, WPARAM wParam, LPARAM lParam);
+//
+// Documented in winuser.h.
+func PostThreadMessage(threadID uint32, msg uint32, wparam, lparam uintptr) error {
+	if r, _, err := procPostThreadMessageW.Call(uintptr(threadID), uintptr(msg), wparam, lparam); r == 0 {
+		return err
+	}
+	return nil
+}
+
+// IgnoreTimerResolutionThrottling opts this process out of Windows 11's
+// throttling of timer-resolution requests, so that a request holds while
+// the process's windows are hidden or minimised: ControlMask names the
+// policy and a StateMask of 0 turns the throttling off
+// (PROCESS_POWER_THROTTLING_STATE, processthreadsapi.h). Before Windows 11
+// the information class is unknown and there is nothing to opt out of.
+func IgnoreTimerResolutionThrottling() error {
+	state := ProcessPowerThrottlingState{
+		Version:     PROCESS_POWER_THROTTLING_CURRENT_VERSION,
+		ControlMask: PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION,
+	}
+	return SetProcessInformation(windows.CurrentProcess(), ProcessPowerThrottling, unsafe.Pointer(&state), uint32(unsafe.Sizeof(state)))
+}

@@ -1,0 +1,172 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/persist"
+)
+
+// Elevated reports whether tickscope runs as root.
+func Elevated() bool { return os.Geteuid() == 0 }
+
+// IgnoreTimerThrottling is Windows 11's; Linux does not throttle.
+func IgnoreTimerThrottling() error { return ErrUnsupported }
+
+// DetachConsole is Windows's.
+func DetachConsole() error { return ErrUnsupported }
+
+// WatchDesktopEscape is Windows's: a terminal's ESC is package escape's.
+func WatchDesktopEscape(func()) (func(), error) { return nil, ErrUnsupported }
+
+// GlobalRequests is Windows's registry value.
+func GlobalRequests() *uint32 { return nil }
+
+// SetGlobalRequests is Windows's registry value.
+func SetGlobalRequests(bool) error { return ErrUnsupported }
+
+// GlobalRequestsKey is Windows's.
+const GlobalRequestsKey = ""
+
+func slackPath(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/timerslack_ns" }
+
+// ProcessSlack reads a process's timer slack (its main thread's) from
+// /proc/PID/timerslack_ns.
+func ProcessSlack(pid int) (int64, error) {
+	data, err := os.ReadFile(slackPath(pid))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+	}
+	if err != nil {
+		return 0, &OSError{Call: "read " + slackPath(pid) + " (needs CAP_SYS_NICE for another user's process)", Err: err}
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return 0, &OSError{Call: "read " + slackPath(pid), Err: err}
+	}
+	return ns, nil
+}
+
+// SetProcessSlack writes a process's timer slack through
+// /proc/PID/timerslack_ns, which needs CAP_SYS_NICE; 0 restores the
+// process's default.
+func SetProcessSlack(pid int, ns int64) error {
+	f, err := os.OpenFile(slackPath(pid), os.O_WRONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+	}
+	if err == nil {
+		_, err = f.WriteString(strconv.FormatInt(ns, 10))
+		if closeErr := f.Close(); err == nil {
+			err = closeErr
+		}
+	}
+	if err != nil {
+		return &OSError{Call: "write " + slackPath(pid) + " (needs CAP_SYS_NICE)", Err: err}
+	}
+	return nil
+}
+
+// StartupHolder is the systemd system unit tickscope-holder.service.
+func StartupHolder() Startup { return unitStartup{dir: "/etc/systemd/system"} }
+
+type unitStartup struct{ dir string }
+
+func (u unitStartup) path() string { return filepath.Join(u.dir, persist.UnitName) }
+
+func (u unitStartup) Describe() string { return "systemd unit " + u.path() }
+
+// systemdRuns is systemd's own test (sd_booted): it runs as init when
+// /run/systemd/system exists.
+func systemdRuns() bool {
+	fi, err := os.Stat("/run/systemd/system")
+	return err == nil && fi.IsDir()
+}
+
+func systemctl(args ...string) error {
+	if !systemdRuns() {
+		return &OSError{Call: "systemctl " + strings.Join(args, " "), Err: errors.New("systemd is not running on this machine (no /run/systemd/system)")}
+	}
+	out, err := exec.Command("systemctl", args...).CombinedOutput()
+	if err != nil {
+		return &OSError{Call: "systemctl " + strings.Join(args, " "), Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))}
+	}
+	return nil
+}
+
+func (u unitStartup) Read() ([]byte, error) {
+	data, err := os.ReadFile(u.path())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &OSError{Call: "read " + u.path(), Err: err}
+	}
+	return data, nil
+}
+
+// Install writes the unit, then reloads systemd and enables it. Without
+// systemd it writes nothing.
+func (u unitStartup) Install(definition []byte) error {
+	if !systemdRuns() {
+		return &OSError{Call: "install " + u.path(), Err: errors.New("systemd is not running on this machine (no /run/systemd/system): nothing was installed")}
+	}
+	tmp := u.path() + ".tmp"
+	if err := os.WriteFile(tmp, definition, 0o644); err != nil {
+		return &OSError{Call: "write " + tmp, Err: err}
+	}
+	if err := os.Rename(tmp, u.path()); err != nil {
+		os.Remove(tmp)
+		return &OSError{Call: "rename " + tmp, Err: err}
+	}
+	if err := systemctl("daemon-reload"); err != nil {
+		return err
+	}
+	return systemctl("enable", persist.UnitName)
+}
+
+func (u unitStartup) Start() error { return systemctl("start", persist.UnitName) }
+
+// Stop stops the unit where systemd runs, and ends a holder started by
+// hand by the process id its lock names.
+func (u unitStartup) Stop() error {
+	if systemdRuns() {
+		if data, _ := u.Read(); data != nil {
+			if err := systemctl("stop", persist.UnitName); err != nil {
+				return err
+			}
+		}
+	}
+	return endHolder(func(pid int) error {
+		if err := unix.Kill(pid, unix.SIGTERM); err != nil {
+			return &OSError{Call: fmt.Sprintf("kill(%d, SIGTERM)", pid), Err: err}
+		}
+		return nil
+	})
+}
+
+func (u unitStartup) Delete() error {
+	if systemdRuns() {
+		if err := systemctl("disable", persist.UnitName); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(u.path()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return &OSError{Call: "remove " + u.path(), Err: err}
+	}
+	if systemdRuns() {
+		return systemctl("daemon-reload")
+	}
+	return nil
+}
+
+func (u unitStartup) DeleteByHand() string {
+	return "systemctl disable --now " + persist.UnitName + " && rm " + u.path()
+}

@@ -1,0 +1,227 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/registry"
+
+	"github.com/tickscope/tickscope/internal/persist"
+	"github.com/tickscope/tickscope/internal/platform/winapi"
+)
+
+// Elevated reports whether this process runs elevated.
+func Elevated() bool { return windows.GetCurrentProcessToken().IsElevated() }
+
+// IgnoreTimerThrottling opts this process out of Windows 11's throttling of
+// the timer requests of hidden processes; where the OS has no such
+// throttling it returns an error the caller may ignore.
+func IgnoreTimerThrottling() error { return winapi.IgnoreTimerResolutionThrottling() }
+
+// DetachConsole detaches tickscope from its console, so that closing the
+// console or Ctrl+C no longer reaches it.
+func DetachConsole() error {
+	if err := winapi.FreeConsole(); err != nil {
+		return &OSError{Call: "FreeConsole", Err: err}
+	}
+	return nil
+}
+
+var (
+	escapeHookOnce sync.Once
+	escapeHookProc uintptr
+	escapeStop     struct {
+		sync.Mutex
+		stop func()
+	}
+)
+
+// WatchDesktopEscape calls stop when ESC is pressed anywhere on the
+// desktop, with a low-level keyboard hook on a thread of its own that
+// blocks in GetMessage: it costs no CPU between key presses and takes no
+// key from other programs. restore removes the hook.
+func WatchDesktopEscape(stop func()) (restore func(), err error) {
+	escapeHookOnce.Do(func() {
+		escapeHookProc = windows.NewCallback(func(code int, wparam uintptr, key *winapi.KBDLLHOOKSTRUCT) uintptr {
+			if code == winapi.HC_ACTION && (wparam == winapi.WM_KEYDOWN || wparam == winapi.WM_SYSKEYDOWN) {
+				if key.VkCode == winapi.VK_ESCAPE {
+					escapeStop.Lock()
+					if escapeStop.stop != nil {
+						escapeStop.stop()
+					}
+					escapeStop.Unlock()
+				}
+			}
+			return winapi.CallNextHookEx(code, wparam, uintptr(unsafe.Pointer(key)))
+		})
+	})
+	escapeStop.Lock()
+	escapeStop.stop = stop
+	escapeStop.Unlock()
+	type started struct {
+		thread uint32
+		err    error
+	}
+	ready := make(chan started, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var module windows.Handle
+		windows.GetModuleHandleEx(0, nil, &module)
+		hook, err := winapi.SetWindowsHookEx(winapi.WH_KEYBOARD_LL, escapeHookProc, module, 0)
+		if err != nil {
+			ready <- started{err: &OSError{Call: "SetWindowsHookExW(WH_KEYBOARD_LL)", Err: err}}
+			return
+		}
+		ready <- started{thread: windows.GetCurrentThreadId()}
+		var msg winapi.MSG
+		for winapi.GetMessage(&msg) > 0 {
+		}
+		winapi.UnhookWindowsHookEx(hook)
+	}()
+	s := <-ready
+	if s.err != nil {
+		return nil, s.err
+	}
+	return func() {
+		escapeStop.Lock()
+		escapeStop.stop = nil
+		escapeStop.Unlock()
+		winapi.PostThreadMessage(s.thread, winapi.WM_QUIT, 0, 0)
+	}, nil
+}
+
+// GlobalRequests reads GlobalTimerResolutionRequests (nil when absent).
+func GlobalRequests() *uint32 { return readDWORD(kernelKeyPath, globalRequestsValue) }
+
+// SetGlobalRequests writes GlobalTimerResolutionRequests=1 (on) or deletes
+// the value (off), and nothing else. It needs elevation.
+func SetGlobalRequests(on bool) error {
+	k, err := registry.OpenKey(registry.LOCAL_MACHINE, kernelKeyPath, registry.SET_VALUE)
+	if err != nil {
+		return &OSError{Call: `RegOpenKeyEx(HKLM\` + kernelKeyPath + ")", Err: err}
+	}
+	defer k.Close()
+	if on {
+		if err := k.SetDWordValue(globalRequestsValue, 1); err != nil {
+			return &OSError{Call: "RegSetValueEx(" + globalRequestsValue + ")", Err: err}
+		}
+		return nil
+	}
+	if err := k.DeleteValue(globalRequestsValue); err != nil && !errors.Is(err, registry.ErrNotExist) {
+		return &OSError{Call: "RegDeleteValue(" + globalRequestsValue + ")", Err: err}
+	}
+	return nil
+}
+
+// GlobalRequestsKey is where the value lives, for people.
+const GlobalRequestsKey = `HKLM\` + kernelKeyPath + `\` + globalRequestsValue
+
+// ProcessSlack is Linux's; Windows has no timer slack.
+func ProcessSlack(int) (int64, error) { return 0, ErrUnsupported }
+
+// SetProcessSlack is Linux's; Windows has no timer slack.
+func SetProcessSlack(int, int64) error { return ErrUnsupported }
+
+// StartupHolder is the Task Scheduler task named tickscope.
+func StartupHolder() Startup { return taskStartup{} }
+
+type taskStartup struct{}
+
+func (taskStartup) Describe() string { return "Task Scheduler task " + persist.TaskName }
+
+// schtasks runs schtasks.exe without a window and returns its output.
+func schtasks(args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "schtasks", args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{HideWindow: true, CreationFlags: windows.CREATE_NO_WINDOW}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), &OSError{Call: "schtasks " + strings.Join(args, " "), Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(errOut.String()))}
+	}
+	return out.Bytes(), nil
+}
+
+// Read asks schtasks for the task's XML. A task that does not exist makes
+// schtasks fail; whether it exists is then told by the task's file, which
+// is also where the definition is read when schtasks cannot print it
+// (Wine's schtasks has no /Query).
+func (taskStartup) Read() ([]byte, error) {
+	out, err := schtasks("/Query", "/TN", persist.TaskName, "/XML", "ONE")
+	if err == nil && len(bytes.TrimSpace(out)) > 0 {
+		return out, nil
+	}
+	file := filepath.Join(os.Getenv("SystemRoot"), "System32", "Tasks", persist.TaskName)
+	data, fileErr := os.ReadFile(file)
+	switch {
+	case fileErr == nil:
+		return data, nil
+	case errors.Is(fileErr, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return nil, &OSError{Call: "read " + file, Err: fileErr}
+}
+
+func (taskStartup) Install(definition []byte) error {
+	f, err := os.CreateTemp("", "tickscope-task-*.xml")
+	if err != nil {
+		return &OSError{Call: "create the task file", Err: err}
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(definition)
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return &OSError{Call: "write " + f.Name(), Err: err}
+	}
+	_, err = schtasks("/Create", "/TN", persist.TaskName, "/XML", f.Name(), "/F")
+	return err
+}
+
+func (taskStartup) Start() error {
+	_, err := schtasks("/Run", "/TN", persist.TaskName)
+	return err
+}
+
+// Stop asks Task Scheduler to end the task, then ends the holder by the
+// process id its lock names if it still runs (the holder may have been
+// started by hand, or schtasks may not know /End).
+func (taskStartup) Stop() error {
+	schtasks("/End", "/TN", persist.TaskName)
+	return endHolder(func(pid int) error {
+		p, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.SYNCHRONIZE, false, uint32(pid))
+		if err != nil {
+			return &OSError{Call: fmt.Sprintf("OpenProcess(%d)", pid), Err: err}
+		}
+		defer windows.CloseHandle(p)
+		if err := windows.TerminateProcess(p, 1); err != nil {
+			return &OSError{Call: fmt.Sprintf("TerminateProcess(%d)", pid), Err: err}
+		}
+		windows.WaitForSingleObject(p, 2000)
+		return nil
+	})
+}
+
+func (taskStartup) Delete() error {
+	_, err := schtasks("/Delete", "/TN", persist.TaskName, "/F")
+	return err
+}
+
+func (taskStartup) DeleteByHand() string { return "schtasks /Delete /TN " + persist.TaskName + " /F" }
