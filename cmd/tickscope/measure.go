@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -102,15 +101,11 @@ func (o *measureOptions) setting(cmd *cobra.Command, q *timerinfo.Report) (timer
 	if resSet && msSet {
 		return s, usagef("--resolution %d and --ms %v: give one of them, not both", o.resolution, o.ms)
 	}
-	if (resSet || msSet) && q.Windows == nil {
-		flag, value := "resolution", any(o.resolution)
-		if msSet {
-			flag, value = "ms", o.ms
-		}
-		return s, badFlag(flag, value, "only Windows has timer-period requests; on %s use --slack", runtime.GOOS)
+	if err := windowsOnly(cmd, q, "resolution", "ms"); err != nil {
+		return s, err
 	}
-	if slackSet && q.Linux == nil {
-		return s, badFlag("slack", o.slack, "timer slack is a Linux setting; on %s use --resolution or --ms", runtime.GOOS)
+	if err := linuxOnly(cmd, q, "slack"); err != nil {
+		return s, err
 	}
 	if slackSet {
 		if o.slack < 1 || o.slack > maxSlack {
@@ -119,19 +114,9 @@ func (o *measureOptions) setting(cmd *cobra.Command, q *timerinfo.Report) (timer
 		s.SlackNs = int64(o.slack)
 	}
 	if resSet || msSet {
-		win := q.Windows
-		flag, value, period := "resolution", any(o.resolution), o.resolution
-		if msSet {
-			flag, value = "ms", o.ms
-			units := math.Round(o.ms * 10_000)
-			if math.IsNaN(units) || units < 0 || units > math.MaxUint32 {
-				units = 0
-			}
-			period = uint32(units)
-		}
-		if period < win.Finest100ns || period > win.Coarsest100ns {
-			return s, badFlag(flag, value, "allowed %d..%d (100 ns units), %s..%s ms on this machine",
-				win.Finest100ns, win.Coarsest100ns, timerinfo.FormatPeriodMS(win.Finest100ns), timerinfo.FormatPeriodMS(win.Coarsest100ns))
+		period, err := periodFlag(cmd, o.resolution, o.ms, q.Windows)
+		if err != nil {
+			return s, err
 		}
 		s.Resolution100ns = period
 	}
