@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -119,6 +121,31 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 			ts.Fatalf("%s and %s: equal %v", args[0], args[1], !neg)
 		}
 	},
+	// dma-latency VALUE: /dev/cpu_dma_latency reads VALUE (µs) within 5 s;
+	// with !, reads anything else within 5 s. It reads the kernel's
+	// aggregate request, so it needs root.
+	"dma-latency": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: [!] dma-latency VALUE")
+		}
+		want, err := strconv.ParseInt(args[0], 10, 32)
+		ts.Check(err)
+		var got int32
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			data, err := os.ReadFile("/dev/cpu_dma_latency")
+			ts.Check(err)
+			if len(data) != 4 {
+				ts.Fatalf("/dev/cpu_dma_latency gave %d bytes", len(data))
+			}
+			got = int32(binary.NativeEndian.Uint32(data))
+			if (int64(got) == want) != neg || time.Now().After(deadline) {
+				break
+			}
+		}
+		if (int64(got) == want) == neg {
+			ts.Fatalf("/dev/cpu_dma_latency reads %d after 5 s; want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+		}
+	},
 	// rawfile FILE POINTS SAMPLES: FILE is a valid raw-samples file with
 	// that many points of that many samples each.
 	"rawfile": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -174,6 +201,9 @@ func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "root":
 		return os.Geteuid() == 0, nil
+	case "systemd":
+		fi, err := os.Stat("/run/systemd/system")
+		return err == nil && fi.IsDir(), nil
 	case "wine", "win10":
 		// Set by TestWine's runs; never true for the native scripts.
 		return false, nil
