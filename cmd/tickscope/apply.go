@@ -39,6 +39,7 @@ type applyOptions struct {
 	noEsc      bool
 	persist    bool
 	asStartup  bool
+	dryRun     bool
 	asJSON     bool
 }
 
@@ -85,6 +86,7 @@ before and after and the command that puts it back.
 	f.BoolVar(&o.noConsole, "no-console", false, "Windows: detach from the console while holding")
 	f.BoolVar(&o.noEsc, "no-esc", false, "do not watch the ESC key")
 	f.BoolVar(&o.persist, "persist", false, "start this holder at every logon (Windows) or boot (Linux); undo with tickscope startup remove")
+	f.BoolVar(&o.dryRun, "dry-run", false, "with --persist: print the task or unit it would install, and change nothing")
 	f.BoolVar(&o.asStartup, "as-startup", false, "hold as the startup holder, which status reports and startup remove ends (the task and unit pass it)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	return cmd
@@ -130,6 +132,9 @@ func (a *app) apply(cmd *cobra.Command, o *applyOptions) error {
 	if cmd.Flags().Changed("for") && o.holdFor <= 0 {
 		return badFlag("for", o.holdFor, "allowed above 0 (leave it out to hold until ESC or Ctrl+C)")
 	}
+	if o.dryRun && !o.persist {
+		return usagef("--dry-run shows what --persist would install: give --persist too")
+	}
 	if o.persist && cmd.Flags().Changed("for") {
 		return usagef("--persist and --for %v: a startup holder holds until it is removed; give one of them", o.holdFor)
 	}
@@ -145,7 +150,7 @@ func (a *app) apply(cmd *cobra.Command, o *applyOptions) error {
 		}
 		req := timerinfo.Setting{Resolution100ns: period}
 		if o.persist {
-			return a.persistHolder(q, req, []string{"apply", "--resolution", strconv.FormatUint(uint64(period), 10), "--no-console", "--no-esc", "--as-startup"})
+			return a.persistHolder(q, req, []string{"apply", "--resolution", strconv.FormatUint(uint64(period), 10), "--no-console", "--no-esc", "--as-startup"}, o.dryRun)
 		}
 		return a.hold(cmd.Context(), host, q, req, o)
 	case q.Linux != nil:
@@ -186,7 +191,7 @@ func (a *app) applyLinux(cmd *cobra.Command, host platform.Host, q *timerinfo.Re
 	value := o.dmaLatency
 	req := timerinfo.Setting{CPUDMALatencyUs: &value}
 	if o.persist {
-		return a.persistHolder(q, req, []string{"apply", "--dma-latency", strconv.Itoa(int(value)), "--no-esc", "--as-startup"})
+		return a.persistHolder(q, req, []string{"apply", "--dma-latency", strconv.Itoa(int(value)), "--no-esc", "--as-startup"}, o.dryRun)
 	}
 	return a.hold(cmd.Context(), host, q, req, o)
 }
@@ -261,7 +266,7 @@ func (a *app) hold(ctx context.Context, host platform.Host, q *timerinfo.Report,
 	if q.Windows != nil && timerinfo.GrantShowsFinerHold(req.Resolution100ns, granted.Resolution100ns) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("granted %s ms, finer than requested: another process holds a finer period", timerinfo.FormatPeriodMS(granted.Resolution100ns)))
 	}
-	check, err := quickCheck(ctx, host)
+	check, err := quickCheck(ctx, host, timerinfo.Setting{})
 	if err != nil {
 		return err
 	}
@@ -293,15 +298,15 @@ var endedByText = map[string]string{
 	"signal": "interrupted",
 }
 
-// quickCheck measures the OS's default wait of 1 ms briefly: what a
-// program waiting 1 ms gets with the setting in force.
-func quickCheck(ctx context.Context, host platform.Host) (*waitCheck, error) {
+// quickCheck measures the OS's default wait of 1 ms briefly under setting
+// (the zero Setting requests nothing): what a program waiting 1 ms gets.
+func quickCheck(ctx context.Context, host platform.Host, setting timerinfo.Setting) (*waitCheck, error) {
 	method := host.Methods()[0]
 	samples := 200
 	if runtime.GOOS == "windows" {
 		samples = 50 // at the 15.625 ms default, under a second
 	}
-	point, err := sample.Measure(ctx, host, sample.Spec{Method: method.Name, Delay: time.Millisecond, Samples: samples, Warmup: 3}, nil)
+	point, err := sample.Measure(ctx, host, sample.Spec{Method: method.Name, Delay: time.Millisecond, Samples: samples, Warmup: 3, Setting: setting}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("checking %s(1 ms): %w", method.Name, err)
 	}
@@ -341,7 +346,15 @@ func reachText(win *timerinfo.Windows) string {
 	case timerinfo.RequestModelKeyIgnored:
 		return "tickscope itself only: requests are per-process, and this build ignores " + platform.GlobalRequestsKey
 	}
-	return "tickscope itself only: requests are per-process on this build (tickscope global on makes them global on Windows 11 / Server 2022+)"
+	return "tickscope itself only: requests are per-process on this build (" + globalAdvice(win) + ")"
+}
+
+// globalAdvice says whether requests can be made global on this build.
+func globalAdvice(win *timerinfo.Windows) string {
+	if win.Build >= timerinfo.Build20348 {
+		return "`tickscope global on`, elevated, and a reboot make them global"
+	}
+	return "this build cannot make them global: Windows 10 client builds ignore GlobalTimerResolutionRequests"
 }
 
 func untilText(o *applyOptions) string {
@@ -413,8 +426,9 @@ func (a *app) waitForEnd(ctx context.Context, holdFor time.Duration, noEsc, noCo
 }
 
 // persistHolder registers the startup holder with args, starts it, and
-// checks for up to 2 s that the setting appears.
-func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []string) error {
+// checks for up to 2 s that the setting appears. With dryRun it prints the
+// definition instead and changes nothing.
+func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []string, dryRun bool) error {
 	st := platform.StartupHolder()
 	if st == nil {
 		return fmt.Errorf("--persist: %w", platform.ErrUnsupported)
@@ -423,7 +437,7 @@ func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []s
 		switch q.Windows.RequestModel {
 		case timerinfo.RequestModelGlobalLegacy, timerinfo.RequestModelGlobalKey:
 		default:
-			return fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only itself; on Windows 11 / Server 2022+ run `tickscope global on` elevated and reboot first", q.Windows.RequestModel)
+			return fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only itself; %s", q.Windows.RequestModel, globalAdvice(q.Windows))
 		}
 	} else if !platform.Elevated() {
 		return errors.New("--persist installs a systemd system unit and needs root")
@@ -447,6 +461,14 @@ func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []s
 		}
 	} else {
 		definition = []byte(persist.SystemdUnit(persist.Unit{Exe: exe, Args: args, Description: description}))
+	}
+	if dryRun {
+		text, err := persist.DefinitionText(definition)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(a.stdout, text)
+		return nil
 	}
 	if err := st.Install(definition); err != nil {
 		return err

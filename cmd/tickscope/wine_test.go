@@ -195,6 +195,10 @@ func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
 	}
 	e.Setenv("PATH", bin+string(os.PathListSeparator)+filepath.Dir(w.wine)+string(os.PathListSeparator)+e.Getenv("PATH"))
 	e.Setenv("WINEPREFIX", prefix)
+	e.Setenv("TICKSCOPE_EXE", w.exe)
+	// Wine maps file names through the locale's code page: UTF-8 lets
+	// scripts use non-ASCII paths.
+	e.Setenv("LANG", "C.UTF-8")
 	e.Setenv("WINEDEBUG", "-all")
 	e.Defer(func() { w.command(prefix, w.wineserver(), "-k").Run() })
 	return nil

@@ -26,7 +26,7 @@ func (in Installed) Ours() bool { return strings.Contains(in.Description, "[tick
 
 // ParseTask reads a task definition as `schtasks /Query /XML` prints it or
 // TaskXML writes it: UTF-16 with a byte-order mark, or UTF-8. It takes the
-// first Exec action.
+// first Exec action; Exe is "" when there is none.
 func ParseTask(data []byte) (Installed, error) {
 	text, err := decodeText(data)
 	if err != nil {
@@ -47,15 +47,21 @@ func ParseTask(data []byte) (Installed, error) {
 	if doc.XMLName.Local != "Task" {
 		return Installed{}, fmt.Errorf("the task definition's root element is <%s>, not <Task>", doc.XMLName.Local)
 	}
-	if len(doc.Commands) == 0 {
-		return Installed{}, errors.New("the task has no program to run (no Exec action)")
+	// A task without an Exec action is read with an empty Exe: whose it is
+	// is still told by its description.
+	in := Installed{Description: doc.Description}
+	if len(doc.Commands) > 0 {
+		in.Exe = doc.Commands[0]
 	}
-	in := Installed{Exe: doc.Commands[0], Description: doc.Description}
 	if len(doc.Arguments) > 0 {
 		in.Args = SplitWindowsCommandLine(doc.Arguments[0])
 	}
 	return in, nil
 }
+
+// DefinitionText is a definition as text: TaskXML's UTF-16 decoded, a unit as
+// it is.
+func DefinitionText(data []byte) (string, error) { return decodeText(data) }
 
 // decodeText turns UTF-16LE (with its byte-order mark) or UTF-8 into a
 // string.

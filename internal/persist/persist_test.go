@@ -129,13 +129,16 @@ func TestParseTaskRejects(t *testing.T) {
 	for name, data := range map[string]string{
 		"not XML":      "schtasks: ERROR: The system cannot find the file specified.",
 		"another root": `<?xml version="1.0"?><Job><Actions><Exec><Command>x</Command></Exec></Actions></Job>`,
-		"no Exec":      `<Task><Actions/></Task>`,
 		"odd UTF-16":   "\xFF\xFE<\x00T",
 		"not finished": `<Task><Actions><Exec><Command>x`,
 	} {
 		if in, err := persist.ParseTask([]byte(data)); err == nil {
 			t.Errorf("%s: parsed as %+v", name, in)
 		}
+	}
+	// Wine's Task Scheduler drops the Exec action: the task is still read.
+	if in, err := persist.ParseTask([]byte(`<Task><RegistrationInfo><Description>` + persist.Marker("1") + `</Description></RegistrationInfo><Actions><Exec/></Actions></Task>`)); err != nil || in.Exe != "" || !in.Ours() {
+		t.Errorf("a task without a command: %+v, %v", in, err)
 	}
 	// A task someone else made is read but is not ours.
 	in, err := persist.ParseTask([]byte(`<?xml version="1.0" encoding="UTF-16"?><Task xmlns="http://schemas.microsoft.com/windows/2004/02/mit/task"><RegistrationInfo><Description>TimerResolution at logon</Description></RegistrationInfo><Actions><Exec><Command>C:\\tr.exe</Command></Exec></Actions></Task>`))

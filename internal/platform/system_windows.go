@@ -111,6 +111,7 @@ func GlobalRequests() *uint32 { return readDWORD(kernelKeyPath, globalRequestsVa
 func SetGlobalRequests(on bool) error {
 	k, err := registry.OpenKey(registry.LOCAL_MACHINE, kernelKeyPath, registry.SET_VALUE)
 	if err != nil {
+		// The key exists on every Windows; it is opened, never created.
 		return &OSError{Call: `RegOpenKeyEx(HKLM\` + kernelKeyPath + ")", Err: err}
 	}
 	defer k.Close()

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tickscope/tickscope/internal/persist"
+)
+
+func init() {
+	scriptCommands["regdiff"] = regdiff
+	scriptCommands["taskxml"] = taskxml
+	scriptCommands["waitfile"] = waitfile
+}
+
+// waitfile GLOB: a file matching GLOB exists within 30 s (a background
+// command has got that far).
+func waitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile GLOB")
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if matches, _ := filepath.Glob(ts.MkAbs(args[0])); len(matches) > 0 {
+			return
+		}
+	}
+	ts.Fatalf("no file matches %s after 30 s", args[0])
+}
+
+// taskxml FILE UNIXPATH [ARG...]: FILE holds a task definition whose
+// command is UNIXPATH as Wine shows it to Windows programs (Z: and
+// backslashes) and whose arguments split back to ARGs.
+func taskxml(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: taskxml FILE UNIXPATH [ARG...]")
+	}
+	in, err := persist.ParseTask([]byte(ts.ReadFile(args[0])))
+	if err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	want := "Z:" + strings.ReplaceAll(ts.MkAbs(args[1]), "/", `\`)
+	if in.Exe != want {
+		ts.Fatalf("the task runs %q, want %q", in.Exe, want)
+	}
+	if strings.Join(in.Args, "\x00") != strings.Join(args[2:], "\x00") {
+		ts.Fatalf("the task's arguments are %q, want %q", in.Args, args[2:])
+	}
+	if !in.Ours() {
+		ts.Fatalf("the task's description %q lacks the marker", in.Description)
+	}
+}
+
+// wineChurn are the values Wine rewrites on every start of a prefix (its
+// device enumeration's driver dates): not tickscope's doing.
+var wineChurn = regexp.MustCompile(`^"DriverDateData"=`)
+
+// regdiff BEFORE AFTER [ALLOWED]: two copies of a Wine registry file
+// (system.reg) differ in no value, or only in values whose "key: line"
+// matches the regular expression ALLOWED, and ALLOWED matches at least one
+// change. Key timestamps and Wine's own churn are ignored.
+func regdiff(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: regdiff BEFORE AFTER [ALLOWED]")
+	}
+	before, after := readWineRegistry(ts, ts.MkAbs(args[0])), readWineRegistry(ts, ts.MkAbs(args[1]))
+	var changes []string
+	for line := range before {
+		if !after[line] {
+			changes = append(changes, "removed "+line)
+		}
+	}
+	for line := range after {
+		if !before[line] {
+			changes = append(changes, "added "+line)
+		}
+	}
+	sort.Strings(changes)
+	var allowed *regexp.Regexp
+	if len(args) == 3 {
+		allowed = regexp.MustCompile(args[2])
+	}
+	matched := false
+	for _, c := range changes {
+		ts.Logf("registry change: %s", c)
+		if allowed != nil && allowed.MatchString(c) {
+			matched = true
+			continue
+		}
+		ts.Fatalf("unexpected registry change: %s", c)
+	}
+	if allowed != nil && !matched {
+		ts.Fatalf("no registry change matches %s", args[2])
+	}
+}
+
+// readWineRegistry reads a .reg file Wine keeps as a set of "key: value
+// line" strings, and a "key" string for each key, without timestamps.
+func readWineRegistry(ts *testscript.TestScript, path string) map[string]bool {
+	f, err := os.Open(path)
+	ts.Check(err)
+	defer f.Close()
+	set := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	key, value := "", ""
+	for sc.Scan() {
+		line := sc.Text()
+		if value != "" { // a continued value
+			value += strings.TrimSpace(line)
+			if !strings.HasSuffix(line, `\`) {
+				set[key+": "+value] = true
+				value = ""
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "["):
+			key = line[:strings.LastIndex(line, "]")+1]
+			set[key] = true
+		case strings.HasPrefix(line, `"`) || strings.HasPrefix(line, "@"):
+			if wineChurn.MatchString(line) {
+				continue
+			}
+			if strings.HasSuffix(line, `\`) {
+				value = line
+				continue
+			}
+			set[key+": "+line] = true
+		}
+	}
+	ts.Check(sc.Err())
+	return set
+}
