@@ -16,7 +16,9 @@ func (a *app) startupCommand() *cobra.Command {
 		Use:   "startup",
 		Short: "Manage the startup holder that apply --persist installs",
 		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return usagef("tickscope startup needs a subcommand: remove") },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("tickscope startup needs a subcommand: remove")
+		},
 	}
 	var asJSON bool
 	remove := &cobra.Command{

@@ -185,4 +185,3 @@ func writeStartup(w interface{ Write([]byte) (int, error) }, s *startupState) {
 		fmt.Fprintf(w, "  %-14s not running\n", "state")
 	}
 }
-
