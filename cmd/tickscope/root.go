@@ -79,6 +79,13 @@ func (a *app) execute(args []string) int {
 	if err == nil {
 		return 0
 	}
+	var exit *exitCode
+	if errors.As(err, &exit) {
+		if exit.msg != "" {
+			fmt.Fprintf(a.stderr, "tickscope: error: %s\n", exit.msg)
+		}
+		return exit.code
+	}
 	fmt.Fprintf(a.stderr, "tickscope: error: %v\n", err)
 	var usage *usageError
 	if errors.As(err, &usage) || !a.started {
@@ -109,7 +116,7 @@ than from one number. It changes nothing unless a command says so.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &usageError{err.Error()}
 	})
-	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand())
+	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand())
 	return root
 }
 
