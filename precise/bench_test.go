@@ -1,51 +1,41 @@
 package precise_test
 
 import (
-	"slices"
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/precise"
+	"github.com/tickscope/tickscope/internal/loopbench"
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/stats"
 )
 
-// BenchmarkLoop1kHz keeps a 1 kHz loop for b.N ticks with each way and
-// reports the lateness percentiles (p50-ns, p99-ns) and early ticks. It is
-// the go test -bench form of tools/loop-bench:
+// BenchmarkLoop keeps 1 kHz and 500 Hz loops for b.N ticks with each way
+// tools/loop-bench compares (internal/loopbench) and reports lateness p50
+// and p99 (ns), early ticks and CPU (% of one CPU). It is the go test
+// -bench form of tools/loop-bench:
 //
-//	go test -run XXX -bench Loop1kHz -benchtime 5000x ./precise
-func BenchmarkLoop1kHz(b *testing.B) {
-	const period = time.Millisecond
-	report := func(b *testing.B, late []time.Duration) {
-		slices.Sort(late)
-		early := 0
-		for _, l := range late {
-			if l < 0 {
-				early++
+//	go test -run XXX -bench Loop -benchtime 5000x ./precise
+func BenchmarkLoop(b *testing.B) {
+	host := platform.New()
+	for _, hz := range []int{1000, 500} {
+		period := time.Second / time.Duration(hz)
+		for _, name := range loopbench.Loops {
+			if !loopbench.Available(host, name) {
+				continue
 			}
+			b.Run(fmt.Sprintf("%dHz/%s", hz, name), func(b *testing.B) {
+				r, err := loopbench.Run(context.Background(), host, name, period, b.N)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(stats.Percentile(r.Lateness, 50)), "p50-ns")
+				b.ReportMetric(float64(stats.Percentile(r.Lateness, 99)), "p99-ns")
+				b.ReportMetric(float64(r.Early), "early")
+				b.ReportMetric(100*r.CPU, "cpu-%")
+				b.ReportMetric(0, "ns/op")
+			})
 		}
-		b.ReportMetric(float64(late[len(late)/2]), "p50-ns")
-		b.ReportMetric(float64(late[(len(late)*99+99)/100-1]), "p99-ns")
-		b.ReportMetric(float64(early), "early")
 	}
-	b.Run("time.Sleep", func(b *testing.B) {
-		late := make([]time.Duration, 0, b.N)
-		next := time.Now()
-		for b.Loop() {
-			next = next.Add(period)
-			time.Sleep(time.Until(next))
-			late = append(late, time.Since(next))
-		}
-		report(b, late)
-	})
-	b.Run("precise.Ticker", func(b *testing.B) {
-		late := make([]time.Duration, 0, b.N)
-		t := precise.NewTicker(period)
-		defer t.Stop()
-		for b.Loop() {
-			due := time.Now().Add(t.Due())
-			t.Wait()
-			late = append(late, time.Since(due))
-		}
-		report(b, late)
-	})
 }

@@ -36,6 +36,7 @@ func (h *linuxHost) Methods() []Method {
 		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: Relative},
 		{Name: "timerfd", Summary: "a periodic timerfd on CLOCK_MONOTONIC (an expiration missed during a stall is delivered at once)", Schedule: Periodic, CatchesUp: true},
 		{Name: "epoll", Summary: "epoll_wait with a timeout of whole milliseconds", WholeMilliseconds: true, Schedule: Relative},
+		{Name: "hybrid", Summary: "clock_nanosleep to 125 µs before each deadline, then spin (spin_sleep's fixed Linux margin; periodic)", Schedule: Periodic},
 	}, portableMethods()...)
 }
 
@@ -49,6 +50,8 @@ func (h *linuxHost) NewWaiter(method string, delay time.Duration) (Waiter, error
 		return &timerfdWaiter{fd: -1, interval: unix.NsecToTimespec(int64(delay))}, nil
 	case "epoll":
 		return newEpollWaiter(delay)
+	case "hybrid":
+		return hybridWaiter{sleepUntil: clockAbsWaiter{}.Wait, close: clockAbsWaiter{}.Close, now: h.Now, margin: int64(linuxHybridMargin)}, nil
 	}
 	if w := newPortableWaiter(method, delay, h.Now); w != nil {
 		return w, nil
@@ -116,6 +119,9 @@ func (w *epollWaiter) Wait(int64) error {
 }
 
 func (w *epollWaiter) Close() error { return unix.Close(w.fd) }
+
+// linuxHybridMargin is spin_sleep's fixed margin on Linux.
+const linuxHybridMargin = 125 * time.Microsecond
 
 type clockAbsWaiter struct{}
 

@@ -42,6 +42,7 @@ func (h *windowsHost) Methods() []Method {
 		{Name: "waitable-hr", Summary: "a high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)", Schedule: Relative},
 		{Name: "timesetevent", Summary: "timeSetEvent periodic, whole ms, setting an event (multimedia timer)", WholeMilliseconds: true, Schedule: Periodic, CatchesUp: true},
 		{Name: "timerqueue", Summary: "CreateTimerQueueTimer periodic, whole ms, its callback setting an event", WholeMilliseconds: true, Schedule: Periodic, CatchesUp: true},
+		{Name: "hybrid", Summary: "a high-resolution waitable timer to 700 µs before each deadline, then spin (spin_sleep's fixed Windows margin; periodic)", Schedule: Periodic},
 	}, portableMethods()...)
 }
 
@@ -118,6 +119,12 @@ func (h *windowsHost) NewWaiter(method string, delay time.Duration) (Waiter, err
 		return newWaitableWaiter(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, delay)
 	case "timesetevent", "timerqueue":
 		return newEventTimerWaiter(method, uint32(delay/time.Millisecond))
+	case "hybrid":
+		timer, err := newWaitableWaiter(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, 0)
+		if err != nil {
+			return nil, err
+		}
+		return hybridWaiter{sleepUntil: func(until int64) error { return timer.waitUntil(until, h.Now()) }, close: timer.Close, now: h.Now, margin: int64(windowsHybridMargin)}, nil
 	}
 	if w := newPortableWaiter(method, delay, h.Now); w != nil {
 		return w, nil
@@ -150,6 +157,19 @@ func newWaitableWaiter(flags uint32, delay time.Duration) (*waitableWaiter, erro
 	// Round up: a timer must not be asked to end before the delay.
 	due := -int64((delay + 99) / 100)
 	return &waitableWaiter{timer: timer, due: due, name: name}, nil
+}
+
+// windowsHybridMargin is spin_sleep's fixed margin on Windows.
+const windowsHybridMargin = 700 * time.Microsecond
+
+// waitUntil waits until the deadline (on QPC, read as now), or not at all
+// when it has passed.
+func (w *waitableWaiter) waitUntil(deadline, now int64) error {
+	if deadline <= now {
+		return nil
+	}
+	w.due = -((deadline - now) / 100)
+	return w.Wait(0)
 }
 
 func (w *waitableWaiter) Wait(int64) error {

@@ -12,6 +12,7 @@ import (
 func portableMethods() []Method {
 	return []Method{
 		{Name: "go", Summary: "Go's time.Sleep", Schedule: Relative},
+		{Name: "go-until", Summary: "Go's time.Sleep to each deadline (periodic)", Schedule: Periodic},
 		{Name: "go-ticker", Summary: "Go's time.Ticker (periodic)", Schedule: Periodic, CatchesUp: true},
 		{Name: "precise", Summary: "tickscope's precise.Sleep: native sleep to a calibrated margin, then spin", Schedule: Relative},
 		{Name: "precise-ticker", Summary: "tickscope's precise.Ticker (periodic; a tick less than a period late is still delivered)", Schedule: Periodic, CatchesUp: true},
@@ -24,6 +25,8 @@ func newPortableWaiter(method string, delay time.Duration, now func() int64) Wai
 	switch method {
 	case "go":
 		return goSleepWaiter{delay: delay}
+	case "go-until":
+		return goUntilWaiter{now: now}
 	case "go-ticker":
 		return &goTickerWaiter{delay: delay}
 	case "precise":
@@ -41,6 +44,39 @@ type goSleepWaiter struct{ delay time.Duration }
 
 func (w goSleepWaiter) Wait(int64) error { time.Sleep(w.delay); return nil }
 func (goSleepWaiter) Close() error       { return nil }
+
+// goUntilWaiter sleeps with Go's time.Sleep until the deadline: what a Go
+// loop that keeps its own schedule does.
+type goUntilWaiter struct{ now func() int64 }
+
+func (w goUntilWaiter) Wait(deadline int64) error {
+	if d := deadline - w.now(); d > 0 {
+		time.Sleep(time.Duration(d))
+	}
+	return nil
+}
+func (goUntilWaiter) Close() error { return nil }
+
+// hybridWaiter sleeps natively until a fixed margin before the deadline,
+// then spins: spin_sleep's design, with its fixed margins, against which
+// precise's calibrated margin is measured.
+type hybridWaiter struct {
+	sleepUntil func(deadline int64) error
+	close      func() error
+	now        func() int64
+	margin     int64
+}
+
+func (w hybridWaiter) Wait(deadline int64) error {
+	if err := w.sleepUntil(deadline - w.margin); err != nil {
+		return err
+	}
+	for w.now() < deadline {
+	}
+	return nil
+}
+
+func (w hybridWaiter) Close() error { return w.close() }
 
 // goTickerWaiter receives from a time.Ticker started at the first wait, so
 // that its ticks fall at or after the loop's deadlines.

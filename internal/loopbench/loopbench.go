@@ -1,0 +1,126 @@
+// Package loopbench keeps a periodic loop with each way a Go program can
+// keep a period and measures every tick's lateness and the CPU it costs:
+// the comparison tools/loop-bench prints and precise's BenchmarkLoop
+// reports, in one place.
+//
+// Loops that end at absolute deadlines of the loop's own (Go's time.Sleep
+// to each deadline, the native absolute sleep, spin_sleep's fixed-margin
+// hybrid, the pure spin) are periodic wait methods of the OS seam, timed
+// by the one measurement loop. The two tickers keep schedules of their
+// own, which a stall can put out of step with the loop's deadlines, so
+// each is timed against its own: precise.Ticker against the tick it says
+// is due, time.Ticker (which drops ticks it cannot deliver) against the
+// last tick due.
+package loopbench
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/precise"
+)
+
+// Loops are the ways compared, in the order printed: what Go offers, the
+// native timer alone, spin_sleep's hybrid, precise, and the pure spin
+// that is every loop's floor.
+var Loops = []string{"go-until", "go-ticker", "clock-abs", "hybrid", "precise-ticker", "spin"}
+
+// Result is one loop's run.
+type Result struct {
+	// Lateness of each tick in ns, sorted; negative is early.
+	Lateness []int64
+	Early    int
+	// CPU is the process's CPU time over wall time while the loop ran.
+	CPU     float64
+	Stopped bool
+}
+
+// Available reports whether the host has the loop.
+func Available(h platform.Host, name string) bool {
+	switch name {
+	case "go-ticker", "precise-ticker":
+		return true
+	}
+	_, err := platform.FindMethod(h, name)
+	return err == nil
+}
+
+// Run keeps the loop for ticks ticks of period, after a warm-up, with the
+// finest setting the OS gives without privileges (Linux: timer slack 1 ns
+// on the measuring thread).
+func Run(ctx context.Context, h platform.Host, name string, period time.Duration, ticks int) (*Result, error) {
+	var setting timerinfo.Setting
+	if runtime.GOOS == "linux" {
+		setting.SlackNs = 1
+	}
+	warmup := sample.DefaultWarmup(ticks)
+	switch name {
+	case "go-ticker":
+		return ownSchedule(ctx, h, ticks, warmup, func() (func() int64, func()) {
+			start := h.Now()
+			t := time.NewTicker(period)
+			return func() int64 {
+				<-t.C
+				return (h.Now() - start) % int64(period)
+			}, t.Stop
+		})
+	case "precise-ticker":
+		return ownSchedule(ctx, h, ticks, warmup, func() (func() int64, func()) {
+			t := precise.NewTicker(period)
+			return func() int64 {
+				due := h.Now() + int64(t.Due())
+				t.Wait()
+				return h.Now() - due
+			}, t.Stop
+		})
+	}
+	point, err := sample.Measure(ctx, h, sample.Spec{Method: name, Delay: period, Samples: ticks, Warmup: warmup, Setting: setting}, nil)
+	if err != nil {
+		return nil, err
+	}
+	// A periodic sample is the period plus the lateness past its deadline.
+	late := make([]int64, len(point.Latencies))
+	for i, l := range point.Latencies {
+		late[i] = l - int64(period)
+	}
+	return finish(late, float64(point.Conditions.CPUNs)/float64(point.Conditions.WallNs), point.Stopped), nil
+}
+
+// ownSchedule times a ticker on its own schedule, on a locked thread:
+// start returns the wait of one tick (returning its lateness) and stop.
+func ownSchedule(ctx context.Context, h platform.Host, ticks, warmup int, start func() (tick func() int64, stop func())) (*Result, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tick, stop := start()
+	defer stop()
+	for range warmup {
+		tick()
+	}
+	late := make([]int64, 0, ticks)
+	cpuBefore, wallBefore := h.CPUTime(), h.Now()
+	stopped := false
+	for range ticks {
+		if ctx.Err() != nil {
+			stopped = true
+			break
+		}
+		late = append(late, tick())
+	}
+	return finish(late, float64(h.CPUTime()-cpuBefore)/float64(h.Now()-wallBefore), stopped), nil
+}
+
+func finish(late []int64, cpu float64, stopped bool) *Result {
+	slices.Sort(late)
+	early := 0
+	for _, l := range late {
+		if l < 0 {
+			early++
+		}
+	}
+	return &Result{Lateness: late, Early: early, CPU: cpu, Stopped: stopped}
+}
