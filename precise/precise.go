@@ -101,6 +101,7 @@ var stats waitStats
 type calibrator struct {
 	mu      sync.Mutex
 	window  [calWindow]int64
+	scratch [calWindow]int64 // sorted copy, reused: a wait allocates nothing
 	n, next int
 	current atomic.Int64
 }
@@ -113,6 +114,9 @@ const (
 	// calMinSamples is how many wake-ups are seen before the margin moves
 	// from its starting value.
 	calMinSamples = 16
+	// calEvery is how often (in wake-ups) the quantile is recomputed: a
+	// sort of the window costs microseconds, which every wait would pay.
+	calEvery = 8
 	// minMargin keeps a spin long enough to absorb the wake-up's own
 	// jitter; headroom is added to the observed quantile for the same reason.
 	minMargin = int64(10 * time.Microsecond)
@@ -139,10 +143,11 @@ func (c *calibrator) observe(late int64) {
 	c.window[c.next] = late
 	c.next = (c.next + 1) % calWindow
 	c.n = min(c.n+1, calWindow)
-	if c.n < calMinSamples {
+	if c.n < calMinSamples || c.next%calEvery != 0 {
 		return
 	}
-	recent := slices.Clone(c.window[:c.n])
+	recent := c.scratch[:c.n]
+	copy(recent, c.window[:c.n])
 	slices.Sort(recent)
 	q := recent[(len(recent)*97+99)/100-1]
 	c.current.Store(min(max(q+q/4+headroom, minMargin), maxMargin))

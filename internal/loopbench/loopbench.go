@@ -61,7 +61,7 @@ func Run(ctx context.Context, h platform.Host, name string, period time.Duration
 	warmup := sample.DefaultWarmup(ticks)
 	switch name {
 	case "go-ticker":
-		return ownSchedule(ctx, h, ticks, warmup, func() (func() int64, func()) {
+		return ownSchedule(ctx, h, setting, ticks, warmup, func() (func() int64, func()) {
 			start := h.Now()
 			t := time.NewTicker(period)
 			return func() int64 {
@@ -70,7 +70,7 @@ func Run(ctx context.Context, h platform.Host, name string, period time.Duration
 			}, t.Stop
 		})
 	case "precise-ticker":
-		return ownSchedule(ctx, h, ticks, warmup, func() (func() int64, func()) {
+		return ownSchedule(ctx, h, setting, ticks, warmup, func() (func() int64, func()) {
 			t := precise.NewTicker(period)
 			return func() int64 {
 				due := h.Now() + int64(t.Due())
@@ -91,11 +91,17 @@ func Run(ctx context.Context, h platform.Host, name string, period time.Duration
 	return finish(late, float64(point.Conditions.CPUNs)/float64(point.Conditions.WallNs), point.Stopped), nil
 }
 
-// ownSchedule times a ticker on its own schedule, on a locked thread:
-// start returns the wait of one tick (returning its lateness) and stop.
-func ownSchedule(ctx context.Context, h platform.Host, ticks, warmup int, start func() (tick func() int64, stop func())) (*Result, error) {
+// ownSchedule times a ticker on its own schedule, on a locked thread with
+// the setting the other loops get: start returns the wait of one tick
+// (returning its lateness) and stop.
+func ownSchedule(ctx context.Context, h platform.Host, setting timerinfo.Setting, ticks, warmup int, start func() (tick func() int64, stop func())) (*Result, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	_, release, err := h.Apply(setting)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	tick, stop := start()
 	defer stop()
 	for range warmup {
