@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -79,7 +80,7 @@ func (a *app) global(on, asJSON bool) error {
 	}
 	res.After = platform.GlobalRequests()
 	if (res.After != nil && *res.After == 1) != on {
-		return fmt.Errorf("%s reads %s after the change", platform.GlobalRequestsKey, registryText(res.After))
+		return fmt.Errorf("%s reads %s after the change", platform.GlobalRequestsKey, report.RegistryValue(res.After))
 	}
 	res.RequestModel = timerinfo.RequestModelFor(q.Windows.Build, res.After)
 	if res.Changed {
@@ -97,11 +98,11 @@ func (a *app) global(on, asJSON bool) error {
 	}
 	switch {
 	case !res.Changed:
-		fmt.Fprintf(a.stdout, "%s is already %s; nothing was changed\n", res.Key, registryText(res.After))
+		fmt.Fprintf(a.stdout, "%s is already %s; nothing was changed\n", res.Key, report.RegistryValue(res.After))
 	case on:
 		fmt.Fprintf(a.stdout, "set %s = 1\n", res.Key)
 	default:
-		fmt.Fprintf(a.stdout, "removed %s (it was %s)\n", res.Key, registryText(before))
+		fmt.Fprintf(a.stdout, "removed %s (it was %s)\n", res.Key, report.RegistryValue(before))
 	}
 	if res.Changed {
 		fmt.Fprintln(a.stdout, "it takes effect after a reboot")
@@ -109,11 +110,4 @@ func (a *app) global(on, asJSON bool) error {
 		fmt.Fprintf(a.stdout, "undo: %s\n", res.Undo)
 	}
 	return nil
-}
-
-func registryText(v *uint32) string {
-	if v == nil {
-		return "absent"
-	}
-	return fmt.Sprint(*v)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -211,6 +212,6 @@ func (a *app) noteRun(q *timerinfo.Report, req, granted timerinfo.Setting, progr
 	switch q.Windows.RequestModel {
 	case timerinfo.RequestModelPerProcess, timerinfo.RequestModelKeyIgnored:
 		a.warnf("requests are per-process here, so %s keeps its own timer period: the request held by tickscope does not reach it (%s is %s; %s)",
-			program, platform.GlobalRequestsKey, registryText(q.Windows.GlobalTimerResolutionRequests), globalAdvice(q.Windows))
+			program, platform.GlobalRequestsKey, report.RegistryValue(q.Windows.GlobalTimerResolutionRequests), globalAdvice(q.Windows))
 	}
 }

@@ -33,7 +33,8 @@ func period(v uint32) string {
 	return fmt.Sprintf("%s ms (%d x 100ns)", timerinfo.FormatPeriodMS(v), v)
 }
 
-func registryValue(v *uint32) string {
+// RegistryValue renders a registry DWORD, or "absent".
+func RegistryValue(v *uint32) string {
 	if v == nil {
 		return "absent"
 	}
@@ -58,12 +59,12 @@ func writeWindows(p *printer, win *timerinfo.Windows) {
 	}
 	p.kv("windows", fmt.Sprintf("%s (build %d, %s)", win.Version, win.Build, kind))
 	p.kv("request model", fmt.Sprintf("%s (this is %s)", win.RequestModel, win.Product))
-	p.kv("global key", "GlobalTimerResolutionRequests "+registryValue(win.GlobalTimerResolutionRequests))
+	p.kv("global key", "GlobalTimerResolutionRequests "+RegistryValue(win.GlobalTimerResolutionRequests))
 	p.kv("elevated", yesNo(win.Elevated))
 	p.kv("dynamic tick", "disabledynamictick "+win.DynamicTickDisabled)
 	p.kv("platform tick", "useplatformtick "+win.PlatformTick)
 	p.kv("platform clock", "useplatformclock "+win.PlatformClock)
-	p.kv("user presence", "DisableUserPresenceQos "+registryValue(win.DisableUserPresenceQos))
+	p.kv("user presence", "DisableUserPresenceQos "+RegistryValue(win.DisableUserPresenceQos))
 	p.kv("QPC frequency", fmt.Sprintf("%d Hz", win.QPCFrequencyHz))
 }
 
