@@ -246,15 +246,11 @@ func (a *app) hold(ctx context.Context, host platform.Host, q *timerinfo.Report,
 			rep.ThrottlingOptOut = "not available on this build (" + err.Error() + "); before Windows 11 there is no throttling to opt out of"
 		}
 	}
-	granted, release, err := host.Apply(req)
+	granted, release, err := a.holdSetting(host, req)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := release(); err != nil {
-			a.warnf("releasing the setting: %v", err)
-		}
-	}()
+	defer release()
 	rep.Granted = granted
 	if q.Linux != nil {
 		// The kernel applies the smallest request of all processes: read
@@ -290,6 +286,20 @@ func (a *app) hold(ctx context.Context, host platform.Host, q *timerinfo.Report,
 	}
 	fmt.Fprintf(a.stdout, "released after %v (%s)\n", time.Since(start).Round(time.Millisecond), endedByText[rep.EndedBy])
 	return nil
+}
+
+// holdSetting requests a setting from the calling (locked) thread; release
+// withdraws it, warning when that fails.
+func (a *app) holdSetting(host platform.Host, s timerinfo.Setting) (granted timerinfo.Setting, release func(), err error) {
+	granted, withdraw, err := host.Apply(s)
+	if err != nil {
+		return granted, nil, err
+	}
+	return granted, func() {
+		if err := withdraw(); err != nil {
+			a.warnf("releasing %s: %v", s, err)
+		}
+	}, nil
 }
 
 var endedByText = map[string]string{

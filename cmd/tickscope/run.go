@@ -150,15 +150,11 @@ func (a *app) runProgram(cmd *cobra.Command, o *runOptions, args []string) error
 	// the program from it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	granted, release, err := host.Apply(req)
+	granted, release, err := a.holdSetting(host, req)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := release(); err != nil {
-			a.warnf("releasing the setting: %v", err)
-		}
-	}()
+	defer release()
 	a.noteRun(q, req, granted, args[0])
 
 	child := exec.Command(path, args[1:]...)

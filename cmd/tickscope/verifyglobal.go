@@ -97,15 +97,13 @@ func (a *app) verifyGlobal(ctx context.Context, asJSON bool) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	platform.IgnoreTimerThrottling()
-	granted, releaseRequest, err := host.Apply(timerinfo.Setting{Resolution100ns: win.Finest100ns})
+	granted, releaseRequest, err := a.holdSetting(host, timerinfo.Setting{Resolution100ns: win.Finest100ns})
 	if err != nil {
 		return err
 	}
 	res.Held100ns = granted.Resolution100ns
 	res.HeldP50Ns, err = a.childSleepP50(ctx)
-	if releaseErr := releaseRequest(); releaseErr != nil {
-		a.warnf("releasing the request: %v", releaseErr)
-	}
+	releaseRequest()
 	if err != nil {
 		return err
 	}

@@ -14,27 +14,6 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 )
 
-// Elevated reports whether tickscope runs as root.
-func Elevated() bool { return os.Geteuid() == 0 }
-
-// IgnoreTimerThrottling is Windows 11's; Linux does not throttle.
-func IgnoreTimerThrottling() error { return ErrUnsupported }
-
-// DetachConsole is Windows's.
-func DetachConsole() error { return ErrUnsupported }
-
-// WatchDesktopEscape is Windows's: a terminal's ESC is package escape's.
-func WatchDesktopEscape(func()) (func(), error) { return nil, ErrUnsupported }
-
-// GlobalRequests is Windows's registry value.
-func GlobalRequests() *uint32 { return nil }
-
-// SetGlobalRequests is Windows's registry value.
-func SetGlobalRequests(bool) error { return ErrUnsupported }
-
-// GlobalRequestsKey is Windows's.
-const GlobalRequestsKey = ""
-
 func slackPath(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/timerslack_ns" }
 
 // ProcessSlack reads a process's timer slack (its main thread's) from

@@ -1,0 +1,29 @@
+//go:build !windows
+
+package platform
+
+import "os"
+
+// What only Windows has, for every other OS.
+
+// Elevated reports whether tickscope runs as root.
+func Elevated() bool { return os.Geteuid() == 0 }
+
+// IgnoreTimerThrottling is Windows 11's: no other OS throttles timer
+// requests.
+func IgnoreTimerThrottling() error { return ErrUnsupported }
+
+// DetachConsole is Windows's.
+func DetachConsole() error { return ErrUnsupported }
+
+// WatchDesktopEscape is Windows's: a terminal's ESC is package escape's.
+func WatchDesktopEscape(func()) (func(), error) { return nil, ErrUnsupported }
+
+// GlobalRequests is Windows's registry value.
+func GlobalRequests() *uint32 { return nil }
+
+// SetGlobalRequests is Windows's registry value.
+func SetGlobalRequests(bool) error { return ErrUnsupported }
+
+// GlobalRequestsKey is Windows's.
+const GlobalRequestsKey = ""
