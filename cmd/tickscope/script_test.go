@@ -10,13 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/testlock"
 )
 
 func TestMain(m *testing.M) {
@@ -147,23 +147,17 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 			ts.Fatalf("/dev/cpu_dma_latency reads %d after 5 s; want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
 		}
 	},
-	// exclusive NAME: the rest of this script runs while no other script
-	// holds NAME. Scripts that hold or read /dev/cpu_dma_latency take "dma":
-	// the kernel applies the smallest request of all processes, so
-	// parallel scripts would read each other's holds.
+	// exclusive NAME: the rest of this script runs while no other test,
+	// in this process or another, holds NAME (internal/testlock). Scripts
+	// that hold or read /dev/cpu_dma_latency take "dma-latency": the kernel
+	// applies the smallest request of all processes.
 	"exclusive": func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 1 {
 			ts.Fatalf("usage: exclusive NAME")
 		}
-		exclusiveMu.Lock()
-		m, ok := exclusiveLocks[args[0]]
-		if !ok {
-			m = new(sync.Mutex)
-			exclusiveLocks[args[0]] = m
-		}
-		exclusiveMu.Unlock()
-		m.Lock()
-		ts.Defer(m.Unlock)
+		release, err := testlock.Lock(args[0])
+		ts.Check(err)
+		ts.Defer(release)
 	},
 	// rawfile FILE POINTS SAMPLES: FILE is a valid raw-samples file with
 	// that many points of that many samples each.
@@ -191,11 +185,6 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		}
 	},
 }
-
-var (
-	exclusiveMu    sync.Mutex
-	exclusiveLocks = map[string]*sync.Mutex{}
-)
 
 // lookup follows a dotted path ("summary.p50_ns", "points.0") into decoded
 // JSON.

@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/testlock"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -126,6 +127,11 @@ func TestLinuxDMALatencyHoldReadsBackAndIsReleased(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("holding /dev/cpu_dma_latency needs root")
 	}
+	unlock, err := testlock.Lock(testlock.DMALatency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	before := readDMA(t)
 	if before == 0 {
 		t.Skip("something else already holds cpu_dma_latency at 0")
