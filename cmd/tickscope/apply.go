@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -456,6 +457,9 @@ func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []s
 	if err != nil {
 		return &platform.OSError{Call: "find this executable", Err: err}
 	}
+	if temporaryBuild(exe) {
+		return fmt.Errorf("--persist refused: %s is a temporary build (go run) that will be deleted; build tickscope with go build or go install and run --persist from that binary", exe)
+	}
 	if err := refuseForeign(st); err != nil {
 		return err
 	}
@@ -495,6 +499,13 @@ func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []s
 		a.warnf("the setting did not appear within 2 s of starting the holder: check with tickscope status")
 	}
 	return nil
+}
+
+// temporaryBuild reports whether exe is go run's build in a temporary
+// directory, which a startup holder must not point at.
+func temporaryBuild(exe string) bool {
+	dir, err := filepath.Rel(os.TempDir(), exe)
+	return err == nil && strings.HasPrefix(dir, "go-build")
 }
 
 func startupWhen(q *timerinfo.Report) string {
