@@ -160,15 +160,16 @@ func wrapErr(call string, err error) error {
 	return &OSError{Call: call, Err: err}
 }
 
-func (h *linuxHost) PrepareThread() string {
+func (h *linuxHost) PrepareThread() (string, func()) {
 	// Raising priority needs CAP_SYS_NICE (or RLIMIT_NICE): without it the
 	// thread stays where cyclictest --default-system measures, SCHED_OTHER.
+	// Nothing is changed, so there is nothing to restore.
 	nice, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
 	if err != nil {
-		return "SCHED_OTHER"
+		return "SCHED_OTHER", func() {}
 	}
 	// The raw system call returns 20 - nice.
-	return fmt.Sprintf("SCHED_OTHER, nice %d", 20-nice)
+	return fmt.Sprintf("SCHED_OTHER, nice %d", 20-nice), func() {}
 }
 
 func (h *linuxHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {

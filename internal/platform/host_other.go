@@ -44,7 +44,9 @@ func (h otherHost) Methods() []Method {
 // Now uses Go's monotonic clock, which on macOS is mach_absolute_time.
 func (h otherHost) Now() int64 { return int64(time.Since(h.base)) }
 
-func (h otherHost) PrepareThread() string { return "normal (not raised: " + runtime.GOOS + ")" }
+func (h otherHost) PrepareThread() (string, func()) {
+	return "normal (not raised: " + runtime.GOOS + ")", func() {}
+}
 
 func (h otherHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	noop := func() error { return nil }

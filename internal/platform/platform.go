@@ -32,8 +32,11 @@ type Host interface {
 	// Deadlines passed to Waiter.Wait are on this clock.
 	Now() int64
 	// PrepareThread raises the calling thread's scheduling priority as far
-	// as the OS allows without elevation, and says what it is now.
-	PrepareThread() (priority string)
+	// as the OS allows without elevation, and says what it is now. restore
+	// puts back what was process-wide (Windows' priority class), so that a
+	// process that lives on after measuring, such as a holder, is left as
+	// it was.
+	PrepareThread() (priority string, restore func())
 	// Apply requests a timer setting and returns what the OS granted and how
 	// to release it. The zero Setting requests nothing.
 	Apply(s timerinfo.Setting) (granted timerinfo.Setting, release func() error, err error)

@@ -24,7 +24,7 @@ func (zeroWaitHost) NewWaiter(string, time.Duration) (platform.Waiter, error) {
 func (zeroWaitHost) Apply(timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	return timerinfo.Setting{}, func() error { return nil }, nil
 }
-func (zeroWaitHost) PrepareThread() string { return "" }
+func (zeroWaitHost) PrepareThread() (string, func()) { return "", func() {} }
 
 type zeroWaiter struct{}
 

@@ -72,7 +72,9 @@ func Measure(ctx context.Context, h platform.Host, spec Spec, progress Progress)
 func measureLocked(ctx context.Context, h platform.Host, method platform.Method, spec Spec, progress Progress) (res *rawfile.Point, err error) {
 	res = &rawfile.Point{Requested: spec.Setting, Warmup: spec.Warmup}
 	res.Conditions.CurrentBefore100ns = h.Observe().Current100ns
-	res.Conditions.Priority = h.PrepareThread()
+	priority, restorePriority := h.PrepareThread()
+	defer restorePriority()
+	res.Conditions.Priority = priority
 
 	granted, release, err := h.Apply(spec.Setting)
 	if err != nil {

@@ -28,7 +28,7 @@ func (h *fakeHost) Methods() []platform.Method {
 	return []platform.Method{{Name: "fake", Schedule: h.schedule}}
 }
 func (h *fakeHost) Now() int64                    { return h.now }
-func (h *fakeHost) PrepareThread() string         { return "fake priority" }
+func (h *fakeHost) PrepareThread() (string, func()) { return "fake priority", func() {} }
 func (h *fakeHost) Observe() platform.Observation { return platform.Observation{Current100ns: 156250} }
 func (h *fakeHost) NewWaiter(string, time.Duration) (platform.Waiter, error) {
 	return h, nil

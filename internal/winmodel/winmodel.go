@@ -85,7 +85,7 @@ func (h *Host) Methods() []platform.Method {
 }
 
 // PrepareThread says what a real run would have done.
-func (h *Host) PrepareThread() string { return "simulated" }
+func (h *Host) PrepareThread() (string, func()) { return "simulated", func() {} }
 
 // grant is what the kernel grants this process for a request.
 func (h *Host) grant(request uint32) uint32 {
