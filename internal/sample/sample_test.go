@@ -27,9 +27,9 @@ func (h *fakeHost) Query() (*timerinfo.Report, error) { return &timerinfo.Report
 func (h *fakeHost) Methods() []platform.Method {
 	return []platform.Method{{Name: "fake", Schedule: h.schedule}}
 }
-func (h *fakeHost) Now() int64                    { return h.now }
+func (h *fakeHost) Now() int64                      { return h.now }
 func (h *fakeHost) PrepareThread() (string, func()) { return "fake priority", func() {} }
-func (h *fakeHost) Observe() platform.Observation { return platform.Observation{Current100ns: 156250} }
+func (h *fakeHost) Observe() platform.Observation   { return platform.Observation{Current100ns: 156250} }
 func (h *fakeHost) NewWaiter(string, time.Duration) (platform.Waiter, error) {
 	return h, nil
 }
