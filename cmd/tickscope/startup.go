@@ -66,12 +66,15 @@ func (a *app) startupRemove(asJSON bool) error {
 		}
 		res.Installed = true
 	}
-	res.HolderPID = max(platform.HolderRunning(), 0)
-	if res.HolderPID != 0 || res.Installed {
+	// HolderRunning is -1 for a holder whose process id is unreadable:
+	// Stop reports that instead of passing over it.
+	running := platform.HolderRunning()
+	res.HolderPID = max(running, 0)
+	if running != 0 || res.Installed {
 		if err := st.Stop(); err != nil {
 			return err
 		}
-		res.Ended = res.HolderPID != 0
+		res.Ended = running != 0
 	}
 	if res.Installed {
 		if err := st.Delete(); err != nil {

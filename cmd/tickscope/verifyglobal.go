@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -143,11 +144,7 @@ func (a *app) childSleepP50(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, &platform.OSError{Call: "the child measurement (" + exe + " measure)", Err: err}
 	}
-	var m struct {
-		Summary struct {
-			P50 int64 `json:"p50_ns"`
-		} `json:"summary"`
-	}
+	var m report.Measurement
 	if err := json.Unmarshal(out, &m); err != nil || m.Summary.P50 == 0 {
 		return 0, fmt.Errorf("the child measurement printed no p50: %v", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 )
 
+// The testscript commands the Wine scripts use (registry diffs, task
+// definitions, waiting for a background holder).
 func init() {
 	scriptCommands["regdiff"] = regdiff
 	scriptCommands["taskxml"] = taskxml
