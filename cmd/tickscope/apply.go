@@ -22,10 +22,6 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// maxDMALatencyUs is the kernel's default CPU latency request, 2000 s
-// (PM_QOS_CPU_LATENCY_DEFAULT_VALUE): asking for more asks for nothing.
-const maxDMALatencyUs = 2_000_000_000
-
 // startupDelaySeconds is how long after logon the logon holder starts.
 const startupDelaySeconds = 15
 
@@ -80,7 +76,7 @@ before and after and the command that puts it back.
 	f := cmd.Flags()
 	f.Uint32Var(&o.resolution, "resolution", 0, "Windows: hold this timer period, in 100 ns units")
 	f.Float64Var(&o.ms, "ms", 0, "Windows: hold this timer period, in milliseconds")
-	f.Int32Var(&o.dmaLatency, "dma-latency", 0, "Linux: hold /dev/cpu_dma_latency at this many µs (0.."+strconv.Itoa(maxDMALatencyUs)+"; root)")
+	f.Int32Var(&o.dmaLatency, "dma-latency", 0, "Linux: hold /dev/cpu_dma_latency at this many µs (0.."+strconv.Itoa(timerinfo.DMALatencyDefaultUs)+"; root)")
 	f.IntVar(&o.pid, "pid", 0, "Linux: the process whose timer slack --slack sets")
 	f.DurationVar(&o.slack, "slack", 0, "Linux, with --pid: the timer slack to set (0 restores the process's default, at most 1s)")
 	f.DurationVar(&o.holdFor, "for", 0, "release after this long (default: hold until ESC or Ctrl+C)")
@@ -186,8 +182,8 @@ func (a *app) applyLinux(cmd *cobra.Command, host platform.Host, q *timerinfo.Re
 		}
 		return a.setProcessSlack(o)
 	}
-	if o.dmaLatency < 0 || o.dmaLatency > maxDMALatencyUs {
-		return badFlag("dma-latency", o.dmaLatency, "allowed 0..%d µs", maxDMALatencyUs)
+	if o.dmaLatency < 0 || o.dmaLatency > timerinfo.DMALatencyDefaultUs {
+		return badFlag("dma-latency", o.dmaLatency, "allowed 0..%d µs", timerinfo.DMALatencyDefaultUs)
 	}
 	value := o.dmaLatency
 	req := timerinfo.Setting{CPUDMALatencyUs: &value}
@@ -341,31 +337,12 @@ func (a *app) writeHolding(q *timerinfo.Report, rep *holdReport, o *applyOptions
 	fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, measured)\n", c.Method, msText(c.P50Ns), msText(c.P99Ns), c.Samples)
 	if q.Windows != nil {
 		fmt.Fprintf(w, "  request model  %s\n", rep.RequestModel)
-		fmt.Fprintf(w, "  reaches        %s\n", reachText(q.Windows))
+		fmt.Fprintf(w, "  reaches        %s\n", q.Windows.Reach())
 		fmt.Fprintf(w, "  throttling     %s\n", rep.ThrottlingOptOut)
 	} else {
 		fmt.Fprintln(w, "  reaches        every CPU's idle-state choice, for as long as tickscope runs")
 	}
 	fmt.Fprintf(w, "holding until %s\n", untilText(o))
-}
-
-// reachText says which processes a request held here speeds up.
-func reachText(win *timerinfo.Windows) string {
-	switch win.RequestModel {
-	case timerinfo.RequestModelGlobalLegacy, timerinfo.RequestModelGlobalKey:
-		return "every process: requests are global on this machine"
-	case timerinfo.RequestModelKeyIgnored:
-		return "tickscope itself only: requests are per-process, and this build ignores " + platform.GlobalRequestsKey
-	}
-	return "tickscope itself only: requests are per-process on this build (" + globalAdvice(win) + ")"
-}
-
-// globalAdvice says whether requests can be made global on this build.
-func globalAdvice(win *timerinfo.Windows) string {
-	if win.Build >= timerinfo.Build20348 {
-		return "`tickscope global on`, elevated, and a reboot make them global"
-	}
-	return "this build cannot make them global: Windows 10 client builds ignore GlobalTimerResolutionRequests"
 }
 
 func untilText(o *applyOptions) string {
@@ -448,7 +425,7 @@ func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []s
 		switch q.Windows.RequestModel {
 		case timerinfo.RequestModelGlobalLegacy, timerinfo.RequestModelGlobalKey:
 		default:
-			return fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only itself; %s", q.Windows.RequestModel, globalAdvice(q.Windows))
+			return fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only itself; %s", q.Windows.RequestModel, q.Windows.GlobalAdvice())
 		}
 	} else if !platform.Elevated() {
 		return errors.New("--persist installs a systemd system unit and needs root")

@@ -67,11 +67,11 @@ func (a *app) global(on, asJSON bool) error {
 		return usagef("tickscope global: GlobalTimerResolutionRequests is a Windows registry value; %s has no global timer request (tickscope verify-global says what it has)", runtime.GOOS)
 	}
 	before := platform.GlobalRequests()
-	res := globalResult{Key: platform.GlobalRequestsKey, Before: before, BuildHonoursKey: q.Windows.Build >= timerinfo.Build20348}
+	res := globalResult{Key: timerinfo.GlobalRequestsKey, Before: before, BuildHonoursKey: q.Windows.Build >= timerinfo.Build20348}
 	already := (before != nil && *before == 1) == on && (on || before == nil)
 	if !already {
 		if !platform.Elevated() {
-			return errors.New("changing " + platform.GlobalRequestsKey + " needs elevation: run from an elevated terminal (nothing was changed)")
+			return errors.New("changing " + timerinfo.GlobalRequestsKey + " needs elevation: run from an elevated terminal (nothing was changed)")
 		}
 		if err := platform.SetGlobalRequests(on); err != nil {
 			return err
@@ -80,7 +80,7 @@ func (a *app) global(on, asJSON bool) error {
 	}
 	res.After = platform.GlobalRequests()
 	if (res.After != nil && *res.After == 1) != on {
-		return fmt.Errorf("%s reads %s after the change", platform.GlobalRequestsKey, report.RegistryValue(res.After))
+		return fmt.Errorf("%s reads %s after the change", timerinfo.GlobalRequestsKey, report.RegistryValue(res.After))
 	}
 	res.RequestModel = timerinfo.RequestModelFor(q.Windows.Build, res.After)
 	if res.Changed {

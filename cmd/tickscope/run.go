@@ -125,8 +125,8 @@ func (a *app) runProgram(cmd *cobra.Command, o *runOptions, args []string) error
 			req.SlackNs = int64(o.slack)
 		}
 		if flags.Changed("dma-latency") {
-			if o.dmaLatency < 0 || o.dmaLatency > maxDMALatencyUs {
-				return badFlag("dma-latency", o.dmaLatency, "allowed 0..%d µs", maxDMALatencyUs)
+			if o.dmaLatency < 0 || o.dmaLatency > timerinfo.DMALatencyDefaultUs {
+				return badFlag("dma-latency", o.dmaLatency, "allowed 0..%d µs", timerinfo.DMALatencyDefaultUs)
 			}
 			value := o.dmaLatency
 			req.CPUDMALatencyUs = &value
@@ -204,10 +204,10 @@ func (a *app) noteRun(q *timerinfo.Report, req, granted timerinfo.Setting, progr
 		fmt.Fprintf(a.stderr, "tickscope: running %s with %s (released when it exits)\n", program, what)
 		return
 	}
-	fmt.Fprintf(a.stderr, "tickscope: holding %s (granted %s) while %s runs; it reaches %s\n", req, timerinfo.FormatPeriodMS(granted.Resolution100ns)+" ms", program, reachText(q.Windows))
+	fmt.Fprintf(a.stderr, "tickscope: holding %s (granted %s) while %s runs; it reaches %s\n", req, timerinfo.FormatPeriodMS(granted.Resolution100ns)+" ms", program, q.Windows.Reach())
 	switch q.Windows.RequestModel {
 	case timerinfo.RequestModelPerProcess, timerinfo.RequestModelKeyIgnored:
 		a.warnf("requests are per-process here, so %s keeps its own timer period: the request held by tickscope does not reach it (%s is %s; %s)",
-			program, platform.GlobalRequestsKey, report.RegistryValue(q.Windows.GlobalTimerResolutionRequests), globalAdvice(q.Windows))
+			program, timerinfo.GlobalRequestsKey, report.RegistryValue(q.Windows.GlobalTimerResolutionRequests), q.Windows.GlobalAdvice())
 	}
 }

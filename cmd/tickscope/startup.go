@@ -6,9 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/platform"
-	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 func (a *app) startupCommand() *cobra.Command {
@@ -83,7 +81,7 @@ func (a *app) startupRemove(asJSON bool) error {
 		res.Deleted = true
 	}
 	if q, err := platform.New().Query(); err == nil {
-		res.StillRaised = stillRaised(q)
+		res.StillRaised = q.StillRaised()
 	}
 	if asJSON {
 		return writeJSON(a.stdout, res)
@@ -101,28 +99,4 @@ func (a *app) startupRemove(asJSON bool) error {
 		a.warnf("%s", res.StillRaised)
 	}
 	return nil
-}
-
-// stillRaised says what timer setting is in force although tickscope
-// holds none, or "".
-func stillRaised(q *timerinfo.Report) string {
-	switch {
-	case q.Windows != nil && q.Windows.Current100ns < q.Windows.Coarsest100ns:
-		return fmt.Sprintf("the timer is still at %s ms, finer than the coarsest %s ms: another program holds a request",
-			timerinfo.FormatPeriodMS(q.Windows.Current100ns), timerinfo.FormatPeriodMS(q.Windows.Coarsest100ns))
-	case q.Linux != nil && q.Linux.CPUDMALatencyUs != nil && *q.Linux.CPUDMALatencyUs < maxDMALatencyUs:
-		return fmt.Sprintf("cpu_dma_latency is still %d µs: another program holds a request", *q.Linux.CPUDMALatencyUs)
-	}
-	return ""
-}
-
-// holderSetting reads the setting a holder's arguments hold.
-func holderSetting(in persist.Installed) string {
-	for i := 0; i+1 < len(in.Args); i++ {
-		switch in.Args[i] {
-		case "--resolution", "--ms", "--dma-latency":
-			return in.Args[i] + " " + in.Args[i+1]
-		}
-	}
-	return "unknown"
 }

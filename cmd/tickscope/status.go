@@ -136,7 +136,7 @@ func readStartup() *startupState {
 		s.Error = err.Error()
 		return s
 	}
-	s.Ours, s.Exe, s.Args, s.Holds = installed.Ours(), installed.Exe, installed.Args, holderSetting(installed)
+	s.Ours, s.Exe, s.Args, s.Holds = installed.Ours(), installed.Exe, installed.Args, installed.Setting()
 	if self, err := os.Executable(); err == nil {
 		s.Stale = !samePath(self, installed.Exe)
 	}

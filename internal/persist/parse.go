@@ -24,6 +24,19 @@ type Installed struct {
 // build): only such a definition is replaced or deleted.
 func (in Installed) Ours() bool { return strings.Contains(in.Description, "[tickscope holder, build ") }
 
+// Setting is the setting the holder's arguments hold, as typed ("--ms 1",
+// "--dma-latency 0"), or "unknown" when they name none (Wine's Task
+// Scheduler, for one, keeps no arguments).
+func (in Installed) Setting() string {
+	for i := 0; i+1 < len(in.Args); i++ {
+		switch in.Args[i] {
+		case "--resolution", "--ms", "--dma-latency":
+			return in.Args[i] + " " + in.Args[i+1]
+		}
+	}
+	return "unknown"
+}
+
 // ParseTask reads a task definition as `schtasks /Query /XML` prints it or
 // TaskXML writes it: UTF-16 with a byte-order mark, or UTF-8. It takes the
 // first Exec action; Exe is "" when there is none.

@@ -210,3 +210,21 @@ func FuzzParseUnit(f *testing.F) {
 		}
 	})
 }
+
+func TestInstalledSetting(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"apply", "--ms", "1", "--as-startup", "--no-console", "--no-esc"}, "--ms 1"},
+		{[]string{"apply", "--no-console", "--resolution", "5000"}, "--resolution 5000"},
+		{[]string{"apply", "--dma-latency", "0", "--as-startup"}, "--dma-latency 0"},
+		{[]string{"apply", "--ms"}, "unknown"},
+		{nil, "unknown"},
+	}
+	for _, tt := range tests {
+		if got := (persist.Installed{Args: tt.args}).Setting(); got != tt.want {
+			t.Errorf("Setting() of %q = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}

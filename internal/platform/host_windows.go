@@ -17,11 +17,9 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// Registry locations tickscope reads (and, for the first, only `global on|off`
-// will ever write).
+// Registry locations tickscope reads besides timerinfo.GlobalRequestsKey
+// (which only `global on|off` ever writes).
 const (
-	kernelKeyPath        = `SYSTEM\CurrentControlSet\Control\Session Manager\kernel`
-	globalRequestsValue  = "GlobalTimerResolutionRequests"
 	powerThrottlingPath  = `SYSTEM\CurrentControlSet\Control\Power\PowerThrottling`
 	userPresenceQosValue = "DisableUserPresenceQos"
 )
@@ -207,7 +205,7 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 		Build:                         v.BuildNumber,
 		Server:                        v.ProductType != 1, // VER_NT_WORKSTATION
 		Product:                       timerinfo.WindowsProduct(v.MajorVersion, v.MinorVersion, v.BuildNumber, v.ProductType != 1),
-		GlobalTimerResolutionRequests: readDWORD(kernelKeyPath, globalRequestsValue),
+		GlobalTimerResolutionRequests: readDWORD(timerinfo.KernelKeyPath, timerinfo.GlobalRequestsValue),
 		Elevated:                      windows.GetCurrentProcessToken().IsElevated(),
 		DisableUserPresenceQos:        readDWORD(powerThrottlingPath, userPresenceQosValue),
 		QPCFrequencyHz:                winapi.QPCFrequency(),

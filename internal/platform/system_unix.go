@@ -24,6 +24,3 @@ func GlobalRequests() *uint32 { return nil }
 
 // SetGlobalRequests is Windows's registry value.
 func SetGlobalRequests(bool) error { return ErrUnsupported }
-
-// GlobalRequestsKey is Windows's.
-const GlobalRequestsKey = ""

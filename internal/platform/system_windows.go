@@ -20,6 +20,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // Elevated reports whether this process runs elevated.
@@ -104,31 +105,30 @@ func WatchDesktopEscape(stop func()) (restore func(), err error) {
 }
 
 // GlobalRequests reads GlobalTimerResolutionRequests (nil when absent).
-func GlobalRequests() *uint32 { return readDWORD(kernelKeyPath, globalRequestsValue) }
+func GlobalRequests() *uint32 {
+	return readDWORD(timerinfo.KernelKeyPath, timerinfo.GlobalRequestsValue)
+}
 
 // SetGlobalRequests writes GlobalTimerResolutionRequests=1 (on) or deletes
 // the value (off), and nothing else. It needs elevation.
 func SetGlobalRequests(on bool) error {
-	k, err := registry.OpenKey(registry.LOCAL_MACHINE, kernelKeyPath, registry.SET_VALUE)
+	k, err := registry.OpenKey(registry.LOCAL_MACHINE, timerinfo.KernelKeyPath, registry.SET_VALUE)
 	if err != nil {
 		// The key exists on every Windows; it is opened, never created.
-		return &OSError{Call: `RegOpenKeyEx(HKLM\` + kernelKeyPath + ")", Err: err}
+		return &OSError{Call: `RegOpenKeyEx(HKLM\` + timerinfo.KernelKeyPath + ")", Err: err}
 	}
 	defer k.Close()
 	if on {
-		if err := k.SetDWordValue(globalRequestsValue, 1); err != nil {
-			return &OSError{Call: "RegSetValueEx(" + globalRequestsValue + ")", Err: err}
+		if err := k.SetDWordValue(timerinfo.GlobalRequestsValue, 1); err != nil {
+			return &OSError{Call: "RegSetValueEx(" + timerinfo.GlobalRequestsValue + ")", Err: err}
 		}
 		return nil
 	}
-	if err := k.DeleteValue(globalRequestsValue); err != nil && !errors.Is(err, registry.ErrNotExist) {
-		return &OSError{Call: "RegDeleteValue(" + globalRequestsValue + ")", Err: err}
+	if err := k.DeleteValue(timerinfo.GlobalRequestsValue); err != nil && !errors.Is(err, registry.ErrNotExist) {
+		return &OSError{Call: "RegDeleteValue(" + timerinfo.GlobalRequestsValue + ")", Err: err}
 	}
 	return nil
 }
-
-// GlobalRequestsKey is where the value lives, for people.
-const GlobalRequestsKey = `HKLM\` + kernelKeyPath + `\` + globalRequestsValue
 
 // ProcessSlack is Linux's; Windows has no timer slack.
 func ProcessSlack(int) (int64, error) { return 0, ErrUnsupported }

@@ -106,7 +106,7 @@ func writeLinux(p *printer, l *timerinfo.Linux) {
 // dmaLatency renders the PM-QoS aggregate; the kernel's "no constraint"
 // default is 2000 s.
 func dmaLatency(us int32) string {
-	if us >= 2_000_000_000 {
+	if us >= timerinfo.DMALatencyDefaultUs {
 		return fmt.Sprintf("%d µs (no request held)", us)
 	}
 	return fmt.Sprintf("%d µs (held by some process)", us)
