@@ -345,6 +345,7 @@ func (a *app) writeHolding(q *timerinfo.Report, rep *holdReport, o *applyOptions
 	fmt.Fprintf(w, "holding until %s\n", untilText(o))
 }
 
+// untilText names what ends a hold with these options.
 func untilText(o *applyOptions) string {
 	var ways []string
 	if !o.noEsc {
@@ -422,9 +423,7 @@ func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []s
 		return fmt.Errorf("--persist: %w", platform.ErrUnsupported)
 	}
 	if q.Windows != nil {
-		switch q.Windows.RequestModel {
-		case timerinfo.RequestModelGlobalLegacy, timerinfo.RequestModelGlobalKey:
-		default:
+		if !q.Windows.RequestsGlobal() {
 			return fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only itself; %s", q.Windows.RequestModel, q.Windows.GlobalAdvice())
 		}
 	} else if !platform.Elevated() {

@@ -205,8 +205,7 @@ func (a *app) noteRun(q *timerinfo.Report, req, granted timerinfo.Setting, progr
 		return
 	}
 	fmt.Fprintf(a.stderr, "tickscope: holding %s (granted %s) while %s runs; it reaches %s\n", req, timerinfo.FormatPeriodMS(granted.Resolution100ns)+" ms", program, q.Windows.Reach())
-	switch q.Windows.RequestModel {
-	case timerinfo.RequestModelPerProcess, timerinfo.RequestModelKeyIgnored:
+	if !q.Windows.RequestsGlobal() {
 		a.warnf("requests are per-process here, so %s keeps its own timer period: the request held by tickscope does not reach it (%s is %s; %s)",
 			program, timerinfo.GlobalRequestsKey, report.RegistryValue(q.Windows.GlobalTimerResolutionRequests), q.Windows.GlobalAdvice())
 	}

@@ -16,12 +16,18 @@ const (
 // reads while nobody holds a request, and the largest value it takes.
 const DMALatencyDefaultUs = 2_000_000_000
 
+// RequestsGlobal reports whether a timer request made here speeds up every
+// process's waits, not only the waits of the process that made it.
+func (w *Windows) RequestsGlobal() bool {
+	return w.RequestModel == RequestModelGlobalLegacy || w.RequestModel == RequestModelGlobalKey
+}
+
 // Reach says whom a timer request made on this Windows build reaches.
 func (w *Windows) Reach() string {
-	switch w.RequestModel {
-	case RequestModelGlobalLegacy, RequestModelGlobalKey:
+	switch {
+	case w.RequestsGlobal():
 		return "every process: requests are global on this machine"
-	case RequestModelKeyIgnored:
+	case w.RequestModel == RequestModelKeyIgnored:
 		return "tickscope itself only: requests are per-process, and this build ignores " + GlobalRequestsKey
 	}
 	return "tickscope itself only: requests are per-process on this build (" + w.GlobalAdvice() + ")"

@@ -65,3 +65,16 @@ func TestStillRaised(t *testing.T) {
 		}
 	}
 }
+
+func TestRequestsGlobal(t *testing.T) {
+	for model, want := range map[string]bool{
+		timerinfo.RequestModelGlobalLegacy: true,
+		timerinfo.RequestModelGlobalKey:    true,
+		timerinfo.RequestModelPerProcess:   false,
+		timerinfo.RequestModelKeyIgnored:   false,
+	} {
+		if got := (&timerinfo.Windows{RequestModel: model}).RequestsGlobal(); got != want {
+			t.Errorf("RequestsGlobal() under %q = %v, want %v", model, got, want)
+		}
+	}
+}
