@@ -18,6 +18,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -153,10 +154,10 @@ func (a *app) apply(cmd *cobra.Command, o *applyOptions) error {
 	case q.Linux != nil:
 		return a.applyLinux(cmd, host, q, o)
 	}
-	return fmt.Errorf("apply: %w: %s has no timer setting tickscope can hold", platform.ErrUnsupported, runtime.GOOS)
+	return fmt.Errorf("apply: %w: %s has no timer setting tickscope can hold", seam.ErrUnsupported, runtime.GOOS)
 }
 
-func (a *app) applyLinux(cmd *cobra.Command, host platform.Host, q *timerinfo.Report, o *applyOptions) error {
+func (a *app) applyLinux(cmd *cobra.Command, host seam.Host, q *timerinfo.Report, o *applyOptions) error {
 	dmaSet, pidSet, slackSet := cmd.Flags().Changed("dma-latency"), cmd.Flags().Changed("pid"), cmd.Flags().Changed("slack")
 	switch {
 	case pidSet && !slackSet:
@@ -223,9 +224,9 @@ func (a *app) setProcessSlack(o *applyOptions) error {
 
 // hold requests the setting, checks it with a short measurement, and
 // holds it until the hold ends.
-func (a *app) hold(ctx context.Context, host platform.Host, q *timerinfo.Report, req timerinfo.Setting, o *applyOptions) error {
+func (a *app) hold(ctx context.Context, host seam.Host, q *timerinfo.Report, req timerinfo.Setting, o *applyOptions) error {
 	if o.asStartup {
-		release, err := platform.Lock(platform.HolderLock)
+		release, err := platform.Lock(seam.HolderLock)
 		if err != nil {
 			return fmt.Errorf("another startup holder runs: %w", err)
 		}
@@ -287,7 +288,7 @@ func (a *app) hold(ctx context.Context, host platform.Host, q *timerinfo.Report,
 
 // holdSetting requests a setting from the calling (locked) thread; release
 // withdraws it, warning when that fails.
-func (a *app) holdSetting(host platform.Host, s timerinfo.Setting) (granted timerinfo.Setting, release func(), err error) {
+func (a *app) holdSetting(host seam.Host, s timerinfo.Setting) (granted timerinfo.Setting, release func(), err error) {
 	granted, withdraw, err := host.Apply(s)
 	if err != nil {
 		return granted, nil, err
@@ -307,7 +308,7 @@ var endedByText = map[string]string{
 
 // quickCheck measures the OS's default wait of 1 ms briefly under setting
 // (the zero Setting requests nothing): what a program waiting 1 ms gets.
-func quickCheck(ctx context.Context, host platform.Host, setting timerinfo.Setting) (*waitCheck, error) {
+func quickCheck(ctx context.Context, host seam.Host, setting timerinfo.Setting) (*waitCheck, error) {
 	method := host.Methods()[0]
 	samples := 200
 	if runtime.GOOS == "windows" {
@@ -420,7 +421,7 @@ func (a *app) waitForEnd(ctx context.Context, holdFor time.Duration, noEsc, noCo
 func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []string, dryRun bool) error {
 	st := platform.StartupHolder()
 	if st == nil {
-		return fmt.Errorf("--persist: %w", platform.ErrUnsupported)
+		return fmt.Errorf("--persist: %w", seam.ErrUnsupported)
 	}
 	if q.Windows != nil {
 		if !q.Windows.RequestsGlobal() {
@@ -431,7 +432,7 @@ func (a *app) persistHolder(q *timerinfo.Report, req timerinfo.Setting, args []s
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return &platform.OSError{Call: "find this executable", Err: err}
+		return &seam.OSError{Call: "find this executable", Err: err}
 	}
 	if temporaryBuild(exe) {
 		return fmt.Errorf("--persist refused: %s is a temporary build (go run) that will be deleted; build tickscope with go build or go install and run --persist from that binary", exe)
@@ -493,7 +494,7 @@ func startupWhen(q *timerinfo.Report) string {
 
 // refuseForeign refuses to replace a startup definition tickscope did not
 // write.
-func refuseForeign(st platform.Startup) error {
+func refuseForeign(st seam.Startup) error {
 	existing, err := st.Read()
 	if err != nil || existing == nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -73,7 +74,7 @@ preferring no DMA hold, whose p99 lateness is within --budget-lateness.
 	return cmd
 }
 
-func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) error {
+func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	prefs, err := o.judge.preferences()
 	if err != nil {
 		return err
@@ -93,7 +94,7 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 		return a.slackBench(cmd, host, q, o)
 	}
 	if win == nil {
-		return fmt.Errorf("bench on %s: %w; try the Windows bench with --simulate", runtime.GOOS, platform.ErrUnsupported)
+		return fmt.Errorf("bench on %s: %w; try the Windows bench with --simulate", runtime.GOOS, seam.ErrUnsupported)
 	}
 	from, to := win.Finest100ns, win.Coarsest100ns
 	if cmd.Flags().Changed("from") {
@@ -174,7 +175,7 @@ func (a *app) bench(cmd *cobra.Command, host platform.Host, o *benchOptions) err
 
 // slackBench is the Linux bench: the measuring thread's timer slack, and as
 // root each value again with /dev/cpu_dma_latency held at 0.
-func (a *app) slackBench(cmd *cobra.Command, host platform.Host, q *timerinfo.Report, o *benchOptions) error {
+func (a *app) slackBench(cmd *cobra.Command, host seam.Host, q *timerinfo.Report, o *benchOptions) error {
 	for _, name := range []string{"from", "to", "exhaustive", "budget-p50", "budget-p95"} {
 		if cmd.Flags().Changed(name) {
 			return usagef("--%s is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)", name)

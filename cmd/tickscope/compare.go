@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -102,7 +103,7 @@ func pick(flag, selection string, valid []string) ([]string, error) {
 	return out, nil
 }
 
-func (a *app) compare(cmd *cobra.Command, host platform.Host, o *compareOptions) error {
+func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) error {
 	switch {
 	case o.interval <= 0 || o.interval > time.Second:
 		return badFlag("interval", o.interval, "allowed above 0 and at most 1s")
@@ -114,7 +115,7 @@ func (a *app) compare(cmd *cobra.Command, host platform.Host, o *compareOptions)
 		return err
 	}
 	var methodNames []string
-	byName := map[string]platform.Method{}
+	byName := map[string]seam.Method{}
 	for _, m := range host.Methods() {
 		methodNames = append(methodNames, m.Name)
 		byName[m.Name] = m
@@ -164,7 +165,7 @@ measuring:
 			}
 			bar.update(cell, total)
 			if len(p.Latencies) > 0 {
-				p.Method, p.Periodic = name, m.Schedule == platform.Periodic
+				p.Method, p.Periodic = name, m.Schedule == seam.Periodic
 				points = append(points, *p)
 			}
 			if p.Stopped {

@@ -11,6 +11,7 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 )
 
 type curveOptions struct {
@@ -60,7 +61,7 @@ the curve so far. Changes nothing.`,
 	return cmd
 }
 
-func (a *app) curve(cmd *cobra.Command, host platform.Host, o *curveOptions) error {
+func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	method, err := o.validate(host)
 	if err != nil {
 		return err
@@ -121,18 +122,18 @@ func (a *app) curve(cmd *cobra.Command, host platform.Host, o *curveOptions) err
 	return nil
 }
 
-func (o *curveOptions) validate(host platform.Host) (platform.Method, error) {
+func (o *curveOptions) validate(host seam.Host) (seam.Method, error) {
 	methods := host.Methods()
 	if o.method == "" {
 		o.method = methods[0].Name
 		for _, m := range methods {
-			if m.Schedule == platform.Relative {
+			if m.Schedule == seam.Relative {
 				o.method = m.Name
 				break
 			}
 		}
 	}
-	method, err := platform.FindMethod(host, o.method)
+	method, err := seam.FindMethod(host, o.method)
 	if err != nil {
 		return method, badFlag("method", o.method, "valid methods on %s: %s", runtime.GOOS, methodNames(methods))
 	}

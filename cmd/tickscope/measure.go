@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -77,7 +78,7 @@ ran under. Ctrl+C stops early and reports what was measured.`,
 	return cmd
 }
 
-func methodList(methods []platform.Method) string {
+func methodList(methods []seam.Method) string {
 	var b strings.Builder
 	for _, m := range methods {
 		fmt.Fprintf(&b, "  %-12s %s\n", m.Name, m.Summary)
@@ -85,7 +86,7 @@ func methodList(methods []platform.Method) string {
 	return b.String()
 }
 
-func methodNames(methods []platform.Method) string {
+func methodNames(methods []seam.Method) string {
 	names := make([]string, len(methods))
 	for i, m := range methods {
 		names[i] = m.Name
@@ -124,14 +125,14 @@ func (o *measureOptions) setting(cmd *cobra.Command, q *timerinfo.Report) (timer
 }
 
 // validate checks what does not need the OS.
-func (o *measureOptions) validate(host platform.Host) (platform.Method, error) {
+func (o *measureOptions) validate(host seam.Host) (seam.Method, error) {
 	if o.method == "" {
 		o.method = host.Methods()[0].Name
 	}
 	if o.samples < 1 || o.samples > sample.MaxSamples {
-		return platform.Method{}, badFlag("samples", o.samples, "allowed 1..%d", sample.MaxSamples)
+		return seam.Method{}, badFlag("samples", o.samples, "allowed 1..%d", sample.MaxSamples)
 	}
-	method, err := platform.FindMethod(host, o.method)
+	method, err := seam.FindMethod(host, o.method)
 	if err != nil {
 		where := runtime.GOOS
 		if o.simulate != "" {
@@ -151,7 +152,7 @@ func (o *measureOptions) validate(host platform.Host) (platform.Method, error) {
 	return method, nil
 }
 
-func (a *app) measure(cmd *cobra.Command, host platform.Host, o *measureOptions) error {
+func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) error {
 	method, err := o.validate(host)
 	if err != nil {
 		return err

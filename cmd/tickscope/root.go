@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/tickscope/tickscope/internal/options"
 )
 
 // baseVersion is this source tree's version; winres/winres.json carries the
@@ -32,20 +33,11 @@ func toolVersion() string {
 	return baseVersion + "-dev"
 }
 
-// usageError is bad input: exit code 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// badFlag reports an invalid flag value: the flag, the value and what is
-// allowed, in one line.
-func badFlag(flag string, value any, allowed string, args ...any) error {
-	return &usageError{fmt.Sprintf("--%s %v: %s", flag, value, fmt.Sprintf(allowed, args...))}
-}
-
-func usagef(format string, args ...any) error {
-	return &usageError{fmt.Sprintf(format, args...)}
-}
+// badFlag and usagef are the usage errors (exit 2) of package options.
+var (
+	badFlag = options.BadFlag
+	usagef  = options.Usagef
+)
 
 // app carries what every command shares: where output goes.
 type app struct {
@@ -87,7 +79,7 @@ func (a *app) execute(args []string) int {
 		return exit.code
 	}
 	fmt.Fprintf(a.stderr, "tickscope: error: %v\n", err)
-	var usage *usageError
+	var usage *options.UsageError
 	if errors.As(err, &usage) || !a.started {
 		return 2
 	}
@@ -114,7 +106,7 @@ than from one number. It changes nothing unless a command says so.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &usageError{err.Error()}
+		return &options.UsageError{Msg: err.Error()}
 	})
 	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand())
 	return root

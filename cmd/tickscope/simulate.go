@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // hostFor returns the host a command measures: this machine, or the model
 // of Windows timers when --simulate names a scenario. listed is set when
 // --simulate list was answered and there is nothing to measure.
-func (a *app) hostFor(simulate string, seed uint64, machine platform.Host) (host platform.Host, listed bool, err error) {
+func (a *app) hostFor(simulate string, seed uint64, machine seam.Host) (host seam.Host, listed bool, err error) {
 	switch simulate {
 	case "":
 		return machine, false, nil

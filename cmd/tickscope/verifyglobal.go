@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -136,13 +137,13 @@ func (a *app) writeGlobalCheck(res globalCheck, asJSON bool) error {
 func (a *app) childSleepP50(ctx context.Context) (int64, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return 0, &platform.OSError{Call: "find this executable", Err: err}
+		return 0, &seam.OSError{Call: "find this executable", Err: err}
 	}
 	child := exec.CommandContext(ctx, exe, "measure", "--method", "sleep", "--delay", "1ms", "--samples", strconv.Itoa(childSamples), "--json")
 	child.Stderr = a.stderr
 	out, err := child.Output()
 	if err != nil {
-		return 0, &platform.OSError{Call: "the child measurement (" + exe + " measure)", Err: err}
+		return 0, &seam.OSError{Call: "the child measurement (" + exe + " measure)", Err: err}
 	}
 	var m report.Measurement
 	if err := json.Unmarshal(out, &m); err != nil || m.Summary.P50 == 0 {

@@ -19,8 +19,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/precise"
 )
@@ -41,19 +41,19 @@ type Result struct {
 }
 
 // Available reports whether the host has the loop.
-func Available(h platform.Host, name string) bool {
+func Available(h seam.Host, name string) bool {
 	switch name {
 	case "go-ticker", "precise-ticker":
 		return true
 	}
-	_, err := platform.FindMethod(h, name)
+	_, err := seam.FindMethod(h, name)
 	return err == nil
 }
 
 // Run keeps the loop for ticks ticks of period, after a warm-up, with the
 // finest setting the OS gives without privileges (Linux: timer slack 1 ns
 // on the measuring thread).
-func Run(ctx context.Context, h platform.Host, name string, period time.Duration, ticks int) (*Result, error) {
+func Run(ctx context.Context, h seam.Host, name string, period time.Duration, ticks int) (*Result, error) {
 	var setting timerinfo.Setting
 	if runtime.GOOS == "linux" {
 		setting.SlackNs = 1
@@ -94,7 +94,7 @@ func Run(ctx context.Context, h platform.Host, name string, period time.Duration
 // ownSchedule times a ticker on its own schedule, on a locked thread with
 // the setting the other loops get: start returns the wait of one tick
 // (returning its lateness) and stop.
-func ownSchedule(ctx context.Context, h platform.Host, setting timerinfo.Setting, ticks, warmup int, start func() (tick func() int64, stop func())) (*Result, error) {
+func ownSchedule(ctx context.Context, h seam.Host, setting timerinfo.Setting, ticks, warmup int, start func() (tick func() int64, stop func())) (*Result, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	_, release, err := h.Apply(setting)

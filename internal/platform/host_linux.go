@@ -18,29 +18,30 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tickscope/tickscope/internal/monoclock"
+	"github.com/tickscope/tickscope/internal/seam"
 
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // New returns the host tickscope runs on.
-func New() Host { return &linuxHost{} }
+func New() seam.Host { return &linuxHost{} }
 
 type linuxHost struct{}
 
 // Now reads CLOCK_MONOTONIC, the clock of clock_nanosleep's deadlines.
 func (h *linuxHost) Now() int64 { return monoclock.Now() }
 
-func (h *linuxHost) Methods() []Method {
-	return append([]Method{
-		{Name: "clock-abs", Summary: "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) on a periodic schedule, as cyclictest measures", Schedule: Periodic},
-		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: Relative},
-		{Name: "timerfd", Summary: "a periodic timerfd on CLOCK_MONOTONIC (an expiration missed during a stall is delivered at once)", Schedule: Periodic, CatchesUp: true},
-		{Name: "epoll", Summary: "epoll_wait with a timeout of whole milliseconds", WholeMilliseconds: true, Schedule: Relative},
-		{Name: "hybrid", Summary: "clock_nanosleep to 125 µs before each deadline, then spin (spin_sleep's fixed Linux margin; periodic)", Schedule: Periodic},
+func (h *linuxHost) Methods() []seam.Method {
+	return append([]seam.Method{
+		{Name: "clock-abs", Summary: "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) on a periodic schedule, as cyclictest measures", Schedule: seam.Periodic},
+		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: seam.Relative},
+		{Name: "timerfd", Summary: "a periodic timerfd on CLOCK_MONOTONIC (an expiration missed during a stall is delivered at once)", Schedule: seam.Periodic, CatchesUp: true},
+		{Name: "epoll", Summary: "epoll_wait with a timeout of whole milliseconds", WholeMilliseconds: true, Schedule: seam.Relative},
+		{Name: "hybrid", Summary: "clock_nanosleep to 125 µs before each deadline, then spin (spin_sleep's fixed Linux margin; periodic)", Schedule: seam.Periodic},
 	}, portableMethods()...)
 }
 
-func (h *linuxHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
+func (h *linuxHost) NewWaiter(method string, delay time.Duration) (seam.Waiter, error) {
 	switch method {
 	case "clock-abs":
 		return clockAbsWaiter{}, nil
@@ -157,7 +158,7 @@ func wrapErr(call string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &OSError{Call: call, Err: err}
+	return &seam.OSError{Call: call, Err: err}
 }
 
 func (h *linuxHost) PrepareThread() (string, func()) {
@@ -175,7 +176,7 @@ func (h *linuxHost) PrepareThread() (string, func()) {
 func (h *linuxHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	noop := func() error { return nil }
 	if s.Resolution100ns != 0 {
-		return timerinfo.Setting{}, noop, fmt.Errorf("a timer resolution request: %w", ErrUnsupported)
+		return timerinfo.Setting{}, noop, fmt.Errorf("a timer resolution request: %w", seam.ErrUnsupported)
 	}
 	var granted timerinfo.Setting
 	releaseDMA := noop
@@ -216,13 +217,13 @@ func (h *linuxHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error,
 func holdDMALatency(us int32) (release func() error, err error) {
 	f, err := os.OpenFile("/dev/cpu_dma_latency", os.O_WRONLY, 0)
 	if err != nil {
-		return nil, &OSError{Call: "open /dev/cpu_dma_latency (needs root)", Err: err}
+		return nil, &seam.OSError{Call: "open /dev/cpu_dma_latency (needs root)", Err: err}
 	}
 	var buf [4]byte
 	binary.NativeEndian.PutUint32(buf[:], uint32(us))
 	if _, err := f.Write(buf[:]); err != nil {
 		f.Close()
-		return nil, &OSError{Call: "write /dev/cpu_dma_latency", Err: err}
+		return nil, &seam.OSError{Call: "write /dev/cpu_dma_latency", Err: err}
 	}
 	return f.Close, nil
 }
@@ -235,9 +236,9 @@ func threadSlack() (int64, error) {
 	return int64(v), nil
 }
 
-func (h *linuxHost) Observe() Observation {
+func (h *linuxHost) Observe() seam.Observation {
 	slack, _ := threadSlack()
-	return Observation{TimerSlackNs: slack}
+	return seam.Observation{TimerSlackNs: slack}
 }
 
 func (h *linuxHost) Query() (*timerinfo.Report, error) {

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -18,7 +19,7 @@ const unsupportedHere = "this OS has no timer-period request (Windows) or per-th
 	"Go's time.Sleep with no setting"
 
 // New returns the host tickscope runs on.
-func New() Host { return otherHost{base: time.Now()} }
+func New() seam.Host { return otherHost{base: time.Now()} }
 
 // otherHost measures Go's time.Sleep (on macOS, kevent timers on the
 // runtime's own threads) and sets nothing.
@@ -37,7 +38,7 @@ func (h otherHost) Query() (*timerinfo.Report, error) {
 	}, nil
 }
 
-func (h otherHost) Methods() []Method {
+func (h otherHost) Methods() []seam.Method {
 	return portableMethods()
 }
 
@@ -51,14 +52,14 @@ func (h otherHost) PrepareThread() (string, func()) {
 func (h otherHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	noop := func() error { return nil }
 	if !s.IsZero() {
-		return timerinfo.Setting{}, noop, fmt.Errorf("timer settings on %s: %w", runtime.GOOS, ErrUnsupported)
+		return timerinfo.Setting{}, noop, fmt.Errorf("timer settings on %s: %w", runtime.GOOS, seam.ErrUnsupported)
 	}
 	return timerinfo.Setting{}, noop, nil
 }
 
-func (h otherHost) Observe() Observation { return Observation{} }
+func (h otherHost) Observe() seam.Observation { return seam.Observation{} }
 
-func (h otherHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
+func (h otherHost) NewWaiter(method string, delay time.Duration) (seam.Waiter, error) {
 	if w := newPortableWaiter(method, delay, h.Now); w != nil {
 		return w, nil
 	}

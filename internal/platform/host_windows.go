@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/windows/registry"
 
 	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -25,7 +26,7 @@ const (
 )
 
 // New returns the host tickscope runs on.
-func New() Host { return &windowsHost{} }
+func New() seam.Host { return &windowsHost{} }
 
 type windowsHost struct {
 	// requests counts this process's outstanding NtSetTimerResolution
@@ -33,14 +34,14 @@ type windowsHost struct {
 	requests atomic.Int32
 }
 
-func (h *windowsHost) Methods() []Method {
-	return append([]Method{
-		{Name: "sleep", Summary: "kernel32 Sleep of whole milliseconds (ends on a timer tick)", WholeMilliseconds: true, Schedule: Relative},
-		{Name: "waitable", Summary: "a waitable timer (CreateWaitableTimerExW), relative due time", Schedule: Relative},
-		{Name: "waitable-hr", Summary: "a high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)", Schedule: Relative},
-		{Name: "timesetevent", Summary: "timeSetEvent periodic, whole ms, setting an event (multimedia timer)", WholeMilliseconds: true, Schedule: Periodic, CatchesUp: true},
-		{Name: "timerqueue", Summary: "CreateTimerQueueTimer periodic, whole ms, its callback setting an event", WholeMilliseconds: true, Schedule: Periodic, CatchesUp: true},
-		{Name: "hybrid", Summary: "a high-resolution waitable timer to 700 µs before each deadline, then spin (spin_sleep's fixed Windows margin; periodic)", Schedule: Periodic},
+func (h *windowsHost) Methods() []seam.Method {
+	return append([]seam.Method{
+		{Name: "sleep", Summary: "kernel32 Sleep of whole milliseconds (ends on a timer tick)", WholeMilliseconds: true, Schedule: seam.Relative},
+		{Name: "waitable", Summary: "a waitable timer (CreateWaitableTimerExW), relative due time", Schedule: seam.Relative},
+		{Name: "waitable-hr", Summary: "a high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)", Schedule: seam.Relative},
+		{Name: "timesetevent", Summary: "timeSetEvent periodic, whole ms, setting an event (multimedia timer)", WholeMilliseconds: true, Schedule: seam.Periodic, CatchesUp: true},
+		{Name: "timerqueue", Summary: "CreateTimerQueueTimer periodic, whole ms, its callback setting an event", WholeMilliseconds: true, Schedule: seam.Periodic, CatchesUp: true},
+		{Name: "hybrid", Summary: "a high-resolution waitable timer to 700 µs before each deadline, then spin (spin_sleep's fixed Windows margin; periodic)", Schedule: seam.Periodic},
 	}, portableMethods()...)
 }
 
@@ -74,17 +75,17 @@ func (h *windowsHost) PrepareThread() (string, func()) {
 func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	noop := func() error { return nil }
 	if s.SlackNs != 0 || s.CPUDMALatencyUs != nil {
-		return timerinfo.Setting{}, noop, fmt.Errorf("a Linux setting: %w", ErrUnsupported)
+		return timerinfo.Setting{}, noop, fmt.Errorf("a Linux setting: %w", seam.ErrUnsupported)
 	}
 	if ms := s.TimeBeginPeriodMs; ms != 0 {
 		if err := windows.TimeBeginPeriod(ms); err != nil {
-			return timerinfo.Setting{}, noop, &OSError{Call: fmt.Sprintf("timeBeginPeriod(%d)", ms), Err: err}
+			return timerinfo.Setting{}, noop, &seam.OSError{Call: fmt.Sprintf("timeBeginPeriod(%d)", ms), Err: err}
 		}
 		h.requests.Add(1)
 		release := func() error {
 			h.requests.Add(-1)
 			if err := windows.TimeEndPeriod(ms); err != nil {
-				return &OSError{Call: fmt.Sprintf("timeEndPeriod(%d)", ms), Err: err}
+				return &seam.OSError{Call: fmt.Sprintf("timeEndPeriod(%d)", ms), Err: err}
 			}
 			return nil
 		}
@@ -95,7 +96,7 @@ func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() erro
 	}
 	var current uint32
 	if status := winapi.NtSetTimerResolution(s.Resolution100ns, true, &current); status != windows.STATUS_SUCCESS {
-		return timerinfo.Setting{}, noop, &OSError{Call: fmt.Sprintf("NtSetTimerResolution(%d, TRUE)", s.Resolution100ns), Err: status}
+		return timerinfo.Setting{}, noop, &seam.OSError{Call: fmt.Sprintf("NtSetTimerResolution(%d, TRUE)", s.Resolution100ns), Err: status}
 	}
 	h.requests.Add(1)
 	release := func() error {
@@ -103,19 +104,19 @@ func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() erro
 		status := winapi.NtSetTimerResolution(s.Resolution100ns, false, &after)
 		h.requests.Add(-1)
 		if status != windows.STATUS_SUCCESS {
-			return &OSError{Call: fmt.Sprintf("NtSetTimerResolution(%d, FALSE)", s.Resolution100ns), Err: status}
+			return &seam.OSError{Call: fmt.Sprintf("NtSetTimerResolution(%d, FALSE)", s.Resolution100ns), Err: status}
 		}
 		return nil
 	}
 	return timerinfo.Setting{Resolution100ns: current}, release, nil
 }
 
-func (h *windowsHost) Observe() Observation {
+func (h *windowsHost) Observe() seam.Observation {
 	_, _, current, _ := winapi.NtQueryTimerResolution()
-	return Observation{Current100ns: current}
+	return seam.Observation{Current100ns: current}
 }
 
-func (h *windowsHost) NewWaiter(method string, delay time.Duration) (Waiter, error) {
+func (h *windowsHost) NewWaiter(method string, delay time.Duration) (seam.Waiter, error) {
 	switch method {
 	case "sleep":
 		return sleepWaiter{ms: uint32(delay / time.Millisecond)}, nil
@@ -158,7 +159,7 @@ func newWaitableWaiter(flags uint32, delay time.Duration) (*waitableWaiter, erro
 	}
 	timer, err := winapi.CreateWaitableTimerEx(flags, windows.TIMER_ALL_ACCESS)
 	if err != nil {
-		return nil, &OSError{Call: name, Err: err}
+		return nil, &seam.OSError{Call: name, Err: err}
 	}
 	// Round up: a timer must not be asked to end before the delay.
 	due := -int64((delay + 99) / 100)
@@ -180,10 +181,10 @@ func (w *waitableWaiter) waitUntil(deadline, now int64) error {
 
 func (w *waitableWaiter) Wait(int64) error {
 	if err := winapi.SetWaitableTimerEx(w.timer, w.due, 0, 0); err != nil {
-		return &OSError{Call: "SetWaitableTimerEx", Err: err}
+		return &seam.OSError{Call: "SetWaitableTimerEx", Err: err}
 	}
 	if _, err := windows.WaitForSingleObject(w.timer, windows.INFINITE); err != nil {
-		return &OSError{Call: "WaitForSingleObject", Err: err}
+		return &seam.OSError{Call: "WaitForSingleObject", Err: err}
 	}
 	return nil
 }
@@ -193,7 +194,7 @@ func (w *waitableWaiter) Close() error { return windows.CloseHandle(w.timer) }
 func (h *windowsHost) Query() (*timerinfo.Report, error) {
 	coarsest, finest, current, err := winapi.NtQueryTimerResolution()
 	if err != nil {
-		return nil, &OSError{Call: "NtQueryTimerResolution", Err: err}
+		return nil, &seam.OSError{Call: "NtQueryTimerResolution", Err: err}
 	}
 	v := windows.RtlGetVersion()
 	win := &timerinfo.Windows{
@@ -305,7 +306,7 @@ type eventTimerWaiter struct {
 func newEventTimerWaiter(method string, ms uint32) (*eventTimerWaiter, error) {
 	event, err := windows.CreateEvent(nil, 0, 0, nil)
 	if err != nil {
-		return nil, &OSError{Call: "CreateEventW", Err: err}
+		return nil, &seam.OSError{Call: "CreateEventW", Err: err}
 	}
 	return &eventTimerWaiter{method: method, ms: ms, event: event}, nil
 }
@@ -323,19 +324,19 @@ func (w *eventTimerWaiter) Wait(int64) error {
 		case "timesetevent":
 			id, err := winapi.TimeSetEvent(w.ms, 0, w.event, winapi.TIME_PERIODIC|winapi.TIME_CALLBACK_EVENT_SET)
 			if err != nil {
-				return &OSError{Call: fmt.Sprintf("timeSetEvent(%d)", w.ms), Err: err}
+				return &seam.OSError{Call: fmt.Sprintf("timeSetEvent(%d)", w.ms), Err: err}
 			}
 			w.stop = func() { winapi.TimeKillEvent(id) }
 		default:
 			timer, err := winapi.CreateTimerQueueTimer(setEventCallback, uintptr(w.event), w.ms, w.ms, winapi.WT_EXECUTEINTIMERTHREAD)
 			if err != nil {
-				return &OSError{Call: fmt.Sprintf("CreateTimerQueueTimer(%d)", w.ms), Err: err}
+				return &seam.OSError{Call: fmt.Sprintf("CreateTimerQueueTimer(%d)", w.ms), Err: err}
 			}
 			w.stop = func() { winapi.DeleteTimerQueueTimer(timer) }
 		}
 	}
 	if _, err := windows.WaitForSingleObject(w.event, windows.INFINITE); err != nil {
-		return &OSError{Call: "WaitForSingleObject", Err: err}
+		return &seam.OSError{Call: "WaitForSingleObject", Err: err}
 	}
 	return nil
 }

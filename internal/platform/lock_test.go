@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/seam"
 )
 
 func TestLockIsExclusiveAndNamesTheHolder(t *testing.T) {
@@ -15,7 +16,7 @@ func TestLockIsExclusiveAndNamesTheHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = platform.Lock(name)
-	var locked *platform.LockedError
+	var locked *seam.LockedError
 	if !errors.As(err, &locked) {
 		t.Fatalf("second Lock: %v, want a LockedError", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/tickscope/tickscope/internal/seam"
 	"golang.org/x/sys/unix"
 )
 
@@ -17,14 +18,14 @@ func Lock(name string) (release func(), err error) {
 	path := lockPath(name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, &OSError{Call: "open " + path, Err: err}
+		return nil, &seam.OSError{Call: "open " + path, Err: err}
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, &LockedError{What: name, PID: readPID(path)}
+			return nil, &seam.LockedError{What: name, PID: readPID(path)}
 		}
-		return nil, &OSError{Call: "flock " + path, Err: err}
+		return nil, &seam.OSError{Call: "flock " + path, Err: err}
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/tickscope/tickscope/internal/seam"
 	"golang.org/x/sys/windows"
 )
 
@@ -20,10 +21,10 @@ func Lock(name string) (release func(), err error) {
 	mutex, err := windows.CreateMutex(nil, true, mutexName)
 	if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
 		windows.CloseHandle(mutex)
-		return nil, &LockedError{What: name, PID: readPID(lockPath(name))}
+		return nil, &seam.LockedError{What: name, PID: readPID(lockPath(name))}
 	}
 	if err != nil {
-		return nil, &OSError{Call: "CreateMutexW", Err: err}
+		return nil, &seam.OSError{Call: "CreateMutexW", Err: err}
 	}
 	path := lockPath(name)
 	os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)

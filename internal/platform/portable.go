@@ -3,25 +3,26 @@ package platform
 import (
 	"time"
 
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/precise"
 )
 
 // The methods every OS has, in Go: what most Go programs use, tickscope's
 // own precise package, and a pure spin on the host's clock. They are on
 // every host's list so that users can compare them with the native ones.
-func portableMethods() []Method {
-	return []Method{
-		{Name: "go", Summary: "Go's time.Sleep", Schedule: Relative},
-		{Name: "go-until", Summary: "Go's time.Sleep to each deadline (periodic)", Schedule: Periodic},
-		{Name: "go-ticker", Summary: "Go's time.Ticker (periodic)", Schedule: Periodic, CatchesUp: true},
-		{Name: "precise", Summary: "tickscope's precise.Sleep: native sleep to a calibrated margin, then spin", Schedule: Relative},
-		{Name: "precise-ticker", Summary: "tickscope's precise.Ticker (periodic; a tick less than a period late is still delivered)", Schedule: Periodic, CatchesUp: true},
-		{Name: "spin", Summary: "a pure spin on the high-resolution clock (periodic; one CPU busy)", Schedule: Periodic},
+func portableMethods() []seam.Method {
+	return []seam.Method{
+		{Name: "go", Summary: "Go's time.Sleep", Schedule: seam.Relative},
+		{Name: "go-until", Summary: "Go's time.Sleep to each deadline (periodic)", Schedule: seam.Periodic},
+		{Name: "go-ticker", Summary: "Go's time.Ticker (periodic)", Schedule: seam.Periodic, CatchesUp: true},
+		{Name: "precise", Summary: "tickscope's precise.Sleep: native sleep to a calibrated margin, then spin", Schedule: seam.Relative},
+		{Name: "precise-ticker", Summary: "tickscope's precise.Ticker (periodic; a tick less than a period late is still delivered)", Schedule: seam.Periodic, CatchesUp: true},
+		{Name: "spin", Summary: "a pure spin on the high-resolution clock (periodic; one CPU busy)", Schedule: seam.Periodic},
 	}
 }
 
 // newPortableWaiter returns a portable method's waiter, or nil.
-func newPortableWaiter(method string, delay time.Duration, now func() int64) Waiter {
+func newPortableWaiter(method string, delay time.Duration, now func() int64) seam.Waiter {
 	switch method {
 	case "go":
 		return goSleepWaiter{delay: delay}

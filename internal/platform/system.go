@@ -3,7 +3,10 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
+
+	"github.com/tickscope/tickscope/internal/seam"
 )
 
 // The hold commands (apply, run, status, verify-global, global, startup)
@@ -13,43 +16,14 @@ import (
 // with the same rule: each OS file says what it does, and what an OS lacks
 // returns ErrUnsupported.
 
-// Startup is the OS's way of starting the holder when the user logs on
-// (Windows: a Task Scheduler task) or at boot (Linux: a systemd unit).
-// Definitions are generated and parsed by package persist; this only
-// reads, installs and removes them.
-type Startup interface {
-	// Describe names it for people: "Task Scheduler task tickscope".
-	Describe() string
-	// Read returns the installed definition, or nil when none is installed.
-	Read() ([]byte, error)
-	// Install registers a definition, replacing one that exists.
-	Install(definition []byte) error
-	// Start runs the holder now.
-	Start() error
-	// Stop ends a running holder, if one runs.
-	Stop() error
-	// Delete unregisters the definition.
-	Delete() error
-	// DeleteByHand is the command a user types to delete what is installed
-	// under tickscope's name, for a definition tickscope did not write.
-	DeleteByHand() string
-}
-
-// ErrNoProcess is a process id that names no process.
-var ErrNoProcess = errors.New("no such process")
-
-// HolderLock is the lock the startup holder takes while it holds, so that
-// status can tell whether it runs and startup remove can end it.
-const HolderLock = "holder"
-
 // HolderRunning reports the process id of a running startup holder, or 0.
 func HolderRunning() int {
-	release, err := Lock(HolderLock)
+	release, err := Lock(seam.HolderLock)
 	if err == nil {
 		release()
 		return 0
 	}
-	var locked *LockedError
+	var locked *seam.LockedError
 	if errors.As(err, &locked) {
 		if locked.PID == 0 {
 			return -1
@@ -78,4 +52,41 @@ func endHolder(kill func(pid int) error) error {
 		}
 	}
 	return fmt.Errorf("the holder (process %d) still runs 2 s after it was ended", pid)
+}
+
+// NewSystem returns the System of the OS tickscope runs on.
+func NewSystem() seam.System { return osSystem{} }
+
+// osSystem forwards to each OS's functions in system_*.go and lock_*.go.
+type osSystem struct{}
+
+func (osSystem) Elevated() bool                                 { return Elevated() }
+func (osSystem) Lock(name string) (func(), error)               { return Lock(name) }
+func (osSystem) GlobalRequests() *uint32                        { return GlobalRequests() }
+func (osSystem) SetGlobalRequests(on bool) error                { return SetGlobalRequests(on) }
+func (osSystem) ProcessSlack(pid int) (int64, error)            { return ProcessSlack(pid) }
+func (osSystem) SetProcessSlack(pid int, ns int64) error        { return SetProcessSlack(pid, ns) }
+func (osSystem) IgnoreTimerThrottling() error                   { return IgnoreTimerThrottling() }
+func (osSystem) DetachConsole() error                           { return DetachConsole() }
+func (osSystem) WatchDesktopEscape(stop func()) (func(), error) { return WatchDesktopEscape(stop) }
+func (osSystem) Executable() (string, error)                    { return os.Executable() }
+func (osSystem) LookupEnv(name string) (string, bool)           { return os.LookupEnv(name) }
+func (osSystem) TempDir() string                                { return os.TempDir() }
+
+func (osSystem) Startup() seam.Startup {
+	// A nil Startup of a concrete type would not compare equal to nil.
+	if st := StartupHolder(); st != nil {
+		return st
+	}
+	return nil
+}
+
+func (osSystem) Holder() (pid int, running bool) {
+	switch pid := HolderRunning(); {
+	case pid < 0:
+		return 0, true
+	case pid > 0:
+		return pid, true
+	}
+	return 0, false
 }

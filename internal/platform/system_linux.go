@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tickscope/tickscope/internal/persist"
+	"github.com/tickscope/tickscope/internal/seam"
 )
 
 func slackPath(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/timerslack_ns" }
@@ -21,14 +22,14 @@ func slackPath(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/timersl
 func ProcessSlack(pid int) (int64, error) {
 	data, err := os.ReadFile(slackPath(pid))
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+		return 0, fmt.Errorf("process %d: %w", pid, seam.ErrNoProcess)
 	}
 	if err != nil {
-		return 0, &OSError{Call: "read " + slackPath(pid) + " (needs CAP_SYS_NICE for another user's process)", Err: err}
+		return 0, &seam.OSError{Call: "read " + slackPath(pid) + " (needs CAP_SYS_NICE for another user's process)", Err: err}
 	}
 	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
 	if err != nil {
-		return 0, &OSError{Call: "read " + slackPath(pid), Err: err}
+		return 0, &seam.OSError{Call: "read " + slackPath(pid), Err: err}
 	}
 	return ns, nil
 }
@@ -39,7 +40,7 @@ func ProcessSlack(pid int) (int64, error) {
 func SetProcessSlack(pid int, ns int64) error {
 	f, err := os.OpenFile(slackPath(pid), os.O_WRONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("process %d: %w", pid, ErrNoProcess)
+		return fmt.Errorf("process %d: %w", pid, seam.ErrNoProcess)
 	}
 	if err == nil {
 		_, err = f.WriteString(strconv.FormatInt(ns, 10))
@@ -48,13 +49,13 @@ func SetProcessSlack(pid int, ns int64) error {
 		}
 	}
 	if err != nil {
-		return &OSError{Call: "write " + slackPath(pid) + " (needs CAP_SYS_NICE)", Err: err}
+		return &seam.OSError{Call: "write " + slackPath(pid) + " (needs CAP_SYS_NICE)", Err: err}
 	}
 	return nil
 }
 
 // StartupHolder is the systemd system unit tickscope-holder.service.
-func StartupHolder() Startup { return unitStartup{dir: "/etc/systemd/system"} }
+func StartupHolder() seam.Startup { return unitStartup{dir: "/etc/systemd/system"} }
 
 type unitStartup struct{ dir string }
 
@@ -71,11 +72,11 @@ func systemdRuns() bool {
 
 func systemctl(args ...string) error {
 	if !systemdRuns() {
-		return &OSError{Call: "systemctl " + strings.Join(args, " "), Err: errors.New("systemd is not running on this machine (no /run/systemd/system)")}
+		return &seam.OSError{Call: "systemctl " + strings.Join(args, " "), Err: errors.New("systemd is not running on this machine (no /run/systemd/system)")}
 	}
 	out, err := exec.Command("systemctl", args...).CombinedOutput()
 	if err != nil {
-		return &OSError{Call: "systemctl " + strings.Join(args, " "), Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))}
+		return &seam.OSError{Call: "systemctl " + strings.Join(args, " "), Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))}
 	}
 	return nil
 }
@@ -86,7 +87,7 @@ func (u unitStartup) Read() ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &OSError{Call: "read " + u.path(), Err: err}
+		return nil, &seam.OSError{Call: "read " + u.path(), Err: err}
 	}
 	return data, nil
 }
@@ -95,15 +96,15 @@ func (u unitStartup) Read() ([]byte, error) {
 // systemd it writes nothing.
 func (u unitStartup) Install(definition []byte) error {
 	if !systemdRuns() {
-		return &OSError{Call: "install " + u.path(), Err: errors.New("systemd is not running on this machine (no /run/systemd/system): nothing was installed")}
+		return &seam.OSError{Call: "install " + u.path(), Err: errors.New("systemd is not running on this machine (no /run/systemd/system): nothing was installed")}
 	}
 	tmp := u.path() + ".tmp"
 	if err := os.WriteFile(tmp, definition, 0o644); err != nil {
-		return &OSError{Call: "write " + tmp, Err: err}
+		return &seam.OSError{Call: "write " + tmp, Err: err}
 	}
 	if err := os.Rename(tmp, u.path()); err != nil {
 		os.Remove(tmp)
-		return &OSError{Call: "rename " + tmp, Err: err}
+		return &seam.OSError{Call: "rename " + tmp, Err: err}
 	}
 	if err := systemctl("daemon-reload"); err != nil {
 		return err
@@ -125,7 +126,7 @@ func (u unitStartup) Stop() error {
 	}
 	return endHolder(func(pid int) error {
 		if err := unix.Kill(pid, unix.SIGTERM); err != nil {
-			return &OSError{Call: fmt.Sprintf("kill(%d, SIGTERM)", pid), Err: err}
+			return &seam.OSError{Call: fmt.Sprintf("kill(%d, SIGTERM)", pid), Err: err}
 		}
 		return nil
 	})
@@ -138,7 +139,7 @@ func (u unitStartup) Delete() error {
 		}
 	}
 	if err := os.Remove(u.path()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return &OSError{Call: "remove " + u.path(), Err: err}
+		return &seam.OSError{Call: "remove " + u.path(), Err: err}
 	}
 	if systemdRuns() {
 		return systemctl("daemon-reload")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -35,7 +36,7 @@ func IgnoreTimerThrottling() error { return winapi.IgnoreTimerResolutionThrottli
 // console or Ctrl+C no longer reaches it.
 func DetachConsole() error {
 	if err := winapi.FreeConsole(); err != nil {
-		return &OSError{Call: "FreeConsole", Err: err}
+		return &seam.OSError{Call: "FreeConsole", Err: err}
 	}
 	return nil
 }
@@ -83,7 +84,7 @@ func WatchDesktopEscape(stop func()) (restore func(), err error) {
 		windows.GetModuleHandleEx(0, nil, &module)
 		hook, err := winapi.SetWindowsHookEx(winapi.WH_KEYBOARD_LL, escapeHookProc, module, 0)
 		if err != nil {
-			ready <- started{err: &OSError{Call: "SetWindowsHookExW(WH_KEYBOARD_LL)", Err: err}}
+			ready <- started{err: &seam.OSError{Call: "SetWindowsHookExW(WH_KEYBOARD_LL)", Err: err}}
 			return
 		}
 		ready <- started{thread: windows.GetCurrentThreadId()}
@@ -115,29 +116,29 @@ func SetGlobalRequests(on bool) error {
 	k, err := registry.OpenKey(registry.LOCAL_MACHINE, timerinfo.KernelKeyPath, registry.SET_VALUE)
 	if err != nil {
 		// The key exists on every Windows; it is opened, never created.
-		return &OSError{Call: `RegOpenKeyEx(HKLM\` + timerinfo.KernelKeyPath + ")", Err: err}
+		return &seam.OSError{Call: `RegOpenKeyEx(HKLM\` + timerinfo.KernelKeyPath + ")", Err: err}
 	}
 	defer k.Close()
 	if on {
 		if err := k.SetDWordValue(timerinfo.GlobalRequestsValue, 1); err != nil {
-			return &OSError{Call: "RegSetValueEx(" + timerinfo.GlobalRequestsValue + ")", Err: err}
+			return &seam.OSError{Call: "RegSetValueEx(" + timerinfo.GlobalRequestsValue + ")", Err: err}
 		}
 		return nil
 	}
 	if err := k.DeleteValue(timerinfo.GlobalRequestsValue); err != nil && !errors.Is(err, registry.ErrNotExist) {
-		return &OSError{Call: "RegDeleteValue(" + timerinfo.GlobalRequestsValue + ")", Err: err}
+		return &seam.OSError{Call: "RegDeleteValue(" + timerinfo.GlobalRequestsValue + ")", Err: err}
 	}
 	return nil
 }
 
 // ProcessSlack is Linux's; Windows has no timer slack.
-func ProcessSlack(int) (int64, error) { return 0, ErrUnsupported }
+func ProcessSlack(int) (int64, error) { return 0, seam.ErrUnsupported }
 
 // SetProcessSlack is Linux's; Windows has no timer slack.
-func SetProcessSlack(int, int64) error { return ErrUnsupported }
+func SetProcessSlack(int, int64) error { return seam.ErrUnsupported }
 
 // StartupHolder is the Task Scheduler task named tickscope.
-func StartupHolder() Startup { return taskStartup{} }
+func StartupHolder() seam.Startup { return taskStartup{} }
 
 type taskStartup struct{}
 
@@ -152,7 +153,7 @@ func schtasks(args ...string) ([]byte, error) {
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		return out.Bytes(), &OSError{Call: "schtasks " + strings.Join(args, " "), Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(errOut.String()))}
+		return out.Bytes(), &seam.OSError{Call: "schtasks " + strings.Join(args, " "), Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(errOut.String()))}
 	}
 	return out.Bytes(), nil
 }
@@ -176,13 +177,13 @@ func (taskStartup) Read() ([]byte, error) {
 	case err != nil:
 		return nil, err
 	}
-	return nil, &OSError{Call: "read " + file, Err: fileErr}
+	return nil, &seam.OSError{Call: "read " + file, Err: fileErr}
 }
 
 func (taskStartup) Install(definition []byte) error {
 	f, err := os.CreateTemp("", "tickscope-task-*.xml")
 	if err != nil {
-		return &OSError{Call: "create the task file", Err: err}
+		return &seam.OSError{Call: "create the task file", Err: err}
 	}
 	defer os.Remove(f.Name())
 	_, err = f.Write(definition)
@@ -190,7 +191,7 @@ func (taskStartup) Install(definition []byte) error {
 		err = closeErr
 	}
 	if err != nil {
-		return &OSError{Call: "write " + f.Name(), Err: err}
+		return &seam.OSError{Call: "write " + f.Name(), Err: err}
 	}
 	_, err = schtasks("/Create", "/TN", persist.TaskName, "/XML", f.Name(), "/F")
 	return err
@@ -209,11 +210,11 @@ func (taskStartup) Stop() error {
 	return endHolder(func(pid int) error {
 		p, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.SYNCHRONIZE, false, uint32(pid))
 		if err != nil {
-			return &OSError{Call: fmt.Sprintf("OpenProcess(%d)", pid), Err: err}
+			return &seam.OSError{Call: fmt.Sprintf("OpenProcess(%d)", pid), Err: err}
 		}
 		defer windows.CloseHandle(p)
 		if err := windows.TerminateProcess(p, 1); err != nil {
-			return &OSError{Call: fmt.Sprintf("TerminateProcess(%d)", pid), Err: err}
+			return &seam.OSError{Call: fmt.Sprintf("TerminateProcess(%d)", pid), Err: err}
 		}
 		windows.WaitForSingleObject(p, 2000)
 		return nil

@@ -8,17 +8,18 @@ import (
 
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // zeroWaitHost is the real host's clock with a wait that returns at once,
 // so that a benchmark sees only what the loop itself costs per sample.
-type zeroWaitHost struct{ platform.Host }
+type zeroWaitHost struct{ seam.Host }
 
-func (zeroWaitHost) Methods() []platform.Method {
-	return []platform.Method{{Name: "zero", Schedule: platform.Relative}}
+func (zeroWaitHost) Methods() []seam.Method {
+	return []seam.Method{{Name: "zero", Schedule: seam.Relative}}
 }
-func (zeroWaitHost) NewWaiter(string, time.Duration) (platform.Waiter, error) {
+func (zeroWaitHost) NewWaiter(string, time.Duration) (seam.Waiter, error) {
 	return zeroWaiter{}, nil
 }
 func (zeroWaitHost) Apply(timerinfo.Setting) (timerinfo.Setting, func() error, error) {

@@ -9,8 +9,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -47,11 +47,11 @@ type Progress func(done, total int)
 // It runs on a fresh goroutine locked to its OS thread, which it never
 // unlocks, so the thread (with its raised priority and timer slack) ends with
 // the measurement instead of returning to Go's pool changed.
-func Measure(ctx context.Context, h platform.Host, spec Spec, progress Progress) (*rawfile.Point, error) {
+func Measure(ctx context.Context, h seam.Host, spec Spec, progress Progress) (*rawfile.Point, error) {
 	if spec.Samples < 1 || spec.Samples > MaxSamples {
 		return nil, fmt.Errorf("samples %d outside 1..%d", spec.Samples, MaxSamples)
 	}
-	method, err := platform.FindMethod(h, spec.Method)
+	method, err := seam.FindMethod(h, spec.Method)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func Measure(ctx context.Context, h platform.Host, spec Spec, progress Progress)
 	return o.res, o.err
 }
 
-func measureLocked(ctx context.Context, h platform.Host, method platform.Method, spec Spec, progress Progress) (res *rawfile.Point, err error) {
+func measureLocked(ctx context.Context, h seam.Host, method seam.Method, spec Spec, progress Progress) (res *rawfile.Point, err error) {
 	res = &rawfile.Point{Requested: spec.Setting, Warmup: spec.Warmup}
 	res.Conditions.CurrentBefore100ns = h.Observe().Current100ns
 	priority, restorePriority := h.PrepareThread()
@@ -103,7 +103,7 @@ func measureLocked(ctx context.Context, h platform.Host, method platform.Method,
 
 // loop is the measurement loop itself, kept free of everything else so that
 // its cost per sample is what BenchmarkLoop measures.
-func loop(ctx context.Context, h platform.Host, w platform.Waiter, schedule platform.Schedule, spec Spec, progress Progress) (latencies []int64, overruns int, stopped bool, err error) {
+func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedule, spec Spec, progress Progress) (latencies []int64, overruns int, stopped bool, err error) {
 	delay := int64(spec.Delay)
 	total := spec.Warmup + spec.Samples
 	latencies = make([]int64, 0, spec.Samples)
@@ -116,7 +116,7 @@ func loop(ctx context.Context, h platform.Host, w platform.Waiter, schedule plat
 		default:
 		}
 		start := h.Now()
-		if schedule == platform.Periodic {
+		if schedule == seam.Periodic {
 			deadline += delay
 			for deadline <= start {
 				deadline += delay

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -17,20 +17,20 @@ type fakeHost struct {
 	now      int64
 	lateness []int64 // per wait, cycled
 	waits    int
-	schedule platform.Schedule
+	schedule seam.Schedule
 	released bool
 	failAt   int
 	onWait   func(i int)
 }
 
 func (h *fakeHost) Query() (*timerinfo.Report, error) { return &timerinfo.Report{OS: "fake"}, nil }
-func (h *fakeHost) Methods() []platform.Method {
-	return []platform.Method{{Name: "fake", Schedule: h.schedule}}
+func (h *fakeHost) Methods() []seam.Method {
+	return []seam.Method{{Name: "fake", Schedule: h.schedule}}
 }
 func (h *fakeHost) Now() int64                      { return h.now }
 func (h *fakeHost) PrepareThread() (string, func()) { return "fake priority", func() {} }
-func (h *fakeHost) Observe() platform.Observation   { return platform.Observation{Current100ns: 156250} }
-func (h *fakeHost) NewWaiter(string, time.Duration) (platform.Waiter, error) {
+func (h *fakeHost) Observe() seam.Observation       { return seam.Observation{Current100ns: 156250} }
+func (h *fakeHost) NewWaiter(string, time.Duration) (seam.Waiter, error) {
 	return h, nil
 }
 func (h *fakeHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
@@ -51,7 +51,7 @@ func (h *fakeHost) Wait(deadline int64) error {
 		return errors.New("wait failed")
 	}
 	late := h.lateness[i%len(h.lateness)]
-	if h.schedule == platform.Periodic {
+	if h.schedule == seam.Periodic {
 		h.now = max(h.now, deadline) + late
 	} else {
 		h.now += delay + late
@@ -66,7 +66,7 @@ func spec(samples, warmup int) sample.Spec {
 }
 
 func TestRelativeSamplesAreWaitDurations(t *testing.T) {
-	h := &fakeHost{lateness: []int64{100, 200, 300}, schedule: platform.Relative}
+	h := &fakeHost{lateness: []int64{100, 200, 300}, schedule: seam.Relative}
 	p, err := sample.Measure(context.Background(), h, spec(6, 2), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestRelativeSamplesAreWaitDurations(t *testing.T) {
 }
 
 func TestPeriodicSamplesAreDelayPlusLateness(t *testing.T) {
-	h := &fakeHost{lateness: []int64{50_000}, schedule: platform.Periodic}
+	h := &fakeHost{lateness: []int64{50_000}, schedule: seam.Periodic}
 	p, err := sample.Measure(context.Background(), h, spec(100, 0), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestPeriodicSamplesAreDelayPlusLateness(t *testing.T) {
 
 func TestPeriodicSkipsPassedDeadlines(t *testing.T) {
 	// The second wait is 3.5 ms late: the next three deadlines have passed.
-	h := &fakeHost{lateness: []int64{0, 3_500_000, 0, 0, 0, 0}, schedule: platform.Periodic}
+	h := &fakeHost{lateness: []int64{0, 3_500_000, 0, 0, 0, 0}, schedule: seam.Periodic}
 	p, err := sample.Measure(context.Background(), h, spec(6, 0), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestPeriodicSkipsPassedDeadlines(t *testing.T) {
 
 func TestStopKeepsWhatWasMeasured(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &fakeHost{lateness: []int64{0}, schedule: platform.Relative}
+	h := &fakeHost{lateness: []int64{0}, schedule: seam.Relative}
 	h.onWait = func(i int) {
 		if i == 9 {
 			cancel()
@@ -146,7 +146,7 @@ func TestStopKeepsWhatWasMeasured(t *testing.T) {
 }
 
 func TestWaitErrorReleasesAndFails(t *testing.T) {
-	h := &fakeHost{lateness: []int64{0}, schedule: platform.Relative, failAt: 3}
+	h := &fakeHost{lateness: []int64{0}, schedule: seam.Relative, failAt: 3}
 	if _, err := sample.Measure(context.Background(), h, spec(10, 0), nil); err == nil {
 		t.Fatal("a failing wait was not reported")
 	}
@@ -156,7 +156,7 @@ func TestWaitErrorReleasesAndFails(t *testing.T) {
 }
 
 func TestProgressReachesTotal(t *testing.T) {
-	h := &fakeHost{lateness: []int64{0}, schedule: platform.Relative}
+	h := &fakeHost{lateness: []int64{0}, schedule: seam.Relative}
 	last, calls := 0, 0
 	_, err := sample.Measure(context.Background(), h, spec(200, 10), func(done, total int) {
 		calls++

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -78,7 +78,7 @@ const (
 
 // Runner measures a plan on a host.
 type Runner struct {
-	Host platform.Host
+	Host seam.Host
 	Plan Plan
 	// Progress is told the samples taken and the current estimate of the
 	// total.

@@ -1,6 +1,6 @@
 // Package winmodel is a deterministic, seeded model of the Windows 10 2004+
 // and Windows 11 timer as measured from one process, built from the facts
-// in shared/notes/windows-timers.md. It implements platform.Host on a
+// in shared/notes/windows-timers.md. It implements seam.Host on a
 // virtual clock, so the measurement loop, the statistics and the commands
 // run against a machine whose truth is known. It is a model: everything
 // computed on it is reported as SIMULATED, never as a measurement.
@@ -30,7 +30,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -80,8 +80,8 @@ func (h *Host) SleptNs() int64 { return h.sleptNs }
 func (h *Host) Now() int64 { return h.now }
 
 // Methods lists the one wait the model knows: kernel32 Sleep.
-func (h *Host) Methods() []platform.Method {
-	return []platform.Method{{Name: "sleep", Summary: "kernel32 Sleep of whole milliseconds (simulated)", WholeMilliseconds: true, Schedule: platform.Relative}}
+func (h *Host) Methods() []seam.Method {
+	return []seam.Method{{Name: "sleep", Summary: "kernel32 Sleep of whole milliseconds (simulated)", WholeMilliseconds: true, Schedule: seam.Relative}}
 }
 
 // PrepareThread says what a real run would have done.
@@ -132,13 +132,13 @@ func (h *Host) effectivePeriod() uint32 {
 func (h *Host) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	noop := func() error { return nil }
 	if s.SlackNs != 0 {
-		return timerinfo.Setting{}, noop, fmt.Errorf("timer slack: %w", platform.ErrUnsupported)
+		return timerinfo.Setting{}, noop, fmt.Errorf("timer slack: %w", seam.ErrUnsupported)
 	}
 	if s.Resolution100ns == 0 {
 		return timerinfo.Setting{}, noop, nil
 	}
 	if s.Resolution100ns < h.sc.Finest || s.Resolution100ns > h.sc.Coarsest {
-		return timerinfo.Setting{}, noop, &platform.OSError{Call: "NtSetTimerResolution (simulated)", Err: fmt.Errorf("STATUS_INVALID_PARAMETER")}
+		return timerinfo.Setting{}, noop, &seam.OSError{Call: "NtSetTimerResolution (simulated)", Err: fmt.Errorf("STATUS_INVALID_PARAMETER")}
 	}
 	h.setOwn(h.grant(s.Resolution100ns))
 	release := func() error { h.setOwn(0); return nil }
@@ -151,8 +151,8 @@ func (h *Host) setOwn(period uint32) {
 }
 
 // Observe reports the period in force.
-func (h *Host) Observe() platform.Observation {
-	return platform.Observation{Current100ns: h.current()}
+func (h *Host) Observe() seam.Observation {
+	return seam.Observation{Current100ns: h.current()}
 }
 
 // Query reports the simulated machine.
@@ -185,7 +185,7 @@ func (h *Host) Query() (*timerinfo.Report, error) {
 }
 
 // NewWaiter returns the simulated Sleep.
-func (h *Host) NewWaiter(method string, delay time.Duration) (platform.Waiter, error) {
+func (h *Host) NewWaiter(method string, delay time.Duration) (seam.Waiter, error) {
 	if method != "sleep" {
 		return nil, fmt.Errorf("unknown method %q: the model simulates sleep only", method)
 	}

@@ -1,0 +1,93 @@
+// Package options defines, once, what tickscope accepts on its command line:
+// the bounds of every setting and delay, and the usage error that names the
+// flag, the value and what is allowed. The commands and package hold check
+// their input here, so that a bound written twice cannot drift.
+package options
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// UsageError is bad input: tickscope exits 2 and has measured and changed
+// nothing.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// BadFlag reports an invalid flag value in one line: the flag, the value
+// and what is allowed.
+func BadFlag(flag string, value any, allowed string, args ...any) error {
+	return &UsageError{fmt.Sprintf("--%s %v: %s", flag, value, fmt.Sprintf(allowed, args...))}
+}
+
+// Usagef is any other usage error.
+func Usagef(format string, args ...any) error {
+	return &UsageError{fmt.Sprintf(format, args...)}
+}
+
+// Bounds of the command line.
+const (
+	// MaxDelay is the longest wait any command measures.
+	MaxDelay = time.Second
+	// MaxSlack is the largest timer slack tickscope sets.
+	MaxSlack = time.Second
+)
+
+// Slack checks a timer slack flag. Setting another process's slack
+// (apply --pid) takes 0 to restore that process's default; everywhere else
+// 0 would silently mean "the default", so it is refused.
+func Slack(flag string, d time.Duration, zeroRestoresDefault bool) error {
+	switch {
+	case zeroRestoresDefault && (d < 0 || d > MaxSlack):
+		return BadFlag(flag, d, "allowed 0..%v (0 restores the process's default)", MaxSlack)
+	case !zeroRestoresDefault && (d < 1 || d > MaxSlack):
+		return BadFlag(flag, d, "allowed 1ns..%v (0 would reset the default)", MaxSlack)
+	}
+	return nil
+}
+
+// DMALatency checks a /dev/cpu_dma_latency request in µs.
+func DMALatency(flag string, us int32) error {
+	if us < 0 || us > timerinfo.DMALatencyDefaultUs {
+		return BadFlag(flag, us, "allowed 0..%d µs", timerinfo.DMALatencyDefaultUs)
+	}
+	return nil
+}
+
+// Delay checks a wait's delay.
+func Delay(flag string, d time.Duration) error {
+	if d <= 0 || d > MaxDelay {
+		return BadFlag(flag, d, "allowed above 0 and at most %v", MaxDelay)
+	}
+	return nil
+}
+
+// Period turns --resolution (100 ns units) or --ms into a timer period in
+// 100 ns units, checked against this machine's range. At most one of the
+// two may be given; ok is false when neither was.
+func Period(resolution uint32, resolutionSet bool, ms float64, msSet bool, win *timerinfo.Windows) (period uint32, ok bool, err error) {
+	switch {
+	case resolutionSet && msSet:
+		return 0, false, Usagef("--resolution %d and --ms %v: give one of them, not both", resolution, ms)
+	case !resolutionSet && !msSet:
+		return 0, false, nil
+	}
+	flag, value, period := "resolution", any(resolution), resolution
+	if msSet {
+		flag, value = "ms", ms
+		units := math.Round(ms * 10_000)
+		if math.IsNaN(units) || units < 0 || units > math.MaxUint32 {
+			units = 0
+		}
+		period = uint32(units)
+	}
+	if period < win.Finest100ns || period > win.Coarsest100ns {
+		return 0, false, BadFlag(flag, value, "allowed %d..%d (100 ns units), %s..%s ms on this machine",
+			win.Finest100ns, win.Coarsest100ns, timerinfo.FormatPeriodMS(win.Finest100ns), timerinfo.FormatPeriodMS(win.Coarsest100ns))
+	}
+	return period, true, nil
+}

@@ -1,0 +1,145 @@
+// Package seam holds the types of tickscope's one seam to the operating
+// system, without the OS code: the Host a measurement runs on, its wait
+// methods and waiters, and the System the hold commands change. Pure
+// packages (sample, sweep, winmodel, report, hold) import this package, so
+// that none of them pulls the registry, schtasks or golang.org/x/sys into
+// its dependencies. The implementations for each OS live in package
+// platform; the model of Windows timers (package winmodel) is a Host too,
+// and package seamfake has an in-memory System for tests.
+package seam
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Host is an operating system (or a model of one) as tickscope measures it.
+//
+// Apply, PrepareThread, NewWaiter and Waiter.Wait must be called on the
+// goroutine that measures, locked to its OS thread: Linux timer slack is a
+// property of a thread, and so is Windows thread priority.
+type Host interface {
+	// Query reports what the OS says about its timers. It changes nothing.
+	Query() (*timerinfo.Report, error)
+	// Methods lists the wait methods this host offers; the first is the
+	// default.
+	Methods() []Method
+	// Now reads the high-resolution clock, in ns from an arbitrary origin.
+	// Deadlines passed to Waiter.Wait are on this clock.
+	Now() int64
+	// PrepareThread raises the calling thread's scheduling priority as far
+	// as the OS allows without elevation, and says what it is now. restore
+	// puts back what was process-wide (Windows' priority class), so that a
+	// process that lives on after measuring, such as a holder, is left as
+	// it was.
+	PrepareThread() (priority string, restore func())
+	// Apply requests a timer setting and returns what the OS granted and how
+	// to release it. The zero Setting requests nothing.
+	Apply(s timerinfo.Setting) (granted timerinfo.Setting, release func() error, err error)
+	// Observe reads the timer state a measurement records around itself.
+	Observe() Observation
+	// NewWaiter prepares the named wait method for waits of delay.
+	NewWaiter(method string, delay time.Duration) (Waiter, error)
+	// CPUTime is the CPU time this process has used so far.
+	CPUTime() time.Duration
+}
+
+// Observation is the timer state at one moment.
+type Observation struct {
+	// Current100ns is the Windows timer period in force (0 elsewhere).
+	Current100ns uint32
+	// TimerSlackNs is the calling thread's timer slack (Linux; 0 elsewhere).
+	TimerSlackNs int64
+}
+
+// Schedule is how a method's waits relate to one another.
+type Schedule int
+
+const (
+	// Relative waits each last the requested delay from the moment the wait
+	// is called (Sleep, nanosleep): a sample is the wait's own duration.
+	Relative Schedule = iota
+	// Periodic waits end at absolute deadlines one delay apart (cyclictest's
+	// clock_nanosleep loop): a sample is the delay plus the lateness past
+	// its deadline, so no time between waits is lost or counted twice.
+	Periodic
+)
+
+// Method describes a wait method.
+type Method struct {
+	Name    string
+	Summary string
+	// WholeMilliseconds is set for methods whose delay is an integer number
+	// of milliseconds (Windows Sleep).
+	WholeMilliseconds bool
+	Schedule          Schedule
+	// CatchesUp marks a periodic method whose own schedule can deliver a
+	// tick right after a late one, so a wait can end before the loop's
+	// deadline (time.Ticker, a timerfd with a pending expiration; seed 003
+	// saw timeSetEvent do the same).
+	CatchesUp bool
+}
+
+// Waiter performs one kind of wait.
+type Waiter interface {
+	// Wait blocks for one wait. Periodic waiters wait until deadline (on the
+	// host's clock); relative ones wait their delay and ignore deadline.
+	Wait(deadline int64) error
+	// Close releases what the waiter holds.
+	Close() error
+}
+
+// FindMethod returns the host's method with that name, or an error listing
+// the valid names.
+func FindMethod(h Host, name string) (Method, error) {
+	var names []string
+	for _, m := range h.Methods() {
+		if m.Name == name {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return Method{}, fmt.Errorf("unknown method %q: valid methods here are %s", name, strings.Join(names, ", "))
+}
+
+// ErrUnsupported is returned for what this OS cannot do.
+var ErrUnsupported = errors.New("not supported on this OS")
+
+// ErrNoProcess is a process id that names no process.
+var ErrNoProcess = errors.New("no such process")
+
+// OSError is a failed OS call: the call's name and the status it returned.
+type OSError struct {
+	Call string
+	Err  error
+}
+
+func (e *OSError) Error() string { return e.Call + ": " + e.Err.Error() }
+func (e *OSError) Unwrap() error { return e.Err }
+
+// LockedError says that another tickscope holds an exclusive lock.
+type LockedError struct {
+	What string
+	PID  int // 0 when it could not be read
+}
+
+func (e *LockedError) Error() string {
+	if e.PID == 0 {
+		return fmt.Sprintf("another tickscope %s is running", e.What)
+	}
+	return fmt.Sprintf("another tickscope %s is running (process %d)", e.What, e.PID)
+}
+
+// Names of the exclusive locks (System.Lock).
+const (
+	// BenchLock is held by whatever holds timer requests to measure them
+	// (bench, verify-global): two would measure each other's requests.
+	BenchLock = "bench"
+	// HolderLock is the lock the startup holder takes while it holds, so
+	// that status can tell whether it runs and startup remove can end it.
+	HolderLock = "holder"
+)

@@ -1,0 +1,68 @@
+package seam
+
+// System is what the hold commands (apply, run, status, verify-global,
+// global, startup remove) read and change outside a measurement. Each OS
+// implements it in package platform; what an OS lacks returns
+// ErrUnsupported.
+type System interface {
+	// Elevated reports whether tickscope runs elevated (Windows) or as root.
+	Elevated() bool
+	// Lock takes the exclusive lock called name (BenchLock, HolderLock).
+	// The OS drops it when its holder exits, however it exits. Another
+	// holder gives a *LockedError naming its process id.
+	Lock(name string) (release func(), err error)
+	// Holder reports whether the startup holder (a process holding
+	// HolderLock) runs, and its process id, 0 when it cannot be read.
+	Holder() (pid int, running bool)
+	// Startup is the OS's way of starting the holder at logon or boot, or
+	// nil where tickscope has none.
+	Startup() Startup
+	// GlobalRequests reads Windows' GlobalTimerResolutionRequests (nil when
+	// absent, and everywhere else).
+	GlobalRequests() *uint32
+	// SetGlobalRequests writes GlobalTimerResolutionRequests=1 (on) or
+	// deletes the value (off), and nothing else.
+	SetGlobalRequests(on bool) error
+	// ProcessSlack reads a process's timer slack (Linux).
+	ProcessSlack(pid int) (int64, error)
+	// SetProcessSlack sets a process's timer slack; 0 restores its default
+	// (Linux).
+	SetProcessSlack(pid int, ns int64) error
+	// IgnoreTimerThrottling opts this process out of Windows 11's
+	// throttling of hidden processes' timer requests; where the OS has no
+	// such throttling it returns an error the caller may report and ignore.
+	IgnoreTimerThrottling() error
+	// DetachConsole detaches from the console (Windows).
+	DetachConsole() error
+	// WatchDesktopEscape calls stop when ESC is pressed anywhere on the
+	// desktop (Windows); restore stops watching.
+	WatchDesktopEscape(stop func()) (restore func(), err error)
+	// Executable is the path of the running tickscope.
+	Executable() (string, error)
+	// LookupEnv reads an environment variable.
+	LookupEnv(name string) (string, bool)
+	// TempDir is the directory temporary builds (go run) live under.
+	TempDir() string
+}
+
+// Startup is the OS's way of starting the holder when the user logs on
+// (Windows: a Task Scheduler task) or at boot (Linux: a systemd unit).
+// Definitions are generated and parsed by package persist; this only
+// reads, installs and removes them.
+type Startup interface {
+	// Describe names it for people: "Task Scheduler task tickscope".
+	Describe() string
+	// Read returns the installed definition, or nil when none is installed.
+	Read() ([]byte, error)
+	// Install registers a definition, replacing one that exists.
+	Install(definition []byte) error
+	// Start runs the holder now.
+	Start() error
+	// Stop ends a running holder, if one runs.
+	Stop() error
+	// Delete unregisters the definition.
+	Delete() error
+	// DeleteByHand is the command a user types to delete what is installed
+	// under tickscope's name, for a definition tickscope did not write.
+	DeleteByHand() string
+}
