@@ -116,7 +116,7 @@ type waitCheck struct {
 }
 
 func (a *app) apply(cmd *cobra.Command, o *applyOptions) error {
-	host := platform.New()
+	host := machineHost()
 	q, err := host.Query()
 	if err != nil {
 		return err
@@ -516,7 +516,7 @@ func parseInstalled(data []byte) (persist.Installed, error) {
 // awaitHolder waits up to 2 s for the startup holder to run with the
 // setting in force.
 func awaitHolder(req timerinfo.Setting) (pid int, ok bool) {
-	host := platform.New()
+	host := machineHost()
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		pid = platform.HolderRunning()
 		if pid == 0 {

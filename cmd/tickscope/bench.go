@@ -55,7 +55,7 @@ preferring no DMA hold, whose p99 lateness is within --budget-lateness.
 --simulate runs the whole bench on the model of Windows timers, on any OS.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			host, listed, err := a.hostFor(o.simulate, o.seed, platform.New())
+			host, listed, err := a.hostFor(o.simulate, o.seed, machineHost())
 			if listed || err != nil {
 				return err
 			}

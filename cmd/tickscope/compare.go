@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
@@ -74,7 +73,7 @@ Linux: default, slack-1ns, and as root dma-0 (slack 1 ns with
 /dev/cpu_dma_latency held at 0). Nothing outlives the command.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.compare(cmd, platform.New(), &o)
+			return a.compare(cmd, machineHost(), &o)
 		},
 	}
 	f := cmd.Flags()

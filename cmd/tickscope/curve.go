@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
@@ -41,7 +40,7 @@ timers there is no sawtooth, and it says so. ESC or Ctrl+C stops early with
 the curve so far. Changes nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			host, listed, err := a.hostFor(o.simulate, o.seed, platform.New())
+			host, listed, err := a.hostFor(o.simulate, o.seed, machineHost())
 			if listed || err != nil {
 				return err
 			}

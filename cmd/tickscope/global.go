@@ -58,7 +58,7 @@ type globalResult struct {
 }
 
 func (a *app) global(on, asJSON bool) error {
-	host := platform.New()
+	host := machineHost()
 	q, err := host.Query()
 	if err != nil {
 		return err

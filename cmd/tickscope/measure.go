@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
@@ -36,7 +35,7 @@ type measureOptions struct {
 }
 
 func (a *app) measureCommand() *cobra.Command {
-	host := platform.New()
+	host := machineHost()
 	methods := host.Methods()
 	var o measureOptions
 	cmd := &cobra.Command{

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/report"
 )
 
@@ -30,7 +29,7 @@ driver, governor and states, privileges and CPUs.
 --json prints the same as the object documented in docs/json.md.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep, err := platform.New().Query()
+			rep, err := machineHost().Query()
 			if err != nil {
 				return err
 			}

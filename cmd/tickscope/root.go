@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/seam"
 )
 
 // baseVersion is this source tree's version; winres/winres.json carries the
@@ -119,3 +121,10 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// machineHost is the host the commands measure: this machine's OS, with
+// its wait methods.
+func machineHost() seam.Host { return platform.New() }
+
+// machineSystem is what the hold commands change on this machine.
+func machineSystem() seam.System { return platform.NewSystem() }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -93,7 +92,7 @@ type exitCode struct {
 func (e *exitCode) Error() string { return e.msg }
 
 func (a *app) runProgram(cmd *cobra.Command, o *runOptions, args []string) error {
-	host := platform.New()
+	host := machineHost()
 	q, err := host.Query()
 	if err != nil {
 		return err

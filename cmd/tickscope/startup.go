@@ -80,7 +80,7 @@ func (a *app) startupRemove(asJSON bool) error {
 		}
 		res.Deleted = true
 	}
-	if q, err := platform.New().Query(); err == nil {
+	if q, err := machineHost().Query(); err == nil {
 		res.StillRaised = q.StillRaised()
 	}
 	if asJSON {

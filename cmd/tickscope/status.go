@@ -67,7 +67,7 @@ type startupState struct {
 }
 
 func (a *app) status(ctx context.Context, asJSON bool) error {
-	host := platform.New()
+	host := machineHost()
 	q, err := host.Query()
 	if err != nil {
 		return err

@@ -65,7 +65,7 @@ const linuxGlobalText = `Linux has no global timer-period request: there is no t
   - whether high-resolution timers are active: tickscope query shows it.`
 
 func (a *app) verifyGlobal(ctx context.Context, asJSON bool) error {
-	host := platform.New()
+	host := machineHost()
 	q, err := host.Query()
 	if err != nil {
 		return err
