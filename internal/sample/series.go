@@ -19,16 +19,30 @@ type SpecError struct {
 	Err   error
 }
 
-func (e *SpecError) Error() string { return e.Spec.Method + " " + e.Spec.Delay.String() + ": " + e.Err.Error() }
+func (e *SpecError) Error() string {
+	what := e.Spec.Method + " " + e.Spec.Delay.String()
+	if !e.Spec.Setting.IsZero() {
+		what += " with " + e.Spec.Setting.String()
+	}
+	return what + ": " + e.Err.Error()
+}
+
 func (e *SpecError) Unwrap() error { return e.Err }
 
-// Series is the outer measurement loop: it measures specs one after another
-// through Measure, each into a point of its own, and tells done after each.
-// It ends at the first point that ctx stopped, keeps only points with at
-// least one sample (the last may be partial: Stopped), and returns
-// ErrNothingMeasured when there are none. A failure returns the points
-// measured before it with a *SpecError.
-func Series(ctx context.Context, h seam.Host, specs []Spec, done func(finished int)) ([]rawfile.Point, error) {
+// Series is the outer measurement loop: compare, curve, the bench and
+// loop-bench take their points through it. It measures specs one after
+// another through Measure, each into a point of its own, and tells done
+// each point with its index in specs as soon as it is measured (also a
+// point that ctx stopped before its first sample). What done changes in the
+// point is kept: compare labels each point with its method there, and the
+// bench merges each chunk into the setting it belongs to.
+//
+// It ends at the first point that ctx stopped and keeps only points with
+// at least one sample, so points[i] is always specs[i]'s (the last may be
+// partial: Stopped). It returns ErrNothingMeasured when nothing was
+// measured. A failure returns the points measured before it with a
+// *SpecError.
+func Series(ctx context.Context, h seam.Host, specs []Spec, done func(i int, p *rawfile.Point)) ([]rawfile.Point, error) {
 	var points []rawfile.Point
 	for i, spec := range specs {
 		p, err := Measure(ctx, h, spec, nil)
@@ -36,7 +50,7 @@ func Series(ctx context.Context, h seam.Host, specs []Spec, done func(finished i
 			return points, &SpecError{Index: i, Spec: spec, Err: err}
 		}
 		if done != nil {
-			done(i + 1)
+			done(i, p)
 		}
 		if len(p.Latencies) > 0 {
 			points = append(points, *p)
