@@ -5,6 +5,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sweep"
 )
 
 func (a *app) analyzeCommand() *cobra.Command {
@@ -57,14 +58,14 @@ saying what and where.`,
 				return nil
 			}
 			if f.Query.Linux != nil {
-				b := report.SlackBenchOf(f, prefs.Prefer, int64(j.budgetLateness))
+				b := report.SlackBenchOf(f, sweep.JudgeSlackFile(f, prefs))
 				if j.asJSON {
 					return writeJSON(a.stdout, b)
 				}
 				report.WriteSlackBench(a.stdout, b)
 				return nil
 			}
-			b := report.BenchOf(f, prefs)
+			b := report.BenchOf(f, sweep.JudgeFile(f, prefs))
 			if j.asJSON {
 				return writeJSON(a.stdout, b)
 			}

@@ -155,7 +155,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 		Bench:     &rawfile.BenchParams{Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.seed, Requests: len(requests)},
 		Points:    points,
 	})
-	b := report.BenchOf(file, prefs)
+	b := report.BenchOf(file, sweep.JudgeFile(file, prefs))
 	if err := b.Result.Usable(); err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (a *app) slackBench(cmd *cobra.Command, host seam.Host, q *timerinfo.Report
 	bar := newProgress(a.stderr, len(settings)*o.samples, "bench (ESC or Ctrl+C stops early)")
 	runner := &sweep.Runner{Host: host, Plan: sweep.Plan{Samples: o.samples, Seed: o.seed}, Progress: bar.updateTotal}
 	points, err := runner.RunSettings(ctx, "clock-abs", settings, func(points []rawfile.Point) int {
-		return sweep.JudgeSlack(points, int64(time.Millisecond), o.judge.prefer, budget).Recommended
+		return sweep.JudgeSlack(points, int64(time.Millisecond), sweep.Preferences{Prefer: o.judge.prefer, BudgetLateness: budget}).Recommended
 	})
 	bar.finish()
 	done()
@@ -216,7 +216,7 @@ func (a *app) slackBench(cmd *cobra.Command, host seam.Host, q *timerinfo.Report
 	if err := writeRaw(o.raw, file); err != nil {
 		return err
 	}
-	b := report.SlackBenchOf(file, o.judge.prefer, budget)
+	b := report.SlackBenchOf(file, sweep.JudgeSlackFile(file, sweep.Preferences{Prefer: o.judge.prefer, BudgetLateness: budget}))
 	b.RawFile = o.raw
 	if b.Result.Partial {
 		a.warnf("stopped early: the recommendation covers the settings measured so far")

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/winmodel"
 )
@@ -16,7 +14,7 @@ func (a *app) hostFor(simulate string, seed uint64, machine seam.Host) (host sea
 	case "":
 		return machine, false, nil
 	case "list":
-		writeScenarios(a.stdout)
+		report.WriteScenarios(a.stdout, winmodel.Scenarios())
 		return nil, true, nil
 	}
 	model, err := winmodel.New(simulate, seed)
@@ -24,11 +22,4 @@ func (a *app) hostFor(simulate string, seed uint64, machine seam.Host) (host sea
 		return nil, false, badFlag("simulate", simulate, "the scenarios are %s (or list)", winmodel.Names())
 	}
 	return model, false, nil
-}
-
-func writeScenarios(w io.Writer) {
-	fmt.Fprintln(w, "SIMULATED  scenarios of the model of Windows timers (--simulate NAME with measure or bench):")
-	for _, sc := range winmodel.Scenarios() {
-		fmt.Fprintf(w, "SIMULATED  %-16s %s\n", sc.Name, sc.Summary)
-	}
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sweep"
@@ -91,9 +93,7 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	s := row.Summary
 	p.kv("latency", fmt.Sprintf("min %s   p50 %s   p95 %s   max %s ms", ms(s.Min), ms(s.P50), ms(s.P95), ms(s.Max)))
 	if r.Floor >= 0 {
-		floor := r.Rows[r.Floor]
-		lower := 100 * float64(floor.Summary.P50-s.P50) / float64(floor.Summary.P50)
-		p.kv("vs floor", fmt.Sprintf("p50 %s ms at %s ms  (%.0f%% lower)", ms(floor.Summary.P50), timerinfo.FormatPeriodMS(floor.Requested), lower))
+		p.kv("vs floor", vsFloor(r))
 	}
 	p.kv("stability", r.Stability)
 	p.kv("next step", fmt.Sprintf("tickscope apply --resolution %d", row.Requested))
@@ -113,26 +113,45 @@ func countAffected(r *sweep.Result) int {
 	return n
 }
 
-// BenchOf judges a bench's raw file: the bench command and `analyze` both
-// render through this one function, so analysing the file a bench wrote
-// gives exactly the bench's result.
-func BenchOf(f *rawfile.File, prefs sweep.Preferences) *Bench {
+// vsFloor compares the recommendation with the floor, the finest period
+// measured: a floor inside the recommended band is one of its equivalent
+// values, and a power pick may be slower than the floor.
+func vsFloor(r *sweep.Result) string {
+	floor := r.Rows[r.Floor]
+	line := fmt.Sprintf("p50 %s ms at %s ms", ms(floor.Summary.P50), timerinfo.FormatPeriodMS(floor.Requested))
+	if slices.Contains(r.Bands[r.Band].Rows, r.Floor) {
+		return line + "  (the floor is inside the recommended band)"
+	}
+	lower := math.Round(100 * float64(floor.Summary.P50-r.Rows[r.Recommended].Summary.P50) / float64(floor.Summary.P50))
+	switch {
+	case lower > 0:
+		return line + fmt.Sprintf("  (%.0f%% lower)", lower)
+	case lower < 0:
+		return line + fmt.Sprintf("  (%.0f%% higher)", -lower)
+	}
+	return line + "  (the same p50)"
+}
+
+// BenchOf is a bench's result for rendering: the facts of its raw file and
+// the judgement of it (sweep.JudgeFile). bench and analyze both build it
+// here, so analysing the file a bench wrote gives exactly the bench's
+// result.
+func BenchOf(f *rawfile.File, judged *sweep.Result) *Bench {
 	b := &Bench{
 		Simulated: f.Simulated,
 		OS:        f.Query.OS,
 		OSBuild:   OSBuild(f.Query),
 		Design:    "adaptive",
+		Result:    judged,
 	}
 	if win := f.Query.Windows; win != nil {
 		b.Finest100ns, b.Coarsest100ns, b.Current100ns = win.Finest100ns, win.Coarsest100ns, win.Current100ns
 	}
-	minSamples := 0
 	if f.Bench != nil {
-		b.Samples, b.Requests, minSamples = f.Bench.Samples, f.Bench.Requests, f.Bench.Samples
+		b.Samples, b.Requests = f.Bench.Samples, f.Bench.Requests
 		if f.Bench.Exhaustive {
 			b.Design = "exhaustive"
 		}
 	}
-	b.Result = sweep.Judge(f.Points, prefs, minSamples)
 	return b
 }

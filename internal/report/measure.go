@@ -13,6 +13,7 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // Measurement is the result of `tickscope measure`.
@@ -179,11 +180,29 @@ type printer struct {
 }
 
 func newPrinter(w io.Writer, simulated string) *printer {
-	p := &printer{w: w}
-	if simulated != "" {
-		p.prefix = "SIMULATED  "
+	return &printer{w: w, prefix: SimulatedPrefix(simulated)}
+}
+
+// SimulatedLabel starts every line of output (results, warnings, the
+// progress bar) computed on the model of Windows timers rather than
+// measured on a machine.
+const SimulatedLabel = "SIMULATED  "
+
+// SimulatedPrefix is SimulatedLabel for output of a model scenario, and
+// nothing for a real measurement (scenario "").
+func SimulatedPrefix(scenario string) string {
+	if scenario == "" {
+		return ""
 	}
-	return p
+	return SimulatedLabel
+}
+
+// WriteScenarios lists the model's scenarios (--simulate list).
+func WriteScenarios(w io.Writer, scenarios []winmodel.Scenario) {
+	fmt.Fprintln(w, SimulatedLabel+"scenarios of the model of Windows timers (--simulate NAME with measure, bench or curve):")
+	for _, sc := range scenarios {
+		fmt.Fprintf(w, "%s%-16s %s\n", SimulatedLabel, sc.Name, sc.Summary)
+	}
 }
 
 func (p *printer) line(s string) { fmt.Fprintln(p.w, strings.TrimRight(p.prefix+s, " ")) }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -134,5 +136,59 @@ func TestWriteQueryLinux(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+func TestVsFloor(t *testing.T) {
+	row := func(req uint32, p50 int64) sweep.Row {
+		return sweep.Row{Requested: req, Granted: req, Pass: true, Confirmed: true, Summary: stats.Summary{Count: 200, P50: p50, Min: p50, P95: p50, Max: p50}}
+	}
+	for _, tt := range []struct {
+		name string
+		rows []sweep.Row
+		band []int // the recommended band's rows; the recommendation is its middle
+		want string
+	}{
+		{"floor inside the band", []sweep.Row{row(5000, 1_010_000), row(5010, 1_005_000), row(5020, 1_012_000)}, []int{0, 1, 2},
+			"p50 1.010 ms at 0.5000 ms  (the floor is inside the recommended band)"},
+		{"faster than the floor", []sweep.Row{row(5000, 1_250_000), row(5010, 1_000_000), row(5020, 1_000_000), row(5030, 1_000_000)}, []int{1, 2, 3},
+			"p50 1.250 ms at 0.5000 ms  (20% lower)"},
+		{"a power pick slower than the floor", []sweep.Row{row(5000, 1_000_000), row(10000, 1_100_000)}, []int{1},
+			"p50 1.000 ms at 0.5000 ms  (10% higher)"},
+		{"within rounding of the floor", []sweep.Row{row(5000, 1_000_000), row(10000, 1_004_000)}, []int{1},
+			"p50 1.000 ms at 0.5000 ms  (the same p50)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &sweep.Result{Rows: tt.rows, Bands: []sweep.Band{{LoGranted: tt.rows[tt.band[0]].Granted, HiGranted: tt.rows[tt.band[len(tt.band)-1]].Granted, Rows: tt.band, Pass: true}},
+				Recommended: tt.band[(len(tt.band)-1)/2], Band: 0, Floor: 0, Stability: sweep.NotRechecked}
+			if tt.band[0] != 0 {
+				r.Bands = append([]sweep.Band{{Rows: []int{0}, Pass: true}}, r.Bands...)
+				r.Band = 1
+			}
+			var out bytes.Buffer
+			report.WriteBench(&out, &report.Bench{Result: r}, false)
+			var got string
+			for _, line := range strings.Split(out.String(), "\n") {
+				if v, ok := strings.CutPrefix(line, "  vs floor"); ok {
+					got = strings.TrimSpace(v)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("vs floor %q, want %q\n%s", got, tt.want, out.String())
+			}
+		})
+	}
+}
+
+// The renderer prints what it is given: the next step names commands that
+// exist, with no promise of later work.
+func TestSlackBenchNextStep(t *testing.T) {
+	zero := int32(0)
+	r := &sweep.SlackResult{Rows: []sweep.SlackRow{{Setting: timerinfo.Setting{SlackNs: 1, CPUDMALatencyUs: &zero}, Pass: true}}, Recommended: 0, Stability: sweep.Stable}
+	var out bytes.Buffer
+	report.WriteSlackBench(&out, &report.SlackBench{Method: "clock-abs", DelayNs: 1_000_000, Result: r})
+	want := "  next step        tickscope run --slack 1ns -- PROGRAM   and   tickscope apply --dma-latency 0\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", out.String(), want)
 	}
 }

@@ -21,14 +21,14 @@ type SlackBench struct {
 	RawFile string             `json:"raw_file,omitempty"`
 }
 
-// SlackBenchOf judges a Linux bench's raw file: bench and analyze both
-// render through it.
-func SlackBenchOf(f *rawfile.File, prefer string, budgetLateness int64) *SlackBench {
-	b := &SlackBench{OS: f.Query.OS, OSBuild: OSBuild(f.Query), Method: f.Method, DelayNs: f.DelayNs}
+// SlackBenchOf is a Linux bench's result for rendering: the facts of its
+// raw file and the judgement of it (sweep.JudgeSlackFile); bench and
+// analyze both build it here.
+func SlackBenchOf(f *rawfile.File, judged *sweep.SlackResult) *SlackBench {
+	b := &SlackBench{OS: f.Query.OS, OSBuild: OSBuild(f.Query), Method: f.Method, DelayNs: f.DelayNs, Result: judged}
 	if f.Bench != nil {
 		b.Samples = f.Bench.Samples
 	}
-	b.Result = sweep.JudgeSlack(f.Points, f.DelayNs, prefer, budgetLateness)
 	return b
 }
 
@@ -65,7 +65,7 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	row := r.Rows[r.Recommended]
 	p.kv("recommend", row.Setting.String())
 	if r.FellBack {
-		p.kv("", fmt.Sprintf("nothing met the p99 lateness budget of %v: this is the latency pick", time.Duration(r.BudgetLateness)))
+		p.kv("", fmt.Sprintf("nothing met the p99 lateness budget of %v: this is the latency pick", time.Duration(r.Preferences.BudgetLateness)))
 	}
 	s := row.Summary
 	p.kv("latency", fmt.Sprintf("min %s   p50 %s   p95 %s   max %s ms", ms(s.Min), ms(s.P50), ms(s.P95), ms(s.Max)))
@@ -76,7 +76,7 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	if row.Setting.CPUDMALatencyUs != nil {
 		next = append(next, fmt.Sprintf("tickscope apply --dma-latency %d", *row.Setting.CPUDMALatencyUs))
 	}
-	p.kv("next step", strings.Join(next, "   and   ")+"   (these commands arrive with the hold work)")
+	p.kv("next step", strings.Join(next, "   and   "))
 	if b.RawFile != "" {
 		p.line("")
 		p.line("raw samples written to " + b.RawFile)

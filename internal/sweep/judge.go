@@ -46,18 +46,23 @@ const BandToleranceNs = 25_000
 // result is called unstable: 2 % of a 1 ms wait.
 const RecheckToleranceNs = 20_000
 
-// Preferences say what the user wants.
+// Preferences say what the user wants. A result records the preferences it
+// was judged under, with only the budgets that bench applies: the Windows
+// bench's p50 and p95, the Linux bench's p99 lateness.
 type Preferences struct {
 	// Prefer is "latency" (the lowest p50 that passes the gates) or "power"
-	// (the coarsest band inside the budget).
-	Prefer    string
-	BudgetP50 int64
-	BudgetP95 int64
+	// (Windows: the coarsest band inside the p50 and p95 budgets; Linux: the
+	// largest slack inside the lateness budget).
+	Prefer    string `json:"prefer"`
+	BudgetP50 int64  `json:"budget_p50_ns,omitempty"`
+	BudgetP95 int64  `json:"budget_p95_ns,omitempty"`
+	// BudgetLateness bounds the p99 lateness (Linux).
+	BudgetLateness int64 `json:"budget_p99_lateness_ns,omitempty"`
 }
 
-// DefaultPreferences are TickTune's.
+// DefaultPreferences are TickTune's, and on Linux a p99 lateness of 100 µs.
 func DefaultPreferences() Preferences {
-	return Preferences{Prefer: "latency", BudgetP50: 1_350_000, BudgetP95: 2_000_000}
+	return Preferences{Prefer: "latency", BudgetP50: 1_350_000, BudgetP95: 2_000_000, BudgetLateness: 100_000}
 }
 
 // Row is one measured setting: a granted period and what it delivered.
@@ -131,6 +136,7 @@ func affected(p *rawfile.Point) bool {
 // and the floor. minSamples is the sample count a row needs to be
 // recommended.
 func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
+	prefs.BudgetLateness = 0 // a Linux budget: the Windows bench does not apply it
 	r := &Result{Preferences: prefs, Recommended: -1, Band: -1, Floor: -1, Stability: NotRechecked}
 	var rechecks []*rawfile.Point
 	for i := range points {
@@ -172,6 +178,18 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
 	}
 	r.judgeRecheck(rechecks)
 	return r
+}
+
+// JudgeFile judges a Windows bench's raw file, needing a row's full
+// sample count (the bench's --samples) to recommend it: bench and analyze
+// both judge through it, so analysing the file a bench wrote gives exactly
+// the bench's result.
+func JudgeFile(f *rawfile.File, prefs Preferences) *Result {
+	minSamples := 0
+	if f.Bench != nil {
+		minSamples = f.Bench.Samples
+	}
+	return Judge(f.Points, prefs, minSamples)
 }
 
 // erode fails every row next to a confirmed row that fails. Where a row

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -97,7 +98,8 @@ type group struct {
 
 // Run sweeps the requests and returns the points to judge: one per distinct
 // granted period, then the re-check points. When ctx ends early the points
-// measured so far are returned, the last marked Stopped.
+// measured so far are returned, the last marked Stopped, or
+// sample.ErrNothingMeasured when there are none.
 func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, error) {
 	r.rng = rand.New(rand.NewPCG(r.Plan.Seed, 0x7469636b))
 	r.method = "sleep"
@@ -114,15 +116,18 @@ func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, e
 			all[i] = i
 		}
 		if err := r.interleave(ctx, groups, all, r.Plan.Samples); err != nil {
-			return r.finish(groups, nil), stopOrErr(ctx, err)
+			return result(ctx, r.finish(groups, nil), err)
 		}
 	} else {
 		// A first look at every setting, in random order.
 		r.total = len(groups) * probeSamples
-		for _, i := range r.rng.Perm(len(groups)) {
-			if err := r.measure(ctx, &groups[i].point, probeSamples); err != nil {
-				return r.finish(groups, nil), stopOrErr(ctx, err)
-			}
+		order := r.rng.Perm(len(groups))
+		targets, chunks := make([]*rawfile.Point, len(order)), make([]int, len(order))
+		for j, i := range order {
+			targets[j], chunks[j] = &groups[i].point, probeSamples
+		}
+		if err := r.measureRound(ctx, targets, chunks); err != nil {
+			return result(ctx, r.finish(groups, nil), err)
 		}
 	}
 	if !r.Plan.Exhaustive {
@@ -136,22 +141,28 @@ func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, e
 				break
 			}
 			if err := r.interleave(ctx, groups, tier1, min(tierSamples, r.Plan.Samples)); err != nil {
-				return r.finish(groups, nil), stopOrErr(ctx, err)
+				return result(ctx, r.finish(groups, nil), err)
 			}
 			if err := r.interleave(ctx, groups, tier2, r.Plan.Samples); err != nil {
-				return r.finish(groups, nil), stopOrErr(ctx, err)
+				return result(ctx, r.finish(groups, nil), err)
 			}
 		}
 	}
 	rechecks, err := r.recheck(ctx, groups)
-	return r.finish(groups, rechecks), stopOrErr(ctx, err)
+	return result(ctx, r.finish(groups, rechecks), err)
 }
 
-func stopOrErr(ctx context.Context, err error) error {
+// result is what a run returns: the points measured, without an error
+// when ctx stopped the run (they are the result so far), and
+// sample.ErrNothingMeasured when there are none.
+func result(ctx context.Context, points []rawfile.Point, err error) ([]rawfile.Point, error) {
 	if ctx.Err() != nil {
-		return nil
+		err = nil
 	}
-	return err
+	if err == nil && len(points) == 0 {
+		return nil, sample.ErrNothingMeasured
+	}
+	return points, err
 }
 
 func (r *Runner) finish(groups []group, rechecks []rawfile.Point) []rawfile.Point {
@@ -192,23 +203,27 @@ func (r *Runner) groups(requests []uint32) ([]group, error) {
 	return groups, nil
 }
 
-// measure adds n samples to a point.
-func (r *Runner) measure(ctx context.Context, p *rawfile.Point, n int) error {
-	got, err := sample.Measure(ctx, r.Host, sample.Spec{
-		Method: r.method, Delay: time.Millisecond, Samples: n, Warmup: chunkWarmup, Setting: p.Requested,
-	}, nil)
-	if err != nil {
-		return err
+// measureRound adds chunks[i] samples to targets[i], in that order, through
+// the one measurement loop, merging each chunk into its point as it is
+// measured. It returns context.Canceled when ctx stopped the round.
+func (r *Runner) measureRound(ctx context.Context, targets []*rawfile.Point, chunks []int) error {
+	specs := make([]sample.Spec, len(targets))
+	for i, p := range targets {
+		specs[i] = sample.Spec{Method: r.method, Delay: time.Millisecond, Samples: chunks[i], Warmup: chunkWarmup, Setting: p.Requested}
 	}
-	merge(p, got)
-	r.done += len(got.Latencies)
-	if r.Progress != nil {
-		r.Progress(r.done, r.total)
-	}
-	if got.Stopped {
+	stopped := false
+	_, err := sample.Series(ctx, r.Host, specs, func(i int, chunk *rawfile.Point) {
+		merge(targets[i], chunk)
+		r.done += len(chunk.Latencies)
+		if r.Progress != nil {
+			r.Progress(r.done, r.total)
+		}
+		stopped = stopped || chunk.Stopped
+	})
+	if stopped || errors.Is(err, sample.ErrNothingMeasured) {
 		return context.Canceled
 	}
-	return nil
+	return err
 }
 
 // merge adds a chunk to a point, keeping the finest period seen held.
@@ -295,19 +310,18 @@ func (r *Runner) interleave(ctx context.Context, groups []group, targets []int, 
 	}
 	for {
 		r.rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
-		progressed := false
+		var round []*rawfile.Point
+		var chunks []int
 		for _, t := range targets {
-			short := n - len(groups[t].point.Latencies)
-			if short <= 0 {
-				continue
-			}
-			progressed = true
-			if err := r.measure(ctx, &groups[t].point, min(short, chunkSamples)); err != nil {
-				return err
+			if short := n - len(groups[t].point.Latencies); short > 0 {
+				round, chunks = append(round, &groups[t].point), append(chunks, min(short, chunkSamples))
 			}
 		}
-		if !progressed {
+		if len(round) == 0 {
 			return nil
+		}
+		if err := r.measureRound(ctx, round, chunks); err != nil {
+			return err
 		}
 	}
 }
@@ -350,19 +364,18 @@ func (r *Runner) recheckRows(ctx context.Context, groups []group, idx []int) ([]
 	}
 	for {
 		r.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		progressed := false
+		var round []*rawfile.Point
+		var chunks []int
 		for _, i := range order {
-			short := n - len(points[i].Latencies)
-			if short <= 0 {
-				continue
-			}
-			progressed = true
-			if err := r.measure(ctx, &points[i], min(short, chunkSamples)); err != nil {
-				return nonEmpty(points), err
+			if short := n - len(points[i].Latencies); short > 0 {
+				round, chunks = append(round, &points[i]), append(chunks, min(short, chunkSamples))
 			}
 		}
-		if !progressed {
+		if len(round) == 0 {
 			return points, nil
+		}
+		if err := r.measureRound(ctx, round, chunks); err != nil {
+			return nonEmpty(points), err
 		}
 	}
 }

@@ -30,15 +30,15 @@ func TestJudgeSlack(t *testing.T) {
 		slackPoint(1, true, 16, 100),
 		slackPoint(50_000, true, 60, 100),
 	}
-	latency := sweep.JudgeSlack(points, 1_000_000, "latency", 100_000)
+	latency := sweep.JudgeSlack(points, 1_000_000, sweep.Preferences{Prefer: "latency", BudgetLateness: 100_000})
 	if got := latency.Rows[latency.Recommended].Setting; got.SlackNs != 1 || got.CPUDMALatencyUs == nil {
 		t.Errorf("latency pick %v, want slack 1ns with the DMA hold", got)
 	}
-	power := sweep.JudgeSlack(points, 1_000_000, "power", 100_000)
+	power := sweep.JudgeSlack(points, 1_000_000, sweep.Preferences{Prefer: "power", BudgetLateness: 100_000})
 	if got := power.Rows[power.Recommended].Setting; got.SlackNs != 50_000 || got.CPUDMALatencyUs != nil {
 		t.Errorf("power pick %v, want the 50 µs default without a hold", got)
 	}
-	tight := sweep.JudgeSlack(points, 1_000_000, "power", 10_000)
+	tight := sweep.JudgeSlack(points, 1_000_000, sweep.Preferences{Prefer: "power", BudgetLateness: 10_000})
 	if !tight.FellBack || tight.Recommended != latency.Recommended {
 		t.Errorf("with nothing in budget: fell back %v, pick %d, want the latency pick %d", tight.FellBack, tight.Recommended, latency.Recommended)
 	}
@@ -47,7 +47,7 @@ func TestJudgeSlack(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		noisy.Latencies[i] = 5_000_000
 	}
-	res := sweep.JudgeSlack([]rawfile.Point{noisy, slackPoint(2, false, 40, 100)}, 1_000_000, "latency", 100_000)
+	res := sweep.JudgeSlack([]rawfile.Point{noisy, slackPoint(2, false, 40, 100)}, 1_000_000, sweep.Preferences{Prefer: "latency", BudgetLateness: 100_000})
 	if res.Rows[0].Pass || res.Recommended != 1 {
 		t.Errorf("a row with 5 %% interference passed or won: %+v", res)
 	}

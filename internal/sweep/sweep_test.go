@@ -2,9 +2,14 @@ package sweep_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
@@ -146,6 +151,46 @@ func TestAdaptiveAgreesWithExhaustiveForLess(t *testing.T) {
 			if aSlept*5 > eSlept {
 				t.Errorf("%s seed %d: adaptive slept %d, over 20 %% of %d", name, seed, aSlept, eSlept)
 			}
+		}
+	}
+}
+
+func TestStoppedBeforeAnythingIsNothingMeasured(t *testing.T) {
+	h, err := winmodel.New("narrow-band", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := h.Scenario()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := &sweep.Runner{Host: h, Plan: sweep.Plan{Samples: 20, Seed: 1, Prefs: sweep.DefaultPreferences()}}
+	if points, err := r.Run(ctx, sweep.Grid(sc.Finest, sc.Coarsest, sc.Finest, sc.Coarsest)); !errors.Is(err, sample.ErrNothingMeasured) || len(points) != 0 {
+		t.Errorf("Run = %d points, %v; want sample.ErrNothingMeasured", len(points), err)
+	}
+	if points, err := r.RunSettings(ctx, "sleep", []timerinfo.Setting{{}}, func([]rawfile.Point) int { return 0 }); !errors.Is(err, sample.ErrNothingMeasured) || len(points) != 0 {
+		t.Errorf("RunSettings = %d points, %v; want sample.ErrNothingMeasured", len(points), err)
+	}
+}
+
+// Both benches record their preferences in one snake_case shape, each
+// with only the budgets it applies.
+func TestPreferencesJSON(t *testing.T) {
+	prefs := sweep.DefaultPreferences()
+	prefs.Prefer = "power"
+	for _, tt := range []struct {
+		name string
+		got  any
+		want string
+	}{
+		{"windows", sweep.Judge(nil, prefs, 0).Preferences, `{"prefer":"power","budget_p50_ns":1350000,"budget_p95_ns":2000000}`},
+		{"linux", sweep.JudgeSlack(nil, 1_000_000, prefs).Preferences, `{"prefer":"power","budget_p99_lateness_ns":100000}`},
+	} {
+		got, err := json.Marshal(tt.got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}
 	}
 }
