@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/loopbench"
-	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/stats"
 )
 
@@ -18,7 +18,7 @@ import (
 //
 //	go test -run XXX -bench Loop -benchtime 5000x ./precise
 func BenchmarkLoop(b *testing.B) {
-	host := platform.New()
+	host := machine.Host()
 	for _, hz := range []int{1000, 500} {
 		period := time.Second / time.Duration(hz)
 		for _, name := range loopbench.Loops {

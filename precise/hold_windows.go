@@ -1,11 +1,9 @@
 package precise
 
 import (
-	"fmt"
 	"time"
 
-	"golang.org/x/sys/windows"
-
+	"github.com/tickscope/tickscope/internal/nativewait"
 	"github.com/tickscope/tickscope/internal/platform/winapi"
 )
 
@@ -14,13 +12,12 @@ import (
 // that the request holds while its windows are hidden. release withdraws it.
 // Since Windows 10 2004 the request affects this process only.
 func Hold(period time.Duration) (release func(), err error) {
-	units := uint32(period / 100)
-	var current uint32
-	if status := winapi.NtSetTimerResolution(units, true, &current); status != windows.STATUS_SUCCESS {
-		return nil, fmt.Errorf("NtSetTimerResolution(%d, TRUE): %w", units, status)
+	_, withdraw, err := nativewait.RequestResolution(uint32(period / 100))
+	if err != nil {
+		return nil, err
 	}
 	// Where the class is unknown (before Windows 11), there is no throttling
 	// to opt out of: the error is not the caller's concern.
 	_ = winapi.IgnoreTimerResolutionThrottling()
-	return func() { winapi.NtSetTimerResolution(units, false, &current) }, nil
+	return func() { withdraw() }, nil
 }

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tickscope/tickscope/internal/nativewait"
 )
 
 // Sleep pauses the calling goroutine for at least d. A zero or negative d
@@ -40,12 +42,18 @@ func SleepUntil(t time.Time) {
 	Sleep(time.Until(t))
 }
 
+// now reads the high-resolution clock the waits spin on: CLOCK_MONOTONIC
+// on Linux (clock_nanosleep's), QueryPerformanceCounter on Windows (Go's
+// own clock there moves with the timer interrupt, too coarsely to spin on),
+// Go's monotonic clock elsewhere.
+func now() int64 { return nativewait.Now() }
+
 // sleepUntil waits until the clock reads deadline (ns on now's clock).
 func sleepUntil(deadline int64) {
 	start := now()
 	margin := cal.margin()
 	if wake := deadline - margin; wake-start > 0 {
-		nativeSleepUntil(wake)
+		nativewait.BestSleepUntil(wake)
 		cal.observe(now() - wake)
 	}
 	spinStart := now()
@@ -121,6 +129,10 @@ const (
 	// jitter; headroom is added to the observed quantile for the same reason.
 	minMargin = int64(10 * time.Microsecond)
 	headroom  = int64(5 * time.Microsecond)
+	// initialMargin (spin_sleep's default accuracy on Linux and Windows)
+	// and maxMargin are the native timer's, from package nativewait.
+	initialMargin = int64(nativewait.InitialMargin)
+	maxMargin     = int64(nativewait.MaxMargin)
 )
 
 var cal = newCalibrator()

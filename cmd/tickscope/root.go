@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/seam"
@@ -100,8 +101,14 @@ than from one number. It changes nothing unless a command says so.`,
 		SilenceUsage:      true,
 		Args:              cobra.NoArgs,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
-		PersistentPreRun: func(*cobra.Command, []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.started = true
+			// The help is readable everywhere; nothing else runs on an OS
+			// tickscope does not serve (platform.Supported says which).
+			if cmd == cmd.Root() || cmd.Name() == "help" {
+				return nil
+			}
+			return platform.Supported()
 		},
 		// Runnable, so that cobra rejects an unknown command instead of
 		// printing the help and exiting 0.
@@ -124,7 +131,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 
 // machineHost is the host the commands measure: this machine's OS, with
 // its wait methods.
-func machineHost() seam.Host { return platform.New() }
+func machineHost() seam.Host { return machine.Host() }
 
 // machineSystem is what the hold commands change on this machine.
 func machineSystem() seam.System { return platform.NewSystem() }

@@ -17,19 +17,23 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tickscope/tickscope/internal/monoclock"
+	"github.com/tickscope/tickscope/internal/nativewait"
 	"github.com/tickscope/tickscope/internal/seam"
 
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// New returns the host tickscope runs on.
-func New() seam.Host { return &linuxHost{} }
+// Supported is nil: tickscope serves Linux.
+func Supported() error { return nil }
 
-type linuxHost struct{}
+// New returns the host tickscope runs on, with the extra portable methods
+// among its own.
+func New(extra ...PortableMethod) seam.Host { return &linuxHost{extra: extra} }
+
+type linuxHost struct{ extra []PortableMethod }
 
 // Now reads CLOCK_MONOTONIC, the clock of clock_nanosleep's deadlines.
-func (h *linuxHost) Now() int64 { return monoclock.Now() }
+func (h *linuxHost) Now() int64 { return nativewait.Now() }
 
 func (h *linuxHost) Methods() []seam.Method {
 	return append([]seam.Method{
@@ -37,8 +41,8 @@ func (h *linuxHost) Methods() []seam.Method {
 		{Name: "nanosleep", Summary: "nanosleep of the delay (relative)", Schedule: seam.Relative},
 		{Name: "timerfd", Summary: "a periodic timerfd on CLOCK_MONOTONIC (an expiration missed during a stall is delivered at once)", Schedule: seam.Periodic, CatchesUp: true},
 		{Name: "epoll", Summary: "epoll_wait with a timeout of whole milliseconds", WholeMilliseconds: true, Schedule: seam.Relative},
-		{Name: "hybrid", Summary: "clock_nanosleep to 125 µs before each deadline, then spin (spin_sleep's fixed Linux margin; periodic)", Schedule: seam.Periodic},
-	}, portableMethods()...)
+		{Name: "hybrid", Summary: fmt.Sprintf("clock_nanosleep to %d µs before each deadline, then spin (spin_sleep's fixed Linux margin; periodic)", nativewait.SpinSleepMargin/time.Microsecond), Schedule: seam.Periodic},
+	}, portableMethods(h.extra)...)
 }
 
 func (h *linuxHost) NewWaiter(method string, delay time.Duration) (seam.Waiter, error) {
@@ -52,9 +56,9 @@ func (h *linuxHost) NewWaiter(method string, delay time.Duration) (seam.Waiter, 
 	case "epoll":
 		return newEpollWaiter(delay)
 	case "hybrid":
-		return hybridWaiter{sleepUntil: clockAbsWaiter{}.Wait, close: clockAbsWaiter{}.Close, now: h.Now, margin: int64(linuxHybridMargin)}, nil
+		return hybridWaiter{sleepUntil: nativewait.SleepUntil, close: clockAbsWaiter{}.Close, now: h.Now, margin: int64(nativewait.SpinSleepMargin)}, nil
 	}
-	if w := newPortableWaiter(method, delay, h.Now); w != nil {
+	if w := newPortableWaiter(method, delay, h.Now, h.extra); w != nil {
 		return w, nil
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
@@ -121,20 +125,11 @@ func (w *epollWaiter) Wait(int64) error {
 
 func (w *epollWaiter) Close() error { return unix.Close(w.fd) }
 
-// linuxHybridMargin is spin_sleep's fixed margin on Linux.
-const linuxHybridMargin = 125 * time.Microsecond
-
+// clockAbsWaiter sleeps with clock_nanosleep to each absolute deadline on
+// the measuring thread, at the slack the measurement set.
 type clockAbsWaiter struct{}
 
-func (clockAbsWaiter) Wait(deadline int64) error {
-	ts := unix.NsecToTimespec(deadline)
-	for {
-		err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
-		if err != unix.EINTR {
-			return wrapErr("clock_nanosleep", err)
-		}
-	}
-}
+func (clockAbsWaiter) Wait(deadline int64) error { return nativewait.SleepUntil(deadline) }
 
 func (clockAbsWaiter) Close() error { return nil }
 

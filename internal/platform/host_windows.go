@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
 
+	"github.com/tickscope/tickscope/internal/nativewait"
 	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -25,10 +26,15 @@ const (
 	userPresenceQosValue = "DisableUserPresenceQos"
 )
 
-// New returns the host tickscope runs on.
-func New() seam.Host { return &windowsHost{} }
+// Supported is nil: tickscope serves Windows.
+func Supported() error { return nil }
+
+// New returns the host tickscope runs on, with the extra portable methods
+// among its own.
+func New(extra ...PortableMethod) seam.Host { return &windowsHost{extra: extra} }
 
 type windowsHost struct {
+	extra []PortableMethod
 	// requests counts this process's outstanding NtSetTimerResolution
 	// requests, for Query's "holds a request".
 	requests atomic.Int32
@@ -41,13 +47,13 @@ func (h *windowsHost) Methods() []seam.Method {
 		{Name: "waitable-hr", Summary: "a high-resolution waitable timer (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, Windows 10 1803+)", Schedule: seam.Relative},
 		{Name: "timesetevent", Summary: "timeSetEvent periodic, whole ms, setting an event (multimedia timer)", WholeMilliseconds: true, Schedule: seam.Periodic, CatchesUp: true},
 		{Name: "timerqueue", Summary: "CreateTimerQueueTimer periodic, whole ms, its callback setting an event", WholeMilliseconds: true, Schedule: seam.Periodic, CatchesUp: true},
-		{Name: "hybrid", Summary: "a high-resolution waitable timer to 700 µs before each deadline, then spin (spin_sleep's fixed Windows margin; periodic)", Schedule: seam.Periodic},
-	}, portableMethods()...)
+		{Name: "hybrid", Summary: fmt.Sprintf("a high-resolution waitable timer to %d µs before each deadline, then spin (spin_sleep's fixed Windows margin; periodic)", nativewait.SpinSleepMargin/time.Microsecond), Schedule: seam.Periodic},
+	}, portableMethods(h.extra)...)
 }
 
 // Now reads QueryPerformanceCounter. Go's own clock on Windows follows the
 // interrupt time, which is quantised by the very tick being measured.
-func (h *windowsHost) Now() int64 { return winapi.QPCNanos() }
+func (h *windowsHost) Now() int64 { return nativewait.Now() }
 
 // PrepareThread raises the process to HIGH_PRIORITY_CLASS and the thread
 // to TIME_CRITICAL. restore puts the process's class back; the thread ends
@@ -94,19 +100,14 @@ func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() erro
 	if s.Resolution100ns == 0 {
 		return timerinfo.Setting{}, noop, nil
 	}
-	var current uint32
-	if status := winapi.NtSetTimerResolution(s.Resolution100ns, true, &current); status != windows.STATUS_SUCCESS {
-		return timerinfo.Setting{}, noop, &seam.OSError{Call: fmt.Sprintf("NtSetTimerResolution(%d, TRUE)", s.Resolution100ns), Err: status}
+	current, withdraw, err := nativewait.RequestResolution(s.Resolution100ns)
+	if err != nil {
+		return timerinfo.Setting{}, noop, err
 	}
 	h.requests.Add(1)
 	release := func() error {
-		var after uint32
-		status := winapi.NtSetTimerResolution(s.Resolution100ns, false, &after)
-		h.requests.Add(-1)
-		if status != windows.STATUS_SUCCESS {
-			return &seam.OSError{Call: fmt.Sprintf("NtSetTimerResolution(%d, FALSE)", s.Resolution100ns), Err: status}
-		}
-		return nil
+		defer h.requests.Add(-1)
+		return withdraw()
 	}
 	return timerinfo.Setting{Resolution100ns: current}, release, nil
 }
@@ -121,75 +122,46 @@ func (h *windowsHost) NewWaiter(method string, delay time.Duration) (seam.Waiter
 	case "sleep":
 		return sleepWaiter{ms: uint32(delay / time.Millisecond)}, nil
 	case "waitable":
-		return newWaitableWaiter(0, delay)
+		return newWaitableWaiter(false, delay)
 	case "waitable-hr":
-		return newWaitableWaiter(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, delay)
+		return newWaitableWaiter(true, delay)
 	case "timesetevent", "timerqueue":
 		return newEventTimerWaiter(method, uint32(delay/time.Millisecond))
 	case "hybrid":
-		timer, err := newWaitableWaiter(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, 0)
+		timer, err := nativewait.NewTimer(true)
 		if err != nil {
 			return nil, err
 		}
-		return hybridWaiter{sleepUntil: func(until int64) error { return timer.waitUntil(until, h.Now()) }, close: timer.Close, now: h.Now, margin: int64(windowsHybridMargin)}, nil
+		return hybridWaiter{sleepUntil: timer.SleepUntil, close: timer.Close, now: h.Now, margin: int64(nativewait.SpinSleepMargin)}, nil
 	}
-	if w := newPortableWaiter(method, delay, h.Now); w != nil {
+	if w := newPortableWaiter(method, delay, h.Now, h.extra); w != nil {
 		return w, nil
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }
 
-// sleepWaiter calls kernel32 Sleep (SleepEx, not alertable, is the same
-// call); time.Sleep would use Go's high-resolution timers instead.
+// sleepWaiter calls kernel32 Sleep through the system call.
 type sleepWaiter struct{ ms uint32 }
 
-func (w sleepWaiter) Wait(int64) error { windows.SleepEx(w.ms, false); return nil }
+func (w sleepWaiter) Wait(int64) error { nativewait.Sleep(w.ms); return nil }
 func (sleepWaiter) Close() error       { return nil }
 
+// waitableWaiter waits its delay, relative, on a waitable timer of its own.
 type waitableWaiter struct {
-	timer windows.Handle
-	due   int64 // negative: relative, 100 ns units
-	name  string
+	timer *nativewait.Timer
+	delay time.Duration
 }
 
-func newWaitableWaiter(flags uint32, delay time.Duration) (*waitableWaiter, error) {
-	name := "CreateWaitableTimerExW"
-	if flags&winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION != 0 {
-		name += "(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)"
-	}
-	timer, err := winapi.CreateWaitableTimerEx(flags, windows.TIMER_ALL_ACCESS)
+func newWaitableWaiter(highResolution bool, delay time.Duration) (*waitableWaiter, error) {
+	timer, err := nativewait.NewTimer(highResolution)
 	if err != nil {
-		return nil, &seam.OSError{Call: name, Err: err}
+		return nil, err
 	}
-	// Round up: a timer must not be asked to end before the delay.
-	due := -int64((delay + 99) / 100)
-	return &waitableWaiter{timer: timer, due: due, name: name}, nil
+	return &waitableWaiter{timer: timer, delay: delay}, nil
 }
 
-// windowsHybridMargin is spin_sleep's fixed margin on Windows.
-const windowsHybridMargin = 700 * time.Microsecond
-
-// waitUntil waits until the deadline (on QPC, read as now), or not at all
-// when it has passed.
-func (w *waitableWaiter) waitUntil(deadline, now int64) error {
-	if deadline <= now {
-		return nil
-	}
-	w.due = -((deadline - now) / 100)
-	return w.Wait(0)
-}
-
-func (w *waitableWaiter) Wait(int64) error {
-	if err := winapi.SetWaitableTimerEx(w.timer, w.due, 0, 0); err != nil {
-		return &seam.OSError{Call: "SetWaitableTimerEx", Err: err}
-	}
-	if _, err := windows.WaitForSingleObject(w.timer, windows.INFINITE); err != nil {
-		return &seam.OSError{Call: "WaitForSingleObject", Err: err}
-	}
-	return nil
-}
-
-func (w *waitableWaiter) Close() error { return windows.CloseHandle(w.timer) }
+func (w *waitableWaiter) Wait(int64) error { return w.timer.SleepFor(w.delay) }
+func (w *waitableWaiter) Close() error     { return w.timer.Close() }
 
 func (h *windowsHost) Query() (*timerinfo.Report, error) {
 	coarsest, finest, current, err := winapi.NtQueryTimerResolution()
@@ -201,7 +173,7 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 		Coarsest100ns:                 coarsest,
 		Finest100ns:                   finest,
 		Current100ns:                  current,
-		ProcessHoldsRequest:           h.requests.Load() > 0 || !haveHighResTimer(),
+		ProcessHoldsRequest:           h.requests.Load() > 0 || !nativewait.HighResolutionTimers(),
 		Version:                       fmt.Sprintf("%d.%d.%d", v.MajorVersion, v.MinorVersion, v.BuildNumber),
 		Build:                         v.BuildNumber,
 		Server:                        v.ProductType != 1, // VER_NT_WORKSTATION
@@ -228,25 +200,13 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 	if current < coarsest && !win.ProcessHoldsRequest {
 		rep.Warnings = append(rep.Warnings, timerinfo.HeldWarning(current, coarsest))
 	}
-	if !haveHighResTimer() {
+	if !nativewait.HighResolutionTimers() {
 		rep.Warnings = append(rep.Warnings, "this system has no high-resolution waitable timers, so the Go runtime holds timeBeginPeriod(1) in tickscope itself while it runs")
 	}
 	if win.DynamicTickDisabled == "yes" {
 		rep.Warnings = append(rep.Warnings, "disabledynamictick is set, a debugging switch; to revert it run `bcdedit /deletevalue disabledynamictick` elevated and reboot")
 	}
 	return rep, nil
-}
-
-// haveHighResTimer probes for CREATE_WAITABLE_TIMER_HIGH_RESOLUTION the way
-// the Go runtime does at start-up: where it is missing, the runtime calls
-// timeBeginPeriod(1) for itself, so tickscope holds a request of its own.
-func haveHighResTimer() bool {
-	timer, err := winapi.CreateWaitableTimerEx(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, windows.TIMER_ALL_ACCESS)
-	if err != nil {
-		return false
-	}
-	windows.CloseHandle(timer)
-	return true
 }
 
 // readDWORD reads a REG_DWORD under HKLM, or nil when it is absent or

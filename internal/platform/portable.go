@@ -4,25 +4,37 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/precise"
 )
 
-// The methods every OS has, in Go: what most Go programs use, tickscope's
-// own precise package, and a pure spin on the host's clock. They are on
-// every host's list so that users can compare them with the native ones.
-func portableMethods() []seam.Method {
-	return []seam.Method{
+// PortableMethod is a wait method that is the same on every OS and comes
+// from a package platform must not import: tickscope's own precise library,
+// which shares its native waits with this package (package nativewait) and
+// is measured through it. Package machine registers precise's with New.
+type PortableMethod struct {
+	seam.Method
+	// NewWaiter prepares a waiter for waits of delay.
+	NewWaiter func(delay time.Duration) seam.Waiter
+}
+
+// portableMethods are the methods every OS has, in Go: what most Go
+// programs use, the registered extra ones (tickscope's precise), and a pure
+// spin on the host's clock, last, as the floor every other method is
+// compared with. They are on every host's list so that users can compare
+// them with the native ones.
+func portableMethods(extra []PortableMethod) []seam.Method {
+	methods := []seam.Method{
 		{Name: "go", Summary: "Go's time.Sleep", Schedule: seam.Relative},
 		{Name: "go-until", Summary: "Go's time.Sleep to each deadline (periodic)", Schedule: seam.Periodic},
 		{Name: "go-ticker", Summary: "Go's time.Ticker (periodic)", Schedule: seam.Periodic, CatchesUp: true},
-		{Name: "precise", Summary: "tickscope's precise.Sleep: native sleep to a calibrated margin, then spin", Schedule: seam.Relative},
-		{Name: "precise-ticker", Summary: "tickscope's precise.Ticker (periodic; a tick less than a period late is still delivered)", Schedule: seam.Periodic, CatchesUp: true},
-		{Name: "spin", Summary: "a pure spin on the high-resolution clock (periodic; one CPU busy)", Schedule: seam.Periodic},
 	}
+	for _, m := range extra {
+		methods = append(methods, m.Method)
+	}
+	return append(methods, seam.Method{Name: "spin", Summary: "a pure spin on the high-resolution clock (periodic; one CPU busy)", Schedule: seam.Periodic})
 }
 
 // newPortableWaiter returns a portable method's waiter, or nil.
-func newPortableWaiter(method string, delay time.Duration, now func() int64) seam.Waiter {
+func newPortableWaiter(method string, delay time.Duration, now func() int64, extra []PortableMethod) seam.Waiter {
 	switch method {
 	case "go":
 		return goSleepWaiter{delay: delay}
@@ -30,12 +42,13 @@ func newPortableWaiter(method string, delay time.Duration, now func() int64) sea
 		return goUntilWaiter{now: now}
 	case "go-ticker":
 		return &goTickerWaiter{delay: delay}
-	case "precise":
-		return preciseSleepWaiter{delay: delay}
-	case "precise-ticker":
-		return &preciseTickerWaiter{delay: delay}
 	case "spin":
 		return spinWaiter{now: now}
+	}
+	for _, m := range extra {
+		if m.Name == method {
+			return m.NewWaiter(delay)
+		}
 	}
 	return nil
 }
@@ -95,32 +108,6 @@ func (w *goTickerWaiter) Wait(int64) error {
 }
 
 func (w *goTickerWaiter) Close() error {
-	if w.ticker != nil {
-		w.ticker.Stop()
-	}
-	return nil
-}
-
-type preciseSleepWaiter struct{ delay time.Duration }
-
-func (w preciseSleepWaiter) Wait(int64) error { precise.Sleep(w.delay); return nil }
-func (preciseSleepWaiter) Close() error       { return nil }
-
-// preciseTickerWaiter waits on a precise.Ticker started at the first wait.
-type preciseTickerWaiter struct {
-	delay  time.Duration
-	ticker *precise.Ticker
-}
-
-func (w *preciseTickerWaiter) Wait(int64) error {
-	if w.ticker == nil {
-		w.ticker = precise.NewTicker(w.delay)
-	}
-	w.ticker.Wait()
-	return nil
-}
-
-func (w *preciseTickerWaiter) Close() error {
 	if w.ticker != nil {
 		w.ticker.Stop()
 	}

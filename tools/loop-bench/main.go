@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/loopbench"
-	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/precise"
 )
@@ -26,7 +26,7 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	host := platform.New()
+	host := machine.Host()
 	fmt.Printf("%-16s %6s %10s %10s %10s %6s %7s\n", "method", "rate", "p50", "p99", "max", "early", "CPU")
 	for _, hz := range []int{1000, 500} {
 		period := time.Second / time.Duration(hz)

@@ -1,0 +1,153 @@
+package nativewait
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/windows"
+
+	"github.com/tickscope/tickscope/internal/platform/winapi"
+)
+
+const (
+	// SpinSleepMargin is spin_sleep's fixed margin on Windows with a
+	// high-resolution waitable timer: its hybrid sleeps natively to this
+	// long before a deadline, then spins.
+	SpinSleepMargin = 700 * time.Microsecond
+	// InitialMargin is where precise's calibrated margin starts: spin_sleep's
+	// default accuracy here.
+	InitialMargin = SpinSleepMargin
+	// MaxMargin bounds precise's calibrated margin.
+	MaxMargin = 4 * time.Millisecond
+)
+
+// Now reads QueryPerformanceCounter in ns. Go's own clock on Windows
+// follows the interrupt time, which is quantised by the very tick being
+// measured, too coarsely to spin on.
+func Now() int64 { return winapi.QPCNanos() }
+
+// Sleep calls kernel32 Sleep (SleepEx, not alertable, is the same call)
+// for whole milliseconds: time.Sleep would use Go's high-resolution timers
+// instead, and end off the tick being measured.
+func Sleep(ms uint32) { windows.SleepEx(ms, false) }
+
+// HighResolutionTimers reports whether this Windows has
+// CREATE_WAITABLE_TIMER_HIGH_RESOLUTION (Windows 10 1803+), probed once the
+// way the Go runtime probes at start-up: where it is missing, the runtime
+// calls timeBeginPeriod(1) for itself, so every Go process holds a request.
+func HighResolutionTimers() bool { return highResolutionTimers() }
+
+var highResolutionTimers = sync.OnceValue(func() bool {
+	timer, err := winapi.CreateWaitableTimerEx(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, windows.TIMER_ALL_ACCESS)
+	if err != nil {
+		return false
+	}
+	windows.CloseHandle(timer)
+	return true
+})
+
+// Timer is a waitable timer, waited on by one goroutine at a time.
+type Timer struct {
+	handle windows.Handle
+}
+
+// NewTimer creates a waitable timer, high-resolution when asked
+// (CREATE_WAITABLE_TIMER_HIGH_RESOLUTION).
+func NewTimer(highResolution bool) (*Timer, error) {
+	call, flags := "CreateWaitableTimerExW", uint32(0)
+	if highResolution {
+		call, flags = "CreateWaitableTimerExW(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)", winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
+	}
+	handle, err := winapi.CreateWaitableTimerEx(flags, windows.TIMER_ALL_ACCESS)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", call, err)
+	}
+	return &Timer{handle: handle}, nil
+}
+
+// SleepFor waits d from now, rounded up to the timer's 100 ns units: a
+// timer must not be asked to end before the delay.
+func (t *Timer) SleepFor(d time.Duration) error {
+	return t.wait(-int64((d + 99) / 100))
+}
+
+// SleepUntil waits until the deadline (ns on Now's clock), or not at all
+// when it has passed.
+func (t *Timer) SleepUntil(deadline int64) error {
+	remaining := deadline - Now()
+	if remaining <= 0 {
+		return nil
+	}
+	return t.wait(-(remaining / 100))
+}
+
+// wait sets the timer to due (negative: relative, in 100 ns units) and
+// waits for it.
+func (t *Timer) wait(due int64) error {
+	if err := winapi.SetWaitableTimerEx(t.handle, due, 0, 0); err != nil {
+		return fmt.Errorf("SetWaitableTimerEx: %w", err)
+	}
+	if _, err := windows.WaitForSingleObject(t.handle, windows.INFINITE); err != nil {
+		return fmt.Errorf("WaitForSingleObject: %w", err)
+	}
+	return nil
+}
+
+// Close releases the timer.
+func (t *Timer) Close() error { return windows.CloseHandle(t.handle) }
+
+// holdsFallbackPeriod is decided once, at the first BestSleepUntil: where
+// high-resolution waitable timers do not exist (before Windows 10 1803)
+// this process holds a 1 ms period from then on, so that Sleep ends within
+// a millisecond.
+var holdsFallbackPeriod = sync.OnceValue(func() bool {
+	if HighResolutionTimers() {
+		return false
+	}
+	windows.TimeBeginPeriod(1)
+	return true
+})
+
+// BestSleepUntil sleeps until the deadline (ns on Now's clock) on the best
+// native timer, from any goroutine: a high-resolution waitable timer of its
+// own on this goroutine's OS thread, or Sleep of whole milliseconds after
+// timeBeginPeriod(1) where that timer does not exist. A failed sleep
+// returns early; the caller's spin covers the rest.
+func BestSleepUntil(deadline int64) {
+	remaining := deadline - Now()
+	if remaining <= 0 {
+		return
+	}
+	if holdsFallbackPeriod() {
+		Sleep(uint32(remaining / int64(time.Millisecond)))
+		return
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t, err := NewTimer(true)
+	if err != nil {
+		return
+	}
+	defer t.Close()
+	t.SleepUntil(deadline)
+}
+
+// RequestResolution requests a timer period of units (100 ns) for this
+// process with NtSetTimerResolution, and returns the period in force after
+// the request and how to withdraw it. Since Windows 10 2004 the request
+// affects this process only, unless GlobalTimerResolutionRequests is set.
+func RequestResolution(units uint32) (current uint32, release func() error, err error) {
+	if status := winapi.NtSetTimerResolution(units, true, &current); status != windows.STATUS_SUCCESS {
+		return 0, nil, fmt.Errorf("NtSetTimerResolution(%d, TRUE): %w", units, status)
+	}
+	release = func() error {
+		var after uint32
+		if status := winapi.NtSetTimerResolution(units, false, &after); status != windows.STATUS_SUCCESS {
+			return fmt.Errorf("NtSetTimerResolution(%d, FALSE): %w", units, status)
+		}
+		return nil
+	}
+	return current, release, nil
+}
