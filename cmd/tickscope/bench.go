@@ -1,18 +1,16 @@
 package main
 
 import (
-	"fmt"
-	"runtime"
-	"time"
+	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/plan"
+	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sweep"
-	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 type benchOptions struct {
@@ -21,8 +19,7 @@ type benchOptions struct {
 	from, to   uint32
 	exhaustive bool
 	raw        string
-	simulate   string
-	seed       uint64
+	sim        simulation
 }
 
 func (a *app) benchCommand() *cobra.Command {
@@ -54,14 +51,10 @@ latency picks the lowest p50 that passes the gates; power the largest slack,
 preferring no DMA hold, whose p99 lateness is within --budget-lateness.
 --simulate runs the whole bench on the model of Windows timers, on any OS.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			host, listed, err := a.hostFor(o.simulate, o.seed, machineHost())
-			if listed || err != nil {
-				return err
-			}
-			return a.bench(cmd, host, &o)
-		},
 	}
+	a.onHost(cmd, &o.sim, "the sweep's random order (and with --simulate the model's seed)", func(cmd *cobra.Command, host seam.Host) error {
+		return a.bench(cmd, host, &o)
+	})
 	f := cmd.Flags()
 	o.judge.register(f)
 	f.IntVar(&o.samples, "samples", 200, "samples per period: all of them with --exhaustive, the most any gets otherwise (20..1000)")
@@ -69,18 +62,15 @@ preferring no DMA hold, whose p99 lateness is within --budget-lateness.
 	f.Uint32Var(&o.to, "to", 0, "coarsest period to try, 100 ns units (default: the coarsest)")
 	f.BoolVar(&o.exhaustive, "exhaustive", false, "give every period the full sample count")
 	f.StringVar(&o.raw, "raw", "", "write every sample of every period to this file (docs/raw-format.md)")
-	f.StringVar(&o.simulate, "simulate", "", "run on the model of Windows timers: a scenario name, or list")
-	f.Uint64Var(&o.seed, "seed", 1, "the sweep's random order (and with --simulate the model's seed)")
 	return cmd
 }
 
+// bench sweeps the Windows timer periods, or on Linux the measuring
+// thread's timer slack, writes every sample, then judges.
 func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	prefs, err := o.judge.preferences()
 	if err != nil {
 		return err
-	}
-	if o.samples < 20 || o.samples > 1000 {
-		return badFlag("samples", o.samples, "allowed 20..1000")
 	}
 	if err := rawfileCheck(o.raw); err != nil {
 		return err
@@ -89,148 +79,71 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	win := q.Windows
-	if q.Linux != nil {
-		return a.slackBench(cmd, host, q, o)
+	changed := cmd.Flags().Changed
+	b, err := plan.NewBench(host, q, newRawFile(rawfile.File{Command: "bench", Simulated: o.sim.scenario, Query: q}), plan.BenchOptions{
+		Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.sim.seed, Prefs: prefs,
+		From: o.from, FromSet: changed("from"), To: o.to, ToSet: changed("to"), Changed: changed,
+	})
+	if err != nil {
+		return err
 	}
-	if win == nil {
-		return fmt.Errorf("bench on %s: %w; try the Windows bench with --simulate", runtime.GOOS, seam.ErrUnsupported)
+	for _, hint := range b.Hints {
+		a.hintf("%s", hint)
 	}
-	from, to := win.Finest100ns, win.Coarsest100ns
-	if cmd.Flags().Changed("from") {
-		from = o.from
+	for _, warning := range b.Warnings {
+		a.warnf("%s%s", report.SimulatedPrefix(o.sim.scenario), warning)
 	}
-	if cmd.Flags().Changed("to") {
-		to = o.to
-	}
-	for _, fl := range []struct {
-		name  string
-		value uint32
-	}{{"from", from}, {"to", to}} {
-		if fl.value < win.Finest100ns || fl.value > win.Coarsest100ns {
-			return badFlag(fl.name, fl.value, "allowed %d..%d (100 ns units) on this machine", win.Finest100ns, win.Coarsest100ns)
-		}
-	}
-	if from > to {
-		return usagef("--from %d is above --to %d", from, to)
-	}
-	if win.Current100ns < win.Coarsest100ns && !win.ProcessHoldsRequest {
-		a.warnf("%sthe timer is already held at %s ms by another process: candidates coarser than that cannot be seen and will be marked", simPrefix(o.simulate), timerinfo.FormatPeriodMS(win.Current100ns))
-	}
-	if o.simulate == "" {
+	if o.sim.scenario == "" {
 		// One bench at a time: two would hold each other's requests.
-		release, err := platform.Lock("bench")
+		release, err := machineSystem().Lock(seam.BenchLock)
 		if err != nil {
 			return err
 		}
 		defer release()
 	}
-	requests := sweep.Grid(win.Finest100ns, win.Coarsest100ns, from, to)
-	what := "bench"
-	if o.simulate != "" {
-		what = "SIMULATED bench"
-	}
-	ctx, done := stoppable(cmd.Context())
-	bar := newProgress(a.stderr, len(requests)*10, what+" (ESC or Ctrl+C stops early)")
-	runner := &sweep.Runner{
-		Host:     host,
-		Plan:     sweep.Plan{Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.seed, Prefs: prefs},
-		Progress: bar.updateTotal,
-	}
-	points, err := runner.Run(ctx, requests)
-	bar.finish()
+	ctx, done := progress.Stoppable(cmd.Context())
+	bar := progress.New(a.stderr, b.Total, report.SimulatedPrefix(o.sim.scenario)+"bench (ESC or Ctrl+C stops early)")
+	err = b.Run(ctx, bar.UpdateTotal)
+	bar.Finish()
 	done()
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if len(points) == 0 {
-		return fmt.Errorf("stopped before any period was measured")
-	}
-	file := newRawFile(rawfile.File{
-		Command:   "bench",
-		Simulated: o.simulate,
-		Query:     q,
-		Method:    "sleep",
-		DelayNs:   int64(time.Millisecond),
-		Bench:     &rawfile.BenchParams{Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.seed, Requests: len(requests)},
-		Points:    points,
-	})
-	b := report.BenchOf(file, sweep.JudgeFile(file, prefs))
-	if err := b.Result.Usable(); err != nil {
 		return err
 	}
-	if err := writeRaw(o.raw, file); err != nil {
+	// The samples are written before they are judged, whatever the
+	// judgement: a sweep where every candidate was affected is the
+	// evidence a user would share.
+	if err := writeRaw(o.raw, b.File); err != nil {
 		return err
 	}
-	b.RawFile = o.raw
-	if b.Result.Partial {
-		a.warnf("%sstopped early: the recommendation covers the periods measured so far", simPrefix(o.simulate))
-	}
-	if o.judge.asJSON {
-		return writeJSON(a.stdout, b)
-	}
-	report.WriteBench(a.stdout, b, o.judge.rows)
-	return nil
+	return a.writeBench(b.File, &o.judge, prefs, o.raw, true)
 }
 
-// slackBench is the Linux bench: the measuring thread's timer slack, and as
-// root each value again with /dev/cpu_dma_latency held at 0.
-func (a *app) slackBench(cmd *cobra.Command, host seam.Host, q *timerinfo.Report, o *benchOptions) error {
-	for _, name := range []string{"from", "to", "exhaustive", "budget-p50", "budget-p95"} {
-		if cmd.Flags().Changed(name) {
-			return usagef("--%s is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)", name)
+// writeBench judges a bench's raw file and prints the result: bench and
+// analyze both print through it, so analysing the file a bench wrote gives
+// exactly the bench's result. live is set by bench, which passes where it
+// wrote the file, fails on a sweep with nothing usable and warns of an
+// early stop.
+func (a *app) writeBench(f *rawfile.File, j *judgeFlags, prefs sweep.Preferences, rawPath string, live bool) error {
+	var result any
+	var text func(io.Writer)
+	var partial bool
+	var usable error
+	if f.Query.Linux != nil {
+		b := report.SlackBenchOf(f, sweep.JudgeSlackFile(f, prefs))
+		b.RawFile, partial = rawPath, b.Result.Partial
+		result, text = b, func(w io.Writer) { report.WriteSlackBench(w, b) }
+	} else {
+		b := report.BenchOf(f, sweep.JudgeFile(f, prefs))
+		b.RawFile, partial, usable = rawPath, b.Result.Partial, b.Result.Usable()
+		result, text = b, func(w io.Writer) { report.WriteBench(w, b, j.rows) }
+	}
+	if live {
+		if usable != nil {
+			return usable
+		}
+		if partial {
+			a.warnf("%sstopped early: the recommendation covers the settings measured so far", report.SimulatedPrefix(f.Simulated))
 		}
 	}
-	release, err := platform.Lock("bench")
-	if err != nil {
-		return err
-	}
-	defer release()
-	settings := sweep.SlackGrid(q.Linux.Root)
-	if !q.Linux.Root {
-		a.hintf("run as root to also try each slack with /dev/cpu_dma_latency held at 0")
-	}
-	budget := int64(o.judge.budgetLateness)
-	ctx, done := stoppable(cmd.Context())
-	bar := newProgress(a.stderr, len(settings)*o.samples, "bench (ESC or Ctrl+C stops early)")
-	runner := &sweep.Runner{Host: host, Plan: sweep.Plan{Samples: o.samples, Seed: o.seed}, Progress: bar.updateTotal}
-	points, err := runner.RunSettings(ctx, "clock-abs", settings, func(points []rawfile.Point) int {
-		return sweep.JudgeSlack(points, int64(time.Millisecond), sweep.Preferences{Prefer: o.judge.prefer, BudgetLateness: budget}).Recommended
-	})
-	bar.finish()
-	done()
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if len(points) == 0 {
-		return fmt.Errorf("stopped before any setting was measured")
-	}
-	file := newRawFile(rawfile.File{
-		Command: "bench",
-		Query:   q,
-		Method:  "clock-abs",
-		DelayNs: int64(time.Millisecond),
-		Bench:   &rawfile.BenchParams{Samples: o.samples, Seed: o.seed, Requests: len(settings)},
-		Points:  points,
-	})
-	if err := writeRaw(o.raw, file); err != nil {
-		return err
-	}
-	b := report.SlackBenchOf(file, sweep.JudgeSlackFile(file, sweep.Preferences{Prefer: o.judge.prefer, BudgetLateness: budget}))
-	b.RawFile = o.raw
-	if b.Result.Partial {
-		a.warnf("stopped early: the recommendation covers the settings measured so far")
-	}
-	if o.judge.asJSON {
-		return writeJSON(a.stdout, b)
-	}
-	report.WriteSlackBench(a.stdout, b)
-	return nil
-}
-
-func simPrefix(simulate string) string {
-	if simulate != "" {
-		return "SIMULATED: "
-	}
-	return ""
+	return a.emit(j.asJSON, result, text)
 }

@@ -5,17 +5,16 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/sweep"
 )
 
 // judgeFlags are the judgement flags bench and analyze share.
 type judgeFlags struct {
-	prefer         string
-	budgetP50      time.Duration
-	budgetP95      time.Duration
-	budgetLateness time.Duration
-	rows           bool
-	asJSON         bool
+	prefer               string
+	budgetP50, budgetP95 time.Duration
+	budgetLateness       time.Duration
+	rows, asJSON         bool
 }
 
 func (j *judgeFlags) register(f *pflag.FlagSet) {
@@ -29,17 +28,5 @@ func (j *judgeFlags) register(f *pflag.FlagSet) {
 }
 
 func (j *judgeFlags) preferences() (sweep.Preferences, error) {
-	if j.prefer != "latency" && j.prefer != "power" {
-		return sweep.Preferences{}, badFlag("prefer", j.prefer, "allowed latency or power")
-	}
-	if j.budgetP50 <= 0 {
-		return sweep.Preferences{}, badFlag("budget-p50", j.budgetP50, "must be above 0")
-	}
-	if j.budgetP95 <= 0 {
-		return sweep.Preferences{}, badFlag("budget-p95", j.budgetP95, "must be above 0")
-	}
-	if j.budgetLateness <= 0 {
-		return sweep.Preferences{}, badFlag("budget-lateness", j.budgetLateness, "must be above 0")
-	}
-	return sweep.Preferences{Prefer: j.prefer, BudgetP50: int64(j.budgetP50), BudgetP95: int64(j.budgetP95), BudgetLateness: int64(j.budgetLateness)}, nil
+	return plan.Preferences(j.prefer, j.budgetP50, j.budgetP95, j.budgetLateness)
 }

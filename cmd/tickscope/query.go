@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -33,18 +34,23 @@ driver, governor and states, privileges and CPUs.
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(a.stdout, rep)
-			}
-			report.WriteQuery(a.stdout, rep)
-			return nil
+			return a.emit(asJSON, rep, func(w io.Writer) { report.WriteQuery(w, rep) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (docs/json.md)")
 	return cmd
 }
 
-func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+// emit prints a command's result: as JSON with --json, as text otherwise.
+func (a *app) emit(asJSON bool, result any, text func(io.Writer)) error {
+	if asJSON {
+		return writeJSON(a.stdout, result)
+	}
+	text(a.stdout)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -6,11 +6,11 @@
 // Loops that end at absolute deadlines of the loop's own (Go's time.Sleep
 // to each deadline, the native absolute sleep, spin_sleep's fixed-margin
 // hybrid, the pure spin) are periodic wait methods of the OS seam, timed
-// by the one measurement loop. The two tickers keep schedules of their
-// own, which a stall can put out of step with the loop's deadlines, so
-// each is timed against its own: precise.Ticker against the tick it says
-// is due, time.Ticker (which drops ticks it cannot deliver) against the
-// last tick due.
+// by the one measurement loop (sample.Series). The two tickers keep
+// schedules of their own, which a stall can put out of step with the
+// loop's deadlines, so each is timed against its own: precise.Ticker
+// against the tick it says is due, time.Ticker (which drops ticks it
+// cannot deliver) against the last tick due.
 package loopbench
 
 import (
@@ -50,13 +50,26 @@ func Available(h seam.Host, name string) bool {
 	return err == nil
 }
 
-// Run keeps the loop for ticks ticks of period, after a warm-up, with the
-// finest setting the OS gives without privileges (Linux: timer slack 1 ns
-// on the measuring thread).
+// Setting is the finest setting the host gives without privileges, which
+// every loop runs under: on Linux timer slack 1 ns on the measuring
+// thread; nothing elsewhere.
+func Setting(h seam.Host) (timerinfo.Setting, error) {
+	q, err := h.Query()
+	if err != nil {
+		return timerinfo.Setting{}, err
+	}
+	if q.Linux != nil {
+		return timerinfo.Setting{SlackNs: 1}, nil
+	}
+	return timerinfo.Setting{}, nil
+}
+
+// Run keeps the loop for ticks ticks of period, after a warm-up, under
+// Setting(h).
 func Run(ctx context.Context, h seam.Host, name string, period time.Duration, ticks int) (*Result, error) {
-	var setting timerinfo.Setting
-	if runtime.GOOS == "linux" {
-		setting.SlackNs = 1
+	setting, err := Setting(h)
+	if err != nil {
+		return nil, err
 	}
 	warmup := sample.DefaultWarmup(ticks)
 	switch name {
@@ -79,10 +92,11 @@ func Run(ctx context.Context, h seam.Host, name string, period time.Duration, ti
 			}, t.Stop
 		})
 	}
-	point, err := sample.Measure(ctx, h, sample.Spec{Method: name, Delay: period, Samples: ticks, Warmup: warmup, Setting: setting}, nil)
+	points, err := sample.Series(ctx, h, []sample.Spec{{Method: name, Delay: period, Samples: ticks, Warmup: warmup, Setting: setting}}, nil)
 	if err != nil {
 		return nil, err
 	}
+	point := points[0]
 	// A periodic sample is the period plus the lateness past its deadline.
 	late := make([]int64, len(point.Latencies))
 	for i, l := range point.Latencies {
@@ -116,6 +130,9 @@ func ownSchedule(ctx context.Context, h seam.Host, setting timerinfo.Setting, ti
 			break
 		}
 		late = append(late, tick())
+	}
+	if len(late) == 0 {
+		return nil, sample.ErrNothingMeasured
 	}
 	return finish(late, float64(h.CPUTime()-cpuBefore)/float64(h.Now()-wallBefore), stopped), nil
 }

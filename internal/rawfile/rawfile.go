@@ -46,8 +46,8 @@ type File struct {
 	Version int       `json:"version"`
 	Tool    Tool      `json:"tool"`
 	Created time.Time `json:"created"`
-	// Command is the tickscope command that wrote the file: "measure" or
-	// "bench".
+	// Command is the tickscope command that wrote the file: "measure",
+	// "bench", "curve" or "compare".
 	Command string `json:"command"`
 	// Simulated names the model scenario the points came from, or is empty
 	// for a real measurement.

@@ -67,13 +67,13 @@ type SlackRow struct {
 
 // SlackResult is the Linux bench's judgement.
 type SlackResult struct {
-	Preferences Preferences `json:"preferences"`
-	Rows        []SlackRow  `json:"rows"`
-	Recommended    int            `json:"recommended_row"`
-	FellBack       bool           `json:"fell_back_to_latency"`
-	Stability      string         `json:"stability"`
-	RecheckWinner  *stats.Summary `json:"recheck_winner,omitempty"`
-	Partial        bool           `json:"partial"`
+	Preferences   Preferences    `json:"preferences"`
+	Rows          []SlackRow     `json:"rows"`
+	Recommended   int            `json:"recommended_row"`
+	FellBack      bool           `json:"fell_back_to_latency"`
+	Stability     string         `json:"stability"`
+	RecheckWinner *stats.Summary `json:"recheck_winner,omitempty"`
+	Partial       bool           `json:"partial"`
 }
 
 // JudgeSlack recommends a Linux setting. latency: the lowest p50 that

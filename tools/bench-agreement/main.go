@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/winmodel"
 )
@@ -27,7 +28,7 @@ func main() {
 	prefs := sweep.DefaultPreferences()
 	prefs.Prefer = *prefer
 
-	fmt.Printf("SIMULATED  %-16s %6s %10s %12s %12s %10s\n", "scenario", "runs", "agreement", "adaptive s", "exhaustive s", "time ratio")
+	fmt.Printf(report.SimulatedLabel+"%-16s %6s %10s %12s %12s %10s\n", "scenario", "runs", "agreement", "adaptive s", "exhaustive s", "time ratio")
 	allAgree, allRuns := 0, 0
 	var allAdaptive, allExhaustive int64
 	worstRatio := 0.0
@@ -47,14 +48,14 @@ func main() {
 		}
 		ratio := float64(adaptive) / float64(exhaustive)
 		worstRatio = max(worstRatio, ratio)
-		fmt.Printf("SIMULATED  %-16s %6d %9.1f%% %12.1f %12.1f %9.1f%%\n", sc.Name, *seeds, 100*float64(agree)/float64(*seeds),
+		fmt.Printf(report.SimulatedLabel+"%-16s %6d %9.1f%% %12.1f %12.1f %9.1f%%\n", sc.Name, *seeds, 100*float64(agree)/float64(*seeds),
 			float64(adaptive)/1e9, float64(exhaustive)/1e9, 100*ratio)
 		allAgree += agree
 		allRuns += *seeds
 		allAdaptive += adaptive
 		allExhaustive += exhaustive
 	}
-	fmt.Printf("SIMULATED  %-16s %6d %9.1f%% %12.1f %12.1f %9.1f%%  (worst scenario %.1f%%)\n", "all", allRuns,
+	fmt.Printf(report.SimulatedLabel+"%-16s %6d %9.1f%% %12.1f %12.1f %9.1f%%  (worst scenario %.1f%%)\n", "all", allRuns,
 		100*float64(allAgree)/float64(allRuns), float64(allAdaptive)/1e9, float64(allExhaustive)/1e9,
 		100*float64(allAdaptive)/float64(allExhaustive), 100*worstRatio)
 }

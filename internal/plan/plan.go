@@ -1,0 +1,372 @@
+// Package plan turns the measurement commands' options (measure, curve,
+// compare, bench) into what to measure, checked against the host: the
+// specs the one measurement loop (sample.Series) takes, or the bench's
+// range. A value that is not allowed is a usage error naming the flag, the
+// value and what is allowed (package options), returned before anything is
+// measured. The commands only parse flags and call here, so every rule is
+// testable without a command line.
+package plan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Where names the host in messages: the OS its query reports, or the model
+// when the command runs on one.
+func Where(q *timerinfo.Report, simulated string) string {
+	if simulated != "" {
+		return "the model"
+	}
+	return q.OS
+}
+
+// MethodNames lists the host's methods, comma-separated.
+func MethodNames(methods []seam.Method) string {
+	names := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// MethodList lists the host's methods one a line, with their summaries,
+// for a command's help.
+func MethodList(methods []seam.Method) string {
+	var b strings.Builder
+	for _, m := range methods {
+		fmt.Fprintf(&b, "  %-12s %s\n", m.Name, m.Summary)
+	}
+	return b.String()
+}
+
+// method finds the named method on host; "" is the default, the host's
+// first method (firstRelative: its first relative one, if any).
+func method(host seam.Host, where, name string, firstRelative bool) (seam.Method, error) {
+	methods := host.Methods()
+	if name == "" {
+		name = methods[0].Name
+		if i := slices.IndexFunc(methods, func(m seam.Method) bool { return m.Schedule == seam.Relative }); firstRelative && i >= 0 {
+			name = methods[i].Name
+		}
+	}
+	m, err := seam.FindMethod(host, name)
+	if err != nil {
+		return m, options.BadFlag("method", name, "valid methods on %s: %s", where, MethodNames(methods))
+	}
+	return m, nil
+}
+
+// Measure is measure's spec, without its setting: samples of one wait of
+// delay by the named method (the host's first when "").
+func Measure(host seam.Host, where, methodName string, delay time.Duration, samples int) (sample.Spec, error) {
+	if samples < 1 || samples > sample.MaxSamples {
+		return sample.Spec{}, options.BadFlag("samples", samples, "allowed 1..%d", sample.MaxSamples)
+	}
+	m, err := method(host, where, methodName, false)
+	if err != nil {
+		return sample.Spec{}, err
+	}
+	if err := options.Delay("delay", delay); err != nil {
+		return sample.Spec{}, err
+	}
+	if m.WholeMilliseconds && delay%time.Millisecond != 0 {
+		return sample.Spec{}, options.BadFlag("delay", delay, "method %s waits whole milliseconds: use 1ms, 2ms, ...", m.Name)
+	}
+	return sample.Spec{Method: m.Name, Delay: delay, Samples: samples, Warmup: sample.DefaultWarmup(samples)}, nil
+}
+
+// MaxCurvePoints bounds the delays of one curve.
+const MaxCurvePoints = 1000
+
+// Curve is curve's specs: samples waits of the named method (the host's
+// first relative one when "") at each delay from from to to in step.
+func Curve(host seam.Host, where, methodName string, from, to, step time.Duration, samples int) ([]sample.Spec, error) {
+	m, err := method(host, where, methodName, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := options.Delay("from", from); err != nil {
+		return nil, err
+	}
+	if err := options.Delay("to", to); err != nil {
+		return nil, err
+	}
+	switch {
+	case from >= to:
+		return nil, options.Usagef("--from %v is not below --to %v", from, to)
+	case step <= 0:
+		return nil, options.BadFlag("step", step, "must be above 0")
+	case int64((to-from)/step)+1 > MaxCurvePoints:
+		return nil, options.BadFlag("step", step, "gives %d points from %v to %v; at most %d", int64((to-from)/step)+1, from, to, MaxCurvePoints)
+	case samples < 1 || samples > 1000:
+		return nil, options.BadFlag("samples", samples, "allowed 1..1000")
+	case m.WholeMilliseconds && (from%time.Millisecond != 0 || step%time.Millisecond != 0):
+		return nil, options.Usagef("--from %v and --step %v: method %s waits whole milliseconds", from, step, m.Name)
+	}
+	var specs []sample.Spec
+	for d := from; d <= to; d += step {
+		specs = append(specs, sample.Spec{Method: m.Name, Delay: d, Samples: samples, Warmup: 1})
+	}
+	return specs, nil
+}
+
+// NamedSetting is a setting compare offers, by the name --settings takes.
+type NamedSetting struct {
+	Name    string
+	Setting timerinfo.Setting
+}
+
+// CompareSettings are the settings compare offers on the OS q describes:
+// Windows none, timeBeginPeriod(1) and NtSetTimerResolution at 1 and
+// 0.5 ms where the range has them; Linux the default, slack 1 ns and, as
+// root, slack 1 ns with cpu_dma_latency held at 0.
+func CompareSettings(q *timerinfo.Report) []NamedSetting {
+	switch {
+	case q.Windows != nil:
+		out := []NamedSetting{{"none", timerinfo.Setting{}}, {"timebeginperiod-1", timerinfo.Setting{TimeBeginPeriodMs: 1}}}
+		for _, s := range []struct {
+			name   string
+			period uint32
+		}{{"nt-1ms", 10000}, {"nt-0.5ms", 5000}} {
+			if s.period >= q.Windows.Finest100ns && s.period <= q.Windows.Coarsest100ns {
+				out = append(out, NamedSetting{s.name, timerinfo.Setting{Resolution100ns: s.period}})
+			}
+		}
+		return out
+	case q.Linux != nil:
+		out := []NamedSetting{{"default", timerinfo.Setting{}}, {"slack-1ns", timerinfo.Setting{SlackNs: 1}}}
+		if q.Linux.Root {
+			zero := int32(0)
+			out = append(out, NamedSetting{"dma-0", timerinfo.Setting{SlackNs: 1, CPUDMALatencyUs: &zero}})
+		}
+		return out
+	}
+	return []NamedSetting{{"none", timerinfo.Setting{}}}
+}
+
+// Pick filters valid names by a comma-separated selection of them; ""
+// selects all.
+func Pick(flag, selection string, valid []string) ([]string, error) {
+	if selection == "" {
+		return valid, nil
+	}
+	var out []string
+	for _, name := range strings.Split(selection, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(valid, name) {
+			return nil, options.BadFlag(flag, selection, "unknown %q; valid here: %s", name, strings.Join(valid, ", "))
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// Matrix is what compare measures: every chosen method (rows) under every
+// chosen setting (columns).
+type Matrix struct {
+	Methods []string
+	// Settings are the columns' labels (timerinfo.Setting.String).
+	Settings []string
+	// Specs are the cells in method-major order, leaving out the cells of
+	// a method that waits whole milliseconds when the interval is not.
+	Specs    []sample.Spec
+	periodic map[string]bool
+}
+
+// Compare is compare's matrix: cycles waits of interval per cell, for the
+// comma-separated methods and settings (all on this host when "").
+func Compare(host seam.Host, q *timerinfo.Report, interval time.Duration, cycles int, methods, settings string) (*Matrix, error) {
+	if err := options.Delay("interval", interval); err != nil {
+		return nil, err
+	}
+	if cycles < 10 || cycles > 100_000 {
+		return nil, options.BadFlag("cycles", cycles, "allowed 10..100000")
+	}
+	m := &Matrix{periodic: map[string]bool{}}
+	var methodNames []string
+	wholeMs := map[string]bool{}
+	for _, method := range host.Methods() {
+		methodNames = append(methodNames, method.Name)
+		m.periodic[method.Name], wholeMs[method.Name] = method.Schedule == seam.Periodic, method.WholeMilliseconds
+	}
+	var err error
+	if m.Methods, err = Pick("methods", methods, methodNames); err != nil {
+		return nil, err
+	}
+	offered := CompareSettings(q)
+	var settingNames []string
+	for _, s := range offered {
+		settingNames = append(settingNames, s.Name)
+	}
+	chosen, err := Pick("settings", settings, settingNames)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range chosen {
+		m.Settings = append(m.Settings, offered[slices.Index(settingNames, name)].Setting.String())
+	}
+	for _, name := range m.Methods {
+		if wholeMs[name] && interval%time.Millisecond != 0 {
+			continue // the row stays empty: this method cannot wait that long
+		}
+		for _, s := range chosen {
+			m.Specs = append(m.Specs, sample.Spec{Method: name, Delay: interval, Samples: cycles, Warmup: 2, Setting: offered[slices.Index(settingNames, s)].Setting})
+		}
+	}
+	if len(m.Specs) == 0 {
+		return nil, options.BadFlag("interval", interval, "methods %s wait whole milliseconds: nothing to measure", strings.Join(m.Methods, ", "))
+	}
+	return m, nil
+}
+
+// Label records on a cell's point its method and whether its waits kept
+// an absolute schedule, which the matrix's intervals depend on: it is a
+// done for sample.Series over m.Specs.
+func (m *Matrix) Label(i int, p *rawfile.Point) {
+	p.Method, p.Periodic = m.Specs[i].Method, m.periodic[m.Specs[i].Method]
+}
+
+// BenchRange is the Windows bench's range of requests: the OS's whole
+// range, narrowed by --from and --to when they are set.
+func BenchRange(win *timerinfo.Windows, from uint32, fromSet bool, to uint32, toSet bool) (uint32, uint32, error) {
+	if !fromSet {
+		from = win.Finest100ns
+	}
+	if !toSet {
+		to = win.Coarsest100ns
+	}
+	for _, fl := range []struct {
+		name  string
+		value uint32
+	}{{"from", from}, {"to", to}} {
+		if fl.value < win.Finest100ns || fl.value > win.Coarsest100ns {
+			return 0, 0, options.BadFlag(fl.name, fl.value, "allowed %d..%d (100 ns units) on this machine", win.Finest100ns, win.Coarsest100ns)
+		}
+	}
+	if from > to {
+		return 0, 0, options.Usagef("--from %d is above --to %d", from, to)
+	}
+	return from, to, nil
+}
+
+// Bench is a bench ready to run: the raw file it fills and the sweep that
+// fills it, on Windows the timer periods, on Linux the measuring thread's
+// timer slack (and as root each value again with /dev/cpu_dma_latency held
+// at 0).
+type Bench struct {
+	// File is the raw file without its points.
+	File *rawfile.File
+	// Total is the progress bar's first estimate of the samples to take.
+	Total int
+	// Warnings and Hints are for the user before the sweep starts.
+	Warnings, Hints []string
+	runner          *sweep.Runner
+	run             func(ctx context.Context) ([]rawfile.Point, error)
+}
+
+// BenchOptions are the bench's flags.
+type BenchOptions struct {
+	Samples    int
+	Exhaustive bool
+	Seed       uint64
+	Prefs      sweep.Preferences
+	// From and To narrow the Windows range when FromSet and ToSet.
+	From, To       uint32
+	FromSet, ToSet bool
+	// Changed reports whether a flag was given: the Windows bench's flags
+	// are bad input to the Linux bench.
+	Changed func(flag string) bool
+}
+
+// WindowsBenchFlags are the flags only the Windows bench takes.
+var WindowsBenchFlags = []string{"from", "to", "exhaustive", "budget-p50", "budget-p95"}
+
+// NewBench plans the bench for the host q describes; file is the raw file
+// to fill (its command, query and tool already set).
+func NewBench(host seam.Host, q *timerinfo.Report, file *rawfile.File, o BenchOptions) (*Bench, error) {
+	if o.Samples < 20 || o.Samples > 1000 {
+		return nil, options.BadFlag("samples", o.Samples, "allowed 20..1000")
+	}
+	delay := int64(time.Millisecond)
+	file.DelayNs = delay
+	file.Bench = &rawfile.BenchParams{Samples: o.Samples, Exhaustive: o.Exhaustive, Seed: o.Seed}
+	runner := &sweep.Runner{Host: host, Plan: sweep.Plan{Samples: o.Samples, Exhaustive: o.Exhaustive, Seed: o.Seed, Prefs: o.Prefs}}
+	b := &Bench{File: file, runner: runner}
+	switch {
+	case q.Linux != nil:
+		for _, name := range WindowsBenchFlags {
+			if o.Changed != nil && o.Changed(name) {
+				return nil, options.Usagef("--%s is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)", name)
+			}
+		}
+		settings := sweep.SlackGrid(q.Linux.Root)
+		if !q.Linux.Root {
+			b.Hints = append(b.Hints, "run as root to also try each slack with /dev/cpu_dma_latency held at 0")
+		}
+		file.Method, file.Bench.Requests, b.Total = "clock-abs", len(settings), len(settings)*o.Samples
+		b.run = func(ctx context.Context) ([]rawfile.Point, error) {
+			return runner.RunSettings(ctx, file.Method, settings, func(points []rawfile.Point) int {
+				return sweep.JudgeSlack(points, delay, o.Prefs).Recommended
+			})
+		}
+	case q.Windows != nil:
+		win := q.Windows
+		from, to, err := BenchRange(win, o.From, o.FromSet, o.To, o.ToSet)
+		if err != nil {
+			return nil, err
+		}
+		if win.Current100ns < win.Coarsest100ns && !win.ProcessHoldsRequest {
+			b.Warnings = append(b.Warnings, fmt.Sprintf("the timer is already held at %s ms by another process: candidates coarser than that cannot be seen and will be marked", timerinfo.FormatPeriodMS(win.Current100ns)))
+		}
+		requests := sweep.Grid(win.Finest100ns, win.Coarsest100ns, from, to)
+		file.Method, file.Bench.Requests, b.Total = "sleep", len(requests), len(requests)*10
+		b.run = func(ctx context.Context) ([]rawfile.Point, error) { return runner.Run(ctx, requests) }
+	default:
+		return nil, fmt.Errorf("bench on %s: %w; try the Windows bench with --simulate", q.OS, seam.ErrUnsupported)
+	}
+	return b, nil
+}
+
+// Run sweeps, telling progress the samples taken and the current estimate
+// of the total, and fills File.Points. Stopped early it keeps what was
+// measured; stopped before anything, it returns sample.ErrNothingMeasured.
+func (b *Bench) Run(ctx context.Context, progress func(done, total int)) error {
+	b.runner.Progress = progress
+	points, err := b.run(ctx)
+	switch {
+	case errors.Is(err, sample.ErrNothingMeasured):
+		return err
+	case err != nil:
+		return fmt.Errorf("bench: %w", err)
+	}
+	b.File.Points = points
+	return nil
+}
+
+// Preferences checks the judgement flags bench and analyze share.
+func Preferences(prefer string, budgetP50, budgetP95, budgetLateness time.Duration) (sweep.Preferences, error) {
+	if prefer != "latency" && prefer != "power" {
+		return sweep.Preferences{}, options.BadFlag("prefer", prefer, "allowed latency or power")
+	}
+	for _, budget := range []struct {
+		flag  string
+		value time.Duration
+	}{{"budget-p50", budgetP50}, {"budget-p95", budgetP95}, {"budget-lateness", budgetLateness}} {
+		if budget.value <= 0 {
+			return sweep.Preferences{}, options.BadFlag(budget.flag, budget.value, "must be above 0")
+		}
+	}
+	return sweep.Preferences{Prefer: prefer, BudgetP50: int64(budgetP50), BudgetP95: int64(budgetP95), BudgetLateness: int64(budgetLateness)}, nil
+}

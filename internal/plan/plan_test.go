@@ -1,0 +1,281 @@
+package plan_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/plan"
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// host offers methods and nothing else: planning never measures.
+type host struct {
+	seam.Host
+	methods []seam.Method
+}
+
+func (h host) Methods() []seam.Method { return h.methods }
+
+var (
+	windowsHost = host{methods: []seam.Method{{Name: "sleep", WholeMilliseconds: true}, {Name: "waitable-hr"}, {Name: "timesetevent", Schedule: seam.Periodic, WholeMilliseconds: true}}}
+	linuxHost   = host{methods: []seam.Method{{Name: "clock-abs", Schedule: seam.Periodic}, {Name: "nanosleep"}, {Name: "spin", Schedule: seam.Periodic}}}
+	windows     = &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{Finest100ns: 5000, Coarsest100ns: 156250, Current100ns: 156250}}
+	linux       = &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}}
+	linuxRoot   = &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{Root: true}}
+)
+
+// usage checks that err is a usage error with the message want ("" no
+// error).
+func usage(t *testing.T, err error, want string) {
+	t.Helper()
+	var u *options.UsageError
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("err = %v, want none", err)
+	case want != "" && (!errors.As(err, &u) || err.Error() != want):
+		t.Errorf("err = %v, want the usage error %q", err, want)
+	}
+}
+
+func TestMeasure(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		h       host
+		method  string
+		delay   time.Duration
+		samples int
+		want    string // the method chosen
+		err     string
+	}{
+		{"the default is the first method", linuxHost, "", time.Millisecond, 100, "clock-abs", ""},
+		{"a named method", linuxHost, "nanosleep", 500 * time.Microsecond, 100, "nanosleep", ""},
+		{"samples first", linuxHost, "bogus", 0, 0, "", "--samples 0: allowed 1..100000"},
+		{"too many samples", linuxHost, "", time.Millisecond, 100_001, "", "--samples 100001: allowed 1..100000"},
+		{"unknown method", linuxHost, "sleep", time.Millisecond, 10, "", "--method sleep: valid methods on here: clock-abs, nanosleep, spin"},
+		{"delay bound", linuxHost, "", 2 * time.Second, 10, "", "--delay 2s: allowed above 0 and at most 1s"},
+		{"whole milliseconds", windowsHost, "sleep", 1500 * time.Microsecond, 10, "", "--delay 1.5ms: method sleep waits whole milliseconds: use 1ms, 2ms, ..."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, err := plan.Measure(tt.h, "here", tt.method, tt.delay, tt.samples)
+			usage(t, err, tt.err)
+			if err == nil && (spec.Method != tt.want || spec.Delay != tt.delay || spec.Samples != tt.samples || spec.Warmup < 5) {
+				t.Errorf("spec = %+v", spec)
+			}
+		})
+	}
+}
+
+func TestCurve(t *testing.T) {
+	ms := time.Millisecond
+	for _, tt := range []struct {
+		name           string
+		h              host
+		method         string
+		from, to, step time.Duration
+		samples        int
+		want           string // method
+		points         int
+		err            string
+	}{
+		{"the default is the first relative method", linuxHost, "", ms, 100 * ms, ms, 10, "nanosleep", 100, ""},
+		{"from to in steps", windowsHost, "sleep", 2 * ms, 10 * ms, 2 * ms, 3, "sleep", 5, ""},
+		{"from not below to", linuxHost, "", 10 * ms, 10 * ms, ms, 10, "", 0, "--from 10ms is not below --to 10ms"},
+		{"to bound", linuxHost, "", ms, 2 * time.Second, ms, 10, "", 0, "--to 2s: allowed above 0 and at most 1s"},
+		{"step zero", linuxHost, "", ms, 10 * ms, 0, 10, "", 0, "--step 0s: must be above 0"},
+		{"too many points", linuxHost, "", ms, time.Second, 100 * time.Microsecond, 10, "", 0, "--step 100µs: gives 9991 points from 1ms to 1s; at most 1000"},
+		{"samples", linuxHost, "", ms, 10 * ms, ms, 0, "", 0, "--samples 0: allowed 1..1000"},
+		{"whole milliseconds", windowsHost, "", ms, 10 * ms, 500 * time.Microsecond, 10, "", 0, "--from 1ms and --step 500µs: method sleep waits whole milliseconds"},
+		{"unknown method", windowsHost, "bogus", ms, 10 * ms, ms, 10, "", 0, "--method bogus: valid methods on the model: sleep, waitable-hr, timesetevent"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			specs, err := plan.Curve(tt.h, "the model", tt.method, tt.from, tt.to, tt.step, tt.samples)
+			usage(t, err, tt.err)
+			if err != nil {
+				return
+			}
+			if len(specs) != tt.points || specs[0].Method != tt.want || specs[0].Delay != tt.from || specs[len(specs)-1].Delay != tt.to {
+				t.Errorf("%d specs from %+v to %+v", len(specs), specs[0], specs[len(specs)-1])
+			}
+		})
+	}
+}
+
+func TestCompareSettings(t *testing.T) {
+	narrow := &timerinfo.Report{Windows: &timerinfo.Windows{Finest100ns: 10000, Coarsest100ns: 156250}}
+	for _, tt := range []struct {
+		name string
+		q    *timerinfo.Report
+		want string
+	}{
+		{"windows", windows, "none timebeginperiod-1 nt-1ms nt-0.5ms"},
+		{"windows without 0.5 ms", narrow, "none timebeginperiod-1 nt-1ms"},
+		{"linux", linux, "default slack-1ns"},
+		{"linux as root", linuxRoot, "default slack-1ns dma-0"},
+		{"elsewhere", &timerinfo.Report{}, "none"},
+	} {
+		var names []string
+		for _, s := range plan.CompareSettings(tt.q) {
+			names = append(names, s.Name)
+		}
+		if got := strings.Join(names, " "); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestPick(t *testing.T) {
+	valid := []string{"a", "b", "c"}
+	for _, tt := range []struct {
+		selection, want, err string
+	}{
+		{"", "a b c", ""},
+		{"c, a", "c a", ""},
+		{"a,z", "", `--methods a,z: unknown "z"; valid here: a, b, c`},
+	} {
+		got, err := plan.Pick("methods", tt.selection, valid)
+		usage(t, err, tt.err)
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("Pick(%q) = %v, want %s", tt.selection, got, tt.want)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		h                 host
+		q                 *timerinfo.Report
+		interval          time.Duration
+		cycles            int
+		methods, settings string
+		cells             int
+		err               string
+	}{
+		{"every method and setting", linuxHost, linuxRoot, time.Millisecond, 100, "", "", 9, ""},
+		{"a selection", linuxHost, linux, time.Millisecond, 100, "spin", "slack-1ns", 1, ""},
+		{"whole-millisecond rows stay empty", windowsHost, windows, 500 * time.Microsecond, 100, "", "none", 1, ""},
+		{"nothing left to measure", windowsHost, windows, 500 * time.Microsecond, 100, "sleep", "", 0, "--interval 500µs: methods sleep wait whole milliseconds: nothing to measure"},
+		{"interval bound", linuxHost, linux, 0, 100, "", "", 0, "--interval 0s: allowed above 0 and at most 1s"},
+		{"cycles bound", linuxHost, linux, time.Millisecond, 5, "", "", 0, "--cycles 5: allowed 10..100000"},
+		{"unknown setting", linuxHost, linux, time.Millisecond, 100, "", "dma-0", 0, `--settings dma-0: unknown "dma-0"; valid here: default, slack-1ns`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := plan.Compare(tt.h, tt.q, tt.interval, tt.cycles, tt.methods, tt.settings)
+			usage(t, err, tt.err)
+			if err != nil {
+				return
+			}
+			if len(m.Specs) != tt.cells {
+				t.Fatalf("%d cells, want %d: %+v", len(m.Specs), tt.cells, m.Specs)
+			}
+			for i, spec := range m.Specs {
+				var p rawfile.Point
+				m.Label(i, &p)
+				if p.Method != spec.Method || p.Periodic != (spec.Method == "clock-abs" || spec.Method == "spin" || spec.Method == "timesetevent") {
+					t.Errorf("cell %d (%s) labelled %q periodic %v", i, spec.Method, p.Method, p.Periodic)
+				}
+			}
+		})
+	}
+}
+
+func TestBenchRange(t *testing.T) {
+	win := windows.Windows
+	for _, tt := range []struct {
+		name             string
+		from             uint32
+		fromSet          bool
+		to               uint32
+		toSet            bool
+		wantFrom, wantTo uint32
+		err              string
+	}{
+		{"the whole range", 0, false, 0, false, 5000, 156250, ""},
+		{"narrowed", 6000, true, 20000, true, 6000, 20000, ""},
+		{"below the finest", 4000, true, 0, false, 0, 0, "--from 4000: allowed 5000..156250 (100 ns units) on this machine"},
+		{"above the coarsest", 0, false, 200000, true, 0, 0, "--to 200000: allowed 5000..156250 (100 ns units) on this machine"},
+		{"from above to", 6000, true, 5500, true, 0, 0, "--from 6000 is above --to 5500"},
+	} {
+		from, to, err := plan.BenchRange(win, tt.from, tt.fromSet, tt.to, tt.toSet)
+		usage(t, err, tt.err)
+		if from != tt.wantFrom || to != tt.wantTo {
+			t.Errorf("%s: %d..%d, want %d..%d", tt.name, from, to, tt.wantFrom, tt.wantTo)
+		}
+	}
+}
+
+func TestPreferences(t *testing.T) {
+	ms := time.Millisecond
+	for _, tt := range []struct {
+		prefer             string
+		p50, p95, lateness time.Duration
+		err                string
+	}{
+		{"power", ms, 2 * ms, 50 * time.Microsecond, ""},
+		{"speed", ms, ms, ms, "--prefer speed: allowed latency or power"},
+		{"latency", 0, ms, ms, "--budget-p50 0s: must be above 0"},
+		{"latency", ms, -ms, ms, "--budget-p95 -1ms: must be above 0"},
+		{"latency", ms, ms, 0, "--budget-lateness 0s: must be above 0"},
+	} {
+		prefs, err := plan.Preferences(tt.prefer, tt.p50, tt.p95, tt.lateness)
+		usage(t, err, tt.err)
+		if err == nil && prefs != (sweep.Preferences{Prefer: tt.prefer, BudgetP50: int64(tt.p50), BudgetP95: int64(tt.p95), BudgetLateness: int64(tt.lateness)}) {
+			t.Errorf("prefs = %+v", prefs)
+		}
+	}
+}
+
+func TestNewBench(t *testing.T) {
+	held := &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{Finest100ns: 5000, Coarsest100ns: 156250, Current100ns: 10000}}
+	for _, tt := range []struct {
+		name    string
+		q       *timerinfo.Report
+		samples int
+		changed string
+		method  string
+		hints   int
+		warns   int
+		err     string
+	}{
+		{"windows", windows, 200, "", "sleep", 0, 0, ""},
+		{"windows, held elsewhere", held, 200, "", "sleep", 0, 1, ""},
+		{"linux", linux, 200, "", "clock-abs", 1, 0, ""},
+		{"linux as root", linuxRoot, 200, "", "clock-abs", 0, 0, ""},
+		{"a Windows flag on Linux", linux, 200, "budget-p95", "", 0, 0, "--budget-p95 is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)"},
+		{"samples", windows, 10, "", "", 0, 0, "--samples 10: allowed 20..1000"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := plan.NewBench(windowsHost, tt.q, &rawfile.File{Command: "bench", Query: tt.q}, plan.BenchOptions{
+				Samples: tt.samples, Prefs: sweep.DefaultPreferences(), Changed: func(flag string) bool { return flag == tt.changed },
+			})
+			usage(t, err, tt.err)
+			if err != nil {
+				return
+			}
+			if b.File.Method != tt.method || b.File.DelayNs != int64(time.Millisecond) || b.File.Bench.Samples != tt.samples || b.File.Bench.Requests == 0 || b.Total == 0 {
+				t.Errorf("file = %+v, bench %+v, total %d", b.File, b.File.Bench, b.Total)
+			}
+			if len(b.Hints) != tt.hints || len(b.Warnings) != tt.warns {
+				t.Errorf("hints %q, warnings %q", b.Hints, b.Warnings)
+			}
+		})
+	}
+	if _, err := plan.NewBench(windowsHost, &timerinfo.Report{OS: "darwin"}, &rawfile.File{}, plan.BenchOptions{Samples: 200}); !errors.Is(err, seam.ErrUnsupported) {
+		t.Errorf("bench elsewhere: %v, want seam.ErrUnsupported", err)
+	}
+}
+
+func TestWhere(t *testing.T) {
+	if got := plan.Where(linux, ""); got != "linux" {
+		t.Errorf("Where = %q", got)
+	}
+	if got := plan.Where(windows, "narrow-band"); got != "the model" {
+		t.Errorf("Where simulated = %q", got)
+	}
+}
