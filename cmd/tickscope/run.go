@@ -2,37 +2,17 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"os/signal"
-	"runtime"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
-	"github.com/tickscope/tickscope/internal/timerinfo"
 )
-
-// Exit codes of run when the command itself cannot run, as env(1) and
-// timeout(1) use them.
-const (
-	exitCannotRun = 126
-	exitNotFound  = 127
-)
-
-type runOptions struct {
-	resolution uint32
-	ms         float64
-	dmaLatency int32
-	slack      time.Duration
-}
 
 func (a *app) runCommand() *cobra.Command {
-	var o runOptions
+	var f hold.RunFlags
 	cmd := &cobra.Command{
 		Use:   "run [setting] -- CMD [ARGS...]",
 		Short: "Run a program with a timer setting in force for its lifetime",
@@ -69,18 +49,15 @@ setting fails, before the program starts.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runProgram(cmd, &o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runProgram(cmd, f, args) },
 	}
-	f := cmd.Flags()
-	f.Uint32Var(&o.resolution, "resolution", 0, "Windows: hold this timer period, in 100 ns units, while the program runs")
-	f.Float64Var(&o.ms, "ms", 0, "Windows: hold this timer period, in milliseconds, while the program runs")
-	f.DurationVar(&o.slack, "slack", 0, "Linux: the program's timer slack (1ns..1s)")
-	f.Int32Var(&o.dmaLatency, "dma-latency", 0, "Linux: hold /dev/cpu_dma_latency at this many µs while the program runs (root)")
+	fl := cmd.Flags()
+	fl.Uint32Var(&f.Resolution, "resolution", 0, "Windows: hold this timer period, in 100 ns units, while the program runs")
+	fl.Float64Var(&f.MS, "ms", 0, "Windows: hold this timer period, in milliseconds, while the program runs")
+	fl.DurationVar(&f.Slack, "slack", 0, "Linux: the program's timer slack (1ns..1s)")
+	fl.Int32Var(&f.DMALatency, "dma-latency", 0, "Linux: hold /dev/cpu_dma_latency at this many µs while the program runs (root)")
 	return cmd
 }
-
-// forwardedSignals are passed on to the program run runs.
-var forwardedSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // exitCode ends tickscope with a code of its own choosing; msg, when set,
 // is printed as an error.
@@ -91,7 +68,7 @@ type exitCode struct {
 
 func (e *exitCode) Error() string { return e.msg }
 
-func (a *app) runProgram(cmd *cobra.Command, o *runOptions, args []string) error {
+func (a *app) runProgram(cmd *cobra.Command, f hold.RunFlags, args []string) error {
 	host := machineHost()
 	q, err := host.Query()
 	if err != nil {
@@ -103,109 +80,25 @@ func (a *app) runProgram(cmd *cobra.Command, o *runOptions, args []string) error
 	if err := linuxOnly(cmd, q, "slack", "dma-latency"); err != nil {
 		return err
 	}
-	var req timerinfo.Setting
-	flags := cmd.Flags()
-	switch {
-	case q.Windows != nil:
-		if !flags.Changed("resolution") && !flags.Changed("ms") {
-			return usagef("tickscope run needs a setting: --resolution R or --ms X")
-		}
-		if req.Resolution100ns, err = periodFlag(cmd, o.resolution, o.ms, q.Windows); err != nil {
-			return err
-		}
-	case q.Linux != nil:
-		if !flags.Changed("slack") && !flags.Changed("dma-latency") {
-			return usagef("tickscope run needs a setting: --slack D and/or --dma-latency US")
-		}
-		if flags.Changed("slack") {
-			if o.slack < 1 || o.slack > maxSlack {
-				return badFlag("slack", o.slack, "allowed 1ns..1s")
-			}
-			req.SlackNs = int64(o.slack)
-		}
-		if flags.Changed("dma-latency") {
-			if o.dmaLatency < 0 || o.dmaLatency > timerinfo.DMALatencyDefaultUs {
-				return badFlag("dma-latency", o.dmaLatency, "allowed 0..%d µs", timerinfo.DMALatencyDefaultUs)
-			}
-			value := o.dmaLatency
-			req.CPUDMALatencyUs = &value
-		}
-	default:
-		return usagef("tickscope run: %s has no timer setting tickscope can apply", runtime.GOOS)
-	}
-
-	// A program that cannot be found is found out before anything is held.
-	path, err := exec.LookPath(args[0])
-	if err != nil {
-		code := exitCannotRun
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			code = exitNotFound
-		}
-		return &exitCode{code: code, msg: fmt.Sprintf("%s: %v", args[0], err)}
-	}
-
-	// Timer slack belongs to the thread, and a child inherits the slack of
-	// the thread that forks it: request it on this locked thread and start
-	// the program from it.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	granted, release, err := a.holdSetting(host, req)
+	changed := cmd.Flags().Changed
+	f.ResolutionSet, f.MSSet, f.SlackSet, f.DMALatencySet = changed("resolution"), changed("ms"), changed("slack"), changed("dma-latency")
+	req, err := hold.RunSetting(q, f)
 	if err != nil {
 		return err
 	}
-	defer release()
-	a.noteRun(q, req, granted, args[0])
-
-	child := exec.Command(path, args[1:]...)
-	child.Args[0] = args[0]
-	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// Signals are passed on, not acted on: the program decides.
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, forwardedSignals...)
-	defer signal.Stop(signals)
-	if err := child.Start(); err != nil {
-		return &exitCode{code: exitCannotRun, msg: fmt.Sprintf("starting %s: %v", args[0], err)}
-	}
-	done := make(chan error, 1)
-	go func() { done <- child.Wait() }()
-	for {
-		select {
-		case sig := <-signals:
-			if runtime.GOOS != "windows" { // the console sends Ctrl+C to the whole group
-				child.Process.Signal(sig)
+	err = hold.Run(cmd.Context(), host, machineSystem(), q, req, args, hold.RunOptions{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Warn: func(msg string) { a.warnf("%s", msg) },
+		Started: func(s hold.RunStart) {
+			report.WriteRunStart(a.stderr, s)
+			if w := report.RunWarning(s); w != "" {
+				a.warnf("%s", w)
 			}
-		case err := <-done:
-			return programExit(err)
-		}
+		},
+	})
+	var status *hold.ExitStatus
+	if errors.As(err, &status) {
+		return &exitCode{code: status.Code, msg: status.Msg}
 	}
-}
-
-// programExit turns the program's end into tickscope's exit status.
-func programExit(err error) error {
-	if err == nil {
-		return nil
-	}
-	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) {
-		return err
-	}
-	if status, ok := exitErr.Sys().(syscall.WaitStatus); ok && status.Signaled() {
-		return &exitCode{code: 128 + int(status.Signal())}
-	}
-	return &exitCode{code: exitErr.ExitCode()}
-}
-
-// noteRun says on standard error what is held for the program and whether
-// it reaches it.
-func (a *app) noteRun(q *timerinfo.Report, req, granted timerinfo.Setting, program string) {
-	if q.Windows == nil {
-		what := granted.String()
-		fmt.Fprintf(a.stderr, "tickscope: running %s with %s (released when it exits)\n", program, what)
-		return
-	}
-	fmt.Fprintf(a.stderr, "tickscope: holding %s (granted %s) while %s runs; it reaches %s\n", req, timerinfo.FormatPeriodMS(granted.Resolution100ns)+" ms", program, q.Windows.Reach())
-	if !q.Windows.RequestsGlobal() {
-		a.warnf("requests are per-process here, so %s keeps its own timer period: the request held by tickscope does not reach it (%s is %s; %s)",
-			program, timerinfo.GlobalRequestsKey, report.RegistryValue(q.Windows.GlobalTimerResolutionRequests), q.Windows.GlobalAdvice())
-	}
+	return err
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"math"
-	"runtime"
-
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -17,7 +15,7 @@ func windowsOnly(cmd *cobra.Command, q *timerinfo.Report, flags ...string) error
 	}
 	for _, name := range flags {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			return badFlag(name, f.Value, "a Windows setting; on %s use %s", runtime.GOOS, linuxAlternative(cmd))
+			return options.BadFlag(name, f.Value, "a Windows setting; on %s use %s", q.OS, linuxAlternative(cmd))
 		}
 	}
 	return nil
@@ -30,7 +28,7 @@ func linuxOnly(cmd *cobra.Command, q *timerinfo.Report, flags ...string) error {
 	}
 	for _, name := range flags {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
-			return badFlag(name, f.Value, "a Linux setting; on %s use --resolution or --ms", runtime.GOOS)
+			return options.BadFlag(name, f.Value, "a Linux setting; on %s use --resolution or --ms", q.OS)
 		}
 	}
 	return nil
@@ -55,25 +53,11 @@ func linuxAlternative(cmd *cobra.Command) string {
 }
 
 // periodFlag turns --resolution (100 ns units) or --ms into a period in
-// 100 ns units, checked against this machine's range; exactly one of the
-// two must have been given.
+// 100 ns units, checked against this machine's range (options.Period);
+// exactly one of the two must have been given, and with neither the
+// --resolution of 0 is refused.
 func periodFlag(cmd *cobra.Command, resolution uint32, ms float64, win *timerinfo.Windows) (uint32, error) {
-	resSet, msSet := cmd.Flags().Changed("resolution"), cmd.Flags().Changed("ms")
-	if resSet && msSet {
-		return 0, usagef("--resolution %d and --ms %v: give one of them, not both", resolution, ms)
-	}
-	flag, value, period := "resolution", any(resolution), resolution
-	if msSet {
-		flag, value = "ms", ms
-		units := math.Round(ms * 10_000)
-		if math.IsNaN(units) || units < 0 || units > math.MaxUint32 {
-			units = 0
-		}
-		period = uint32(units)
-	}
-	if period < win.Finest100ns || period > win.Coarsest100ns {
-		return 0, badFlag(flag, value, "allowed %d..%d (100 ns units), %s..%s ms on this machine",
-			win.Finest100ns, win.Coarsest100ns, timerinfo.FormatPeriodMS(win.Finest100ns), timerinfo.FormatPeriodMS(win.Coarsest100ns))
-	}
-	return period, nil
+	msSet := cmd.Flags().Changed("ms")
+	period, _, err := options.Period(resolution, cmd.Flags().Changed("resolution") || !msSet, ms, msSet, win)
+	return period, err
 }

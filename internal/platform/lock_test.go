@@ -11,11 +11,12 @@ import (
 
 func TestLockIsExclusiveAndNamesTheHolder(t *testing.T) {
 	name := "test-" + t.Name()
-	release, err := platform.Lock(name)
+	sys := platform.NewSystem()
+	release, err := sys.Lock(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = platform.Lock(name)
+	_, err = sys.Lock(name)
 	var locked *seam.LockedError
 	if !errors.As(err, &locked) {
 		t.Fatalf("second Lock: %v, want a LockedError", err)
@@ -24,7 +25,7 @@ func TestLockIsExclusiveAndNamesTheHolder(t *testing.T) {
 		t.Errorf("the lock names process %d, want %d", locked.PID, os.Getpid())
 	}
 	release()
-	again, err := platform.Lock(name)
+	again, err := sys.Lock(name)
 	if err != nil {
 		t.Fatalf("Lock after release: %v", err)
 	}

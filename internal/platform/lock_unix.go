@@ -11,10 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Lock takes the exclusive lock called name (one bench or verify-global at a
-// time) with flock on a file that names the holder's process id. The kernel
-// drops the lock when its holder exits, however it exits.
-func Lock(name string) (release func(), err error) {
+func (system) Lock(name string) (release func(), err error) {
+	// flock on a file that names the holder's process id: the kernel drops
+	// the lock when its holder exits, however it exits.
 	path := lockPath(name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

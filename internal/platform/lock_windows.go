@@ -9,11 +9,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// Lock takes the exclusive lock called name (one bench or verify-global at a
-// time): a named mutex in this session's namespace, which Windows releases
-// when its holder exits however it exits, and a file that names the
-// holder's process id.
-func Lock(name string) (release func(), err error) {
+func (system) Lock(name string) (release func(), err error) {
+	// A named mutex in this session's namespace, which Windows releases
+	// when its holder exits however it exits, and a file that names the
+	// holder's process id.
 	mutexName, err := windows.UTF16PtrFromString(`Local\tickscope-` + name)
 	if err != nil {
 		return nil, err

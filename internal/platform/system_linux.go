@@ -17,9 +17,8 @@ import (
 
 func slackPath(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/timerslack_ns" }
 
-// ProcessSlack reads a process's timer slack (its main thread's) from
-// /proc/PID/timerslack_ns.
-func ProcessSlack(pid int) (int64, error) {
+func (system) ProcessSlack(pid int) (int64, error) {
+	// /proc/PID/timerslack_ns is the slack of the process's main thread.
 	data, err := os.ReadFile(slackPath(pid))
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, fmt.Errorf("process %d: %w", pid, seam.ErrNoProcess)
@@ -34,10 +33,8 @@ func ProcessSlack(pid int) (int64, error) {
 	return ns, nil
 }
 
-// SetProcessSlack writes a process's timer slack through
-// /proc/PID/timerslack_ns, which needs CAP_SYS_NICE; 0 restores the
-// process's default.
-func SetProcessSlack(pid int, ns int64) error {
+func (system) SetProcessSlack(pid int, ns int64) error {
+	// Writing /proc/PID/timerslack_ns needs CAP_SYS_NICE.
 	f, err := os.OpenFile(slackPath(pid), os.O_WRONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("process %d: %w", pid, seam.ErrNoProcess)
@@ -54,9 +51,9 @@ func SetProcessSlack(pid int, ns int64) error {
 	return nil
 }
 
-// StartupHolder is the systemd system unit tickscope-holder.service.
-func StartupHolder() seam.Startup { return unitStartup{dir: "/etc/systemd/system"} }
+func (system) Startup() seam.Startup { return unitStartup{dir: "/etc/systemd/system"} }
 
+// unitStartup is the systemd system unit tickscope-holder.service.
 type unitStartup struct{ dir string }
 
 func (u unitStartup) path() string { return filepath.Join(u.dir, persist.UnitName) }

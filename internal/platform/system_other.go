@@ -8,11 +8,6 @@ import "github.com/tickscope/tickscope/internal/seam"
 // (system_unix.go), no per-process timer slack it can set, and no startup
 // holder.
 
-// ProcessSlack is Linux's.
-func ProcessSlack(int) (int64, error) { return 0, seam.ErrUnsupported }
-
-// SetProcessSlack is Linux's.
-func SetProcessSlack(int, int64) error { return seam.ErrUnsupported }
-
-// StartupHolder: this OS has none that tickscope installs.
-func StartupHolder() seam.Startup { return nil }
+func (system) ProcessSlack(int) (int64, error)  { return 0, seam.ErrUnsupported }
+func (system) SetProcessSlack(int, int64) error { return seam.ErrUnsupported }
+func (system) Startup() seam.Startup            { return nil }

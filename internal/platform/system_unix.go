@@ -8,23 +8,16 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
-// What only Windows has, for every other OS.
+// What only Windows has, for every other OS: no timer-request throttling,
+// no console to detach from, no desktop-wide keyboard hook, no registry.
 
-// Elevated reports whether tickscope runs as root.
-func Elevated() bool { return os.Geteuid() == 0 }
+func (system) Elevated() bool                            { return os.Geteuid() == 0 }
+func (system) IgnoreTimerThrottling() error              { return seam.ErrUnsupported }
+func (system) DetachConsole() error                      { return seam.ErrUnsupported }
+func (system) WatchDesktopEscape(func()) (func(), error) { return nil, seam.ErrUnsupported }
+func (system) GlobalRequests() *uint32                   { return nil }
+func (system) SetGlobalRequests(bool) error              { return seam.ErrUnsupported }
 
-// IgnoreTimerThrottling is Windows 11's: no other OS throttles timer
-// requests.
-func IgnoreTimerThrottling() error { return seam.ErrUnsupported }
-
-// DetachConsole is Windows's.
-func DetachConsole() error { return seam.ErrUnsupported }
-
-// WatchDesktopEscape is Windows's: a terminal's ESC is package escape's.
-func WatchDesktopEscape(func()) (func(), error) { return nil, seam.ErrUnsupported }
-
-// GlobalRequests is Windows's registry value.
-func GlobalRequests() *uint32 { return nil }
-
-// SetGlobalRequests is Windows's registry value.
-func SetGlobalRequests(bool) error { return seam.ErrUnsupported }
+// A signal sent to tickscope's process id reaches only tickscope: run passes
+// it on to its program.
+func (system) ForwardSignals() bool { return true }

@@ -24,17 +24,18 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// Elevated reports whether this process runs elevated.
-func Elevated() bool { return windows.GetCurrentProcessToken().IsElevated() }
+func (system) Elevated() bool { return windows.GetCurrentProcessToken().IsElevated() }
 
-// IgnoreTimerThrottling opts this process out of Windows 11's throttling of
-// the timer requests of hidden processes; where the OS has no such
-// throttling it returns an error the caller may ignore.
-func IgnoreTimerThrottling() error { return winapi.IgnoreTimerResolutionThrottling() }
+func (system) IgnoreTimerThrottling() error { return winapi.IgnoreTimerResolutionThrottling() }
 
-// DetachConsole detaches tickscope from its console, so that closing the
-// console or Ctrl+C no longer reaches it.
-func DetachConsole() error {
+// The console delivers Ctrl+C and its closing to every process attached to
+// it, the program run starts included, and Go cannot send them to one
+// process: run does not pass them on.
+func (system) ForwardSignals() bool { return false }
+
+func (system) DetachConsole() error {
+	// Once detached, closing the console or Ctrl+C no longer reaches
+	// tickscope.
 	if err := winapi.FreeConsole(); err != nil {
 		return &seam.OSError{Call: "FreeConsole", Err: err}
 	}
@@ -50,11 +51,10 @@ var (
 	}
 )
 
-// WatchDesktopEscape calls stop when ESC is pressed anywhere on the
-// desktop, with a low-level keyboard hook on a thread of its own that
-// blocks in GetMessage: it costs no CPU between key presses and takes no
-// key from other programs. restore removes the hook.
-func WatchDesktopEscape(stop func()) (restore func(), err error) {
+func (system) WatchDesktopEscape(stop func()) (restore func(), err error) {
+	// A low-level keyboard hook on a thread of its own that blocks in
+	// GetMessage: it costs no CPU between key presses and takes no key from
+	// other programs.
 	escapeHookOnce.Do(func() {
 		escapeHookProc = windows.NewCallback(func(code int, wparam uintptr, key *winapi.KBDLLHOOKSTRUCT) uintptr {
 			if code == winapi.HC_ACTION && (wparam == winapi.WM_KEYDOWN || wparam == winapi.WM_SYSKEYDOWN) {
@@ -105,14 +105,11 @@ func WatchDesktopEscape(stop func()) (restore func(), err error) {
 	}, nil
 }
 
-// GlobalRequests reads GlobalTimerResolutionRequests (nil when absent).
-func GlobalRequests() *uint32 {
+func (system) GlobalRequests() *uint32 {
 	return readDWORD(timerinfo.KernelKeyPath, timerinfo.GlobalRequestsValue)
 }
 
-// SetGlobalRequests writes GlobalTimerResolutionRequests=1 (on) or deletes
-// the value (off), and nothing else. It needs elevation.
-func SetGlobalRequests(on bool) error {
+func (system) SetGlobalRequests(on bool) error {
 	k, err := registry.OpenKey(registry.LOCAL_MACHINE, timerinfo.KernelKeyPath, registry.SET_VALUE)
 	if err != nil {
 		// The key exists on every Windows; it is opened, never created.
@@ -131,15 +128,13 @@ func SetGlobalRequests(on bool) error {
 	return nil
 }
 
-// ProcessSlack is Linux's; Windows has no timer slack.
-func ProcessSlack(int) (int64, error) { return 0, seam.ErrUnsupported }
+// Windows has no timer slack.
+func (system) ProcessSlack(int) (int64, error)  { return 0, seam.ErrUnsupported }
+func (system) SetProcessSlack(int, int64) error { return seam.ErrUnsupported }
 
-// SetProcessSlack is Linux's; Windows has no timer slack.
-func SetProcessSlack(int, int64) error { return seam.ErrUnsupported }
+func (system) Startup() seam.Startup { return taskStartup{} }
 
-// StartupHolder is the Task Scheduler task named tickscope.
-func StartupHolder() seam.Startup { return taskStartup{} }
-
+// taskStartup is the Task Scheduler task named tickscope.
 type taskStartup struct{}
 
 func (taskStartup) Describe() string { return "Task Scheduler task " + persist.TaskName }

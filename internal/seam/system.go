@@ -12,7 +12,8 @@ type System interface {
 	// holder gives a *LockedError naming its process id.
 	Lock(name string) (release func(), err error)
 	// Holder reports whether the startup holder (a process holding
-	// HolderLock) runs, and its process id, 0 when it cannot be read.
+	// HolderLock) runs, and its process id, 0 when it runs but its id
+	// cannot be read.
 	Holder() (pid int, running bool)
 	// Startup is the OS's way of starting the holder at logon or boot, or
 	// nil where tickscope has none.
@@ -37,6 +38,11 @@ type System interface {
 	// WatchDesktopEscape calls stop when ESC is pressed anywhere on the
 	// desktop (Windows); restore stops watching.
 	WatchDesktopEscape(stop func()) (restore func(), err error)
+	// ForwardSignals reports whether run must pass the signals it receives
+	// (Ctrl+C, SIGTERM, SIGHUP, SIGQUIT) on to its program: on Unix a
+	// signal sent to tickscope reaches only tickscope, while Windows'
+	// console delivers Ctrl+C to every process attached to it.
+	ForwardSignals() bool
 	// Executable is the path of the running tickscope.
 	Executable() (string, error)
 	// LookupEnv reads an environment variable.

@@ -7,11 +7,23 @@ import "fmt"
 // a request with a grant well below it. These are tickscope's one
 // definition of each.
 
+// quantisation100ns is how far a period in force may lie from the request
+// it answers and still be that request: 1 µs, for the kernel's
+// quantisation (0.500 -> 0.4992 ms, 1.000 -> 0.9996 ms).
+const quantisation100ns = 10
+
 // HeldFinerThan reports whether a period held (the one in force before
 // this process asked; 0 when unknown) is finer than a request, allowing
-// 1 µs for the kernel's quantisation.
+// for the kernel's quantisation.
 func HeldFinerThan(held, request100ns uint32) bool {
-	return held != 0 && held+10 < request100ns
+	return held != 0 && held+quantisation100ns < request100ns
+}
+
+// PeriodInForce reports whether the period in force (0 when unknown) is a
+// request's or finer, allowing for the kernel's quantisation: what a
+// started holder's request looks like from another process.
+func PeriodInForce(current, request100ns uint32) bool {
+	return current != 0 && current <= request100ns+quantisation100ns
 }
 
 // GrantShowsFinerHold reports whether a grant is well below its request.

@@ -1,0 +1,331 @@
+package hold
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// ApplyFlags is apply's command line: each value, and for those whose
+// absence matters, whether it was given.
+type ApplyFlags struct {
+	Resolution    uint32
+	ResolutionSet bool
+	MS            float64
+	MSSet         bool
+	DMALatency    int32
+	DMALatencySet bool
+	PID           int
+	PIDSet        bool
+	Slack         time.Duration
+	SlackSet      bool
+	For           time.Duration
+	ForSet        bool
+	NoConsole     bool
+	NoEsc         bool
+	Persist       bool
+	DryRun        bool
+	AsStartup     bool
+}
+
+// ApplyKind is what an apply does.
+type ApplyKind int
+
+const (
+	// HoldHere holds the setting in this process until the hold ends.
+	HoldHere ApplyKind = iota
+	// InstallHolder installs and starts the startup holder (--persist).
+	InstallHolder
+	// SetProcessSlack sets another process's timer slack and returns.
+	SetProcessSlack
+)
+
+// ApplyPlan is what apply will do, once its command line is checked.
+type ApplyPlan struct {
+	Kind    ApplyKind
+	Setting timerinfo.Setting
+	// HolderArgs are the startup holder's arguments (InstallHolder).
+	HolderArgs []string
+	// PID and Slack are the process and its new slack (SetProcessSlack).
+	PID   int
+	Slack time.Duration
+}
+
+// PlanApply checks apply's command line against this machine and says
+// what it will do. Every refusal is a usage error. Flags of the other OS
+// are refused before, by the command.
+func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
+	switch {
+	case f.ForSet && f.For <= 0:
+		return nil, options.BadFlag("for", f.For, "allowed above 0 (leave it out to hold until ESC or Ctrl+C)")
+	case f.DryRun && !f.Persist:
+		return nil, options.Usagef("--dry-run shows what --persist would install: give --persist too")
+	case f.Persist && f.ForSet:
+		return nil, options.Usagef("--persist and --for %v: a startup holder holds until it is removed; give one of them", f.For)
+	}
+	plan := &ApplyPlan{Kind: HoldHere}
+	if f.Persist {
+		plan.Kind = InstallHolder
+	}
+	switch {
+	case q.Windows != nil:
+		period, ok, err := options.Period(f.Resolution, f.ResolutionSet, f.MS, f.MSSet, q.Windows)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, options.Usagef("apply needs the period to hold: --resolution R (100 ns units, %d..%d here) or --ms X",
+				q.Windows.Finest100ns, q.Windows.Coarsest100ns)
+		}
+		plan.Setting = timerinfo.Setting{Resolution100ns: period}
+		plan.HolderArgs = []string{"apply", "--resolution", strconv.FormatUint(uint64(period), 10), "--no-console", "--no-esc", "--as-startup"}
+		return plan, nil
+	case q.Linux != nil:
+		return planLinux(plan, f)
+	}
+	return nil, fmt.Errorf("apply: %w: %s has no timer setting tickscope can hold", seam.ErrUnsupported, q.OS)
+}
+
+func planLinux(plan *ApplyPlan, f ApplyFlags) (*ApplyPlan, error) {
+	switch {
+	case f.PIDSet && !f.SlackSet:
+		return nil, options.Usagef("--pid %d needs --slack D: the timer slack to set", f.PID)
+	case f.SlackSet && !f.PIDSet:
+		return nil, options.Usagef("--slack %v needs --pid PID: apply sets another process's slack (use run --slack for a new program)", f.Slack)
+	case f.DMALatencySet && f.PIDSet:
+		return nil, options.Usagef("--dma-latency and --pid: give one setting at a time")
+	case !f.DMALatencySet && !f.PIDSet:
+		return nil, options.Usagef("apply needs a setting: --dma-latency US, or --pid PID --slack D")
+	}
+	if f.PIDSet {
+		if f.PID <= 0 {
+			return nil, options.BadFlag("pid", f.PID, "a process id above 0")
+		}
+		if err := options.Slack("slack", f.Slack, true); err != nil {
+			return nil, err
+		}
+		for _, given := range []struct {
+			flag  string
+			value any
+			set   bool
+		}{{"for", f.For, f.ForSet}, {"persist", f.Persist, f.Persist}, {"no-esc", f.NoEsc, f.NoEsc}, {"as-startup", f.AsStartup, f.AsStartup}} {
+			if given.set {
+				return nil, options.Usagef("--%s %v: setting a process's slack returns at once and holds nothing", given.flag, given.value)
+			}
+		}
+		return &ApplyPlan{Kind: SetProcessSlack, PID: f.PID, Slack: f.Slack}, nil
+	}
+	if err := options.DMALatency("dma-latency", f.DMALatency); err != nil {
+		return nil, err
+	}
+	value := f.DMALatency
+	plan.Setting = timerinfo.Setting{CPUDMALatencyUs: &value}
+	plan.HolderArgs = []string{"apply", "--dma-latency", strconv.Itoa(int(value)), "--no-esc", "--as-startup"}
+	return plan, nil
+}
+
+// SlackChange is what apply --pid PID --slack D prints as JSON.
+type SlackChange struct {
+	PID           int    `json:"pid"`
+	SlackBeforeNs int64  `json:"slack_before_ns"`
+	SlackAfterNs  int64  `json:"slack_after_ns"`
+	Undo          string `json:"undo"`
+}
+
+// SetSlack sets another process's timer slack and reads it back, with the
+// command that puts the old value back.
+func SetSlack(sys seam.System, pid int, slack time.Duration) (*SlackChange, error) {
+	before, err := sys.ProcessSlack(pid)
+	if err != nil {
+		return nil, err
+	}
+	if err := sys.SetProcessSlack(pid, int64(slack)); err != nil {
+		return nil, err
+	}
+	after, err := sys.ProcessSlack(pid)
+	if err != nil {
+		return nil, err
+	}
+	return &SlackChange{PID: pid, SlackBeforeNs: before, SlackAfterNs: after,
+		Undo: fmt.Sprintf("tickscope apply --pid %d --slack %dns", pid, before)}, nil
+}
+
+// HoldReport is what apply prints as JSON when the hold ends.
+type HoldReport struct {
+	Requested timerinfo.Setting `json:"requested"`
+	Granted   timerinfo.Setting `json:"granted"`
+	// Check is a short measurement of the default wait with the setting in
+	// force: Windows can report success and ignore a request.
+	Check            *WaitCheck `json:"check,omitempty"`
+	RequestModel     string     `json:"request_model,omitempty"`
+	ThrottlingOptOut string     `json:"throttling_opt_out,omitempty"`
+	HeldNs           int64      `json:"held_ns"`
+	// EndedBy is "for", "esc" or "signal" (Ctrl+C, the console closing, or
+	// a termination request).
+	EndedBy  string   `json:"ended_by"`
+	Warnings []string `json:"warnings"`
+
+	// For the text: whom a Windows request reaches ("" elsewhere), and what
+	// ends the hold.
+	Reach string `json:"-"`
+	Until string `json:"-"`
+}
+
+// The throttling opt-out as apply reports it.
+const (
+	ThrottlingApplied = "applied: a hidden or minimised holder keeps its request"
+	throttlingMissing = "not available on this build (%v); before Windows 11 there is no throttling to opt out of"
+)
+
+// HoldOptions are how a hold ends and what it reports on the way.
+type HoldOptions struct {
+	For       time.Duration
+	NoConsole bool
+	NoEsc     bool
+	// AsStartup holds as the startup holder (seam.HolderLock).
+	AsStartup bool
+	// WatchEscape watches the terminal's ESC key (package escape) and
+	// returns its restore.
+	WatchEscape func(stop func()) (restore func())
+	// Warn reports what goes wrong without ending the hold.
+	Warn func(string)
+	// Holding is called once the setting is held and checked, before the
+	// hold waits.
+	Holding func(*HoldReport)
+}
+
+// Hold requests the setting, checks it with a short measurement, and holds
+// it, using no CPU, until --for elapses, ESC is pressed, or ctx ends (a
+// signal).
+func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, o HoldOptions) (*HoldReport, error) {
+	if o.AsStartup {
+		release, err := sys.Lock(seam.HolderLock)
+		if err != nil {
+			return nil, fmt.Errorf("another startup holder runs: %w", err)
+		}
+		defer release()
+	}
+	// The request belongs to the process, but Host.Apply is called from a
+	// locked thread as everywhere else.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	rep := &HoldReport{Requested: req, Warnings: []string{}, Until: UntilText(q, o.For, o.NoEsc, o.NoConsole)}
+	if q.Windows != nil {
+		rep.RequestModel, rep.Reach = q.Windows.RequestModel, q.Windows.Reach()
+		rep.ThrottlingOptOut = ThrottlingApplied
+		if err := sys.IgnoreTimerThrottling(); err != nil {
+			rep.ThrottlingOptOut = fmt.Sprintf(throttlingMissing, err)
+		}
+	}
+	granted, release, err := holdSetting(host, req, o.Warn)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rep.Granted = granted
+	if q.Linux != nil {
+		// The kernel applies the smallest request of all processes: read
+		// back what is in force.
+		if now, err := host.Query(); err == nil && now.Linux != nil && now.Linux.CPUDMALatencyUs != nil {
+			rep.Granted.CPUDMALatencyUs = now.Linux.CPUDMALatencyUs
+		}
+	}
+	if q.Windows != nil && timerinfo.GrantShowsFinerHold(req.Resolution100ns, granted.Resolution100ns) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("granted %s ms, finer than requested: another process holds a finer period", timerinfo.FormatPeriodMS(granted.Resolution100ns)))
+	}
+	if rep.Check, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
+		return nil, err
+	}
+	if o.Holding != nil {
+		o.Holding(rep)
+	}
+	start := time.Now()
+	if o.NoConsole {
+		if err := sys.DetachConsole(); err != nil {
+			return nil, err
+		}
+	}
+	rep.EndedBy = waitForEnd(ctx, sys, o)
+	rep.HeldNs = int64(time.Since(start))
+	return rep, nil
+}
+
+// waitForEnd blocks, using no CPU, until the hold ends: --for elapses, ESC
+// is pressed, or a signal (Ctrl+C, the console closing) cancels ctx.
+func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions) string {
+	escaped := make(chan struct{})
+	var once sync.Once
+	stop := func() { once.Do(func() { close(escaped) }) }
+	switch {
+	case o.NoEsc:
+	case o.NoConsole:
+		restore, err := sys.WatchDesktopEscape(stop)
+		if err != nil {
+			if o.Warn != nil {
+				o.Warn(fmt.Sprintf("ESC cannot be watched: %v", err))
+			}
+		} else {
+			defer restore()
+		}
+	case o.WatchEscape != nil:
+		defer o.WatchEscape(stop)()
+	}
+	var elapsed <-chan time.Time
+	if o.For > 0 {
+		t := time.NewTimer(o.For)
+		defer t.Stop()
+		elapsed = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return "signal"
+	case <-escaped:
+		return "esc"
+	case <-elapsed:
+		return "for"
+	}
+}
+
+// EndedByText says in words what ended a hold.
+var EndedByText = map[string]string{
+	"for":    "--for elapsed",
+	"esc":    "ESC pressed",
+	"signal": "interrupted",
+}
+
+// UntilText names what ends a hold with these options. On Windows the
+// console closing ends it too.
+func UntilText(q *timerinfo.Report, holdFor time.Duration, noEsc, noConsole bool) string {
+	var ways []string
+	if !noEsc {
+		if noConsole {
+			ways = append(ways, "ESC (anywhere on the desktop)")
+		} else {
+			ways = append(ways, "ESC")
+		}
+	}
+	if !noConsole {
+		ways = append(ways, "Ctrl+C")
+		if q.Windows != nil {
+			ways = append(ways, "the console closes")
+		}
+	}
+	if holdFor > 0 {
+		ways = append(ways, holdFor.String()+" elapses")
+	}
+	switch len(ways) {
+	case 0:
+		return "the process is ended"
+	case 1:
+		return ways[0]
+	}
+	return strings.Join(ways[:len(ways)-1], ", ") + " or " + ways[len(ways)-1]
+}

@@ -1,0 +1,719 @@
+package hold_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/persist"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
+)
+
+// windowsHost is the model of Windows timers, seen through a query that
+// can be changed: the build, the global value, and the period in force (a
+// holder started elsewhere).
+type windowsHost struct {
+	*winmodel.Host
+	build   uint32
+	global  *uint32
+	current uint32
+}
+
+func (h *windowsHost) Query() (*timerinfo.Report, error) {
+	q, err := h.Host.Query()
+	if err != nil {
+		return nil, err
+	}
+	if h.build != 0 {
+		q.Windows.Build = h.build
+		q.Windows.Version = "10.0." + strconv.FormatUint(uint64(h.build), 10)
+		q.Windows.Product = timerinfo.WindowsProduct(10, 0, h.build, false)
+	}
+	if h.global != nil {
+		q.Windows.GlobalTimerResolutionRequests = h.global
+	}
+	if h.current != 0 {
+		q.Windows.Current100ns = h.current
+	}
+	q.Windows.RequestModel = timerinfo.RequestModelFor(q.Windows.Build, q.Windows.GlobalTimerResolutionRequests)
+	return q, nil
+}
+
+func newWindows(t *testing.T, scenario string) *windowsHost {
+	t.Helper()
+	h, err := winmodel.New(scenario, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &windowsHost{Host: h}
+}
+
+func query(t *testing.T, h seam.Host) *timerinfo.Report {
+	t.Helper()
+	q, err := h.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+func one() *uint32 { v := uint32(1); return &v }
+
+// linuxReport is a Linux machine's query with cpu_dma_latency at us.
+func linuxReport(us int32) *timerinfo.Report {
+	return &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{CPUDMALatencyUs: &us}}
+}
+
+// linuxHost is a seam.Host whose query is a Linux machine's; it measures
+// nothing.
+type linuxHost struct {
+	seam.Host
+	dma int32
+}
+
+func (h *linuxHost) Query() (*timerinfo.Report, error) { return linuxReport(h.dma), nil }
+
+func wantError(t *testing.T, err error, want string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
+	}
+}
+
+func isUsage(err error) bool {
+	var usage *options.UsageError
+	return errors.As(err, &usage)
+}
+
+func TestPlanApplyRefusesBadCommandLines(t *testing.T) {
+	win := query(t, newWindows(t, "knee-26100"))
+	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	tests := []struct {
+		name string
+		q    *timerinfo.Report
+		f    hold.ApplyFlags
+		want string
+	}{
+		{"for 0", win, hold.ApplyFlags{MS: 1, MSSet: true, ForSet: true}, "--for 0s: allowed above 0"},
+		{"dry run alone", win, hold.ApplyFlags{MS: 1, MSSet: true, DryRun: true}, "--dry-run shows what --persist would install"},
+		{"persist for", win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, For: time.Second, ForSet: true}, "--persist and --for 1s"},
+		{"no period", win, hold.ApplyFlags{}, "apply needs the period to hold: --resolution R (100 ns units, 5000..156250 here) or --ms X"},
+		{"both periods", win, hold.ApplyFlags{Resolution: 5000, ResolutionSet: true, MS: 1, MSSet: true}, "give one of them, not both"},
+		{"period out of range", win, hold.ApplyFlags{Resolution: 200000, ResolutionSet: true}, "--resolution 200000: allowed 5000..156250"},
+		{"no linux setting", lin, hold.ApplyFlags{}, "apply needs a setting: --dma-latency US, or --pid PID --slack D"},
+		{"pid without slack", lin, hold.ApplyFlags{PID: 1, PIDSet: true}, "--pid 1 needs --slack D"},
+		{"slack without pid", lin, hold.ApplyFlags{Slack: time.Microsecond, SlackSet: true}, "--slack 1µs needs --pid PID"},
+		{"pid and dma", lin, hold.ApplyFlags{PID: 1, PIDSet: true, Slack: 1, SlackSet: true, DMALatencySet: true}, "give one setting at a time"},
+		{"pid 0", lin, hold.ApplyFlags{PIDSet: true, SlackSet: true}, "--pid 0: a process id above 0"},
+		{"slack too large", lin, hold.ApplyFlags{PID: 1, PIDSet: true, Slack: 2 * time.Second, SlackSet: true}, "--slack 2s: allowed 0..1s"},
+		{"slack with for", lin, hold.ApplyFlags{PID: 1, PIDSet: true, SlackSet: true, For: time.Second, ForSet: true}, "--for 1s: setting a process's slack returns at once"},
+		{"slack with persist", lin, hold.ApplyFlags{PID: 1, PIDSet: true, SlackSet: true, Persist: true}, "--persist true: setting a process's slack"},
+		{"dma negative", lin, hold.ApplyFlags{DMALatency: -1, DMALatencySet: true}, "--dma-latency -1: allowed 0..2000000000 µs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := hold.PlanApply(tt.q, tt.f)
+			if plan != nil || !isUsage(err) {
+				t.Fatalf("PlanApply = %+v, %v; want a usage error", plan, err)
+			}
+			wantError(t, err, tt.want)
+		})
+	}
+}
+
+func TestPlanApplyPlans(t *testing.T) {
+	win := query(t, newWindows(t, "knee-26100"))
+	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true})
+	if err != nil || plan.Kind != hold.InstallHolder || plan.Setting.Resolution100ns != 10000 ||
+		strings.Join(plan.HolderArgs, " ") != "apply --resolution 10000 --no-console --no-esc --as-startup" {
+		t.Errorf("Windows --persist: %+v, %v", plan, err)
+	}
+	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatency: 0, DMALatencySet: true})
+	if err != nil || plan.Kind != hold.HoldHere || plan.Setting.CPUDMALatencyUs == nil || *plan.Setting.CPUDMALatencyUs != 0 {
+		t.Errorf("Linux --dma-latency 0: %+v, %v", plan, err)
+	}
+	// apply --pid takes slack 0: it restores the process's default.
+	plan, err = hold.PlanApply(lin, hold.ApplyFlags{PID: 7, PIDSet: true, SlackSet: true})
+	if err != nil || plan.Kind != hold.SetProcessSlack || plan.PID != 7 || plan.Slack != 0 {
+		t.Errorf("Linux --pid 7 --slack 0: %+v, %v", plan, err)
+	}
+	if _, err := hold.PlanApply(&timerinfo.Report{OS: "darwin", Other: &timerinfo.Other{}}, hold.ApplyFlags{}); !errors.Is(err, seam.ErrUnsupported) {
+		t.Errorf("darwin: %v, want ErrUnsupported", err)
+	}
+}
+
+func TestSetSlackPrintsBeforeAfterAndUndo(t *testing.T) {
+	sys := &seamfake.System{Slack: map[int]int64{42: 50_000}}
+	change, err := hold.SetSlack(sys, 42, time.Microsecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := hold.SlackChange{PID: 42, SlackBeforeNs: 50_000, SlackAfterNs: 1000, Undo: "tickscope apply --pid 42 --slack 50000ns"}
+	if *change != want {
+		t.Errorf("SetSlack = %+v, want %+v", *change, want)
+	}
+	// The undo puts it back.
+	if _, err := hold.SetSlack(sys, 42, time.Duration(change.SlackBeforeNs)); err != nil || sys.Slack[42] != 50_000 {
+		t.Errorf("undo: slack %d, %v", sys.Slack[42], err)
+	}
+	if _, err := hold.SetSlack(sys, 43, time.Microsecond); !errors.Is(err, seam.ErrNoProcess) {
+		t.Errorf("a pid that names no process: %v", err)
+	}
+}
+
+// taskOf is a task definition for exe, tickscope's (with its marker) or not.
+func taskOf(t *testing.T, exe string, ours bool) []byte {
+	t.Helper()
+	description := "someone else's task"
+	if ours {
+		description = "Holds 1 ms. " + persist.Marker("0.1.0")
+	}
+	data, err := persist.TaskXML(persist.Task{Exe: exe, Args: []string{"apply", "--ms", "1"}, Description: description, DelaySeconds: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+const windowsExe = `C:\Tools\tickscope.exe`
+
+// persistMachine is a Windows machine whose requests are global, with the
+// Task Scheduler task mechanism and nothing installed.
+func persistMachine(t *testing.T) (*windowsHost, *seamfake.System, *seamfake.Startup) {
+	h := newWindows(t, "knee-26100")
+	h.global = one()
+	sys := &seamfake.System{Exe: windowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
+	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
+}
+
+func TestPersistRefusals(t *testing.T) {
+	req := timerinfo.Setting{Resolution100ns: 10000}
+	args := []string{"apply", "--resolution", "10000"}
+	tests := []struct {
+		name  string
+		setUp func(h *windowsHost, sys *seamfake.System, st *seamfake.Startup)
+		want  string
+	}{
+		{"per-process build", func(h *windowsHost, _ *seamfake.System, _ *seamfake.Startup) { h.global = nil },
+			"--persist refused: requests are per-process here (per-process: Windows 10 2004+)"},
+		{"Windows 10 ignores the key", func(h *windowsHost, _ *seamfake.System, _ *seamfake.Startup) { h.build = 19045 },
+			"this build cannot make them global"},
+		{"no startup mechanism", func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Startup) { sys.StartupMechanism = nil },
+			"not supported"},
+		{"go run's build", func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Startup) {
+			sys.Exe = filepath.Join(sys.Temp, "go-build123", "b001", "exe", "tickscope.exe")
+		}, "is a temporary build (go run)"},
+		{"a path Task Scheduler expands", func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Startup) {
+			sys.Exe = `C:\%APPDATA%\tickscope.exe`
+		}, "contains %APPDATA%, which Task Scheduler would expand"},
+		{"a foreign task", func(_ *windowsHost, _ *seamfake.System, st *seamfake.Startup) {
+			st.Definition = taskOf(t, `C:\Other\timer.exe`, false)
+		}, "a Task Scheduler task tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Task Scheduler task tickscope by hand"},
+		{"an unreadable task", func(_ *windowsHost, _ *seamfake.System, st *seamfake.Startup) {
+			st.Definition = []byte("<Task")
+		}, "did not create"},
+		{"executable unknown", func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Startup) { sys.ExeErr = errors.New("gone") },
+			"find this executable: gone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, sys, st := persistMachine(t)
+			tt.setUp(h, sys, st)
+			res, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
+			if res != nil {
+				t.Errorf("refused with a result: %+v", res)
+			}
+			wantError(t, err, tt.want)
+			if st.Installs != 0 || st.Starts != 0 {
+				t.Errorf("a refusal installed %d and started %d", st.Installs, st.Starts)
+			}
+		})
+	}
+}
+
+func TestPersistOnLinuxNeedsRoot(t *testing.T) {
+	sys := &seamfake.System{Exe: "/usr/local/bin/tickscope", Temp: "/tmp"}
+	st := sys.NewStartup("systemd unit /etc/systemd/system/tickscope-holder.service")
+	zero := int32(0)
+	h := &linuxHost{dma: timerinfo.DMALatencyDefaultUs}
+	_, err := hold.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, hold.PersistOptions{})
+	wantError(t, err, "needs root")
+	sys.IsElevated = true
+	sys.Exe = "/tmp/go-build42/b001/exe/tickscope"
+	_, err = hold.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, hold.PersistOptions{})
+	wantError(t, err, "is a temporary build (go run)")
+	// As root, from an installed binary, the unit is written and the holder
+	// found running with its setting in force.
+	sys.Exe = "/usr/local/bin/tickscope"
+	st.OnStart = func() { sys.HolderRunning, sys.HolderPID, h.dma = true, 321, 0 }
+	res, err := hold.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero},
+		[]string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
+	if err != nil || !res.Running || res.PID != 321 || res.When != "boot" {
+		t.Fatalf("Persist = %+v, %v", res, err)
+	}
+	if !strings.Contains(string(st.Definition), `ExecStart="/usr/local/bin/tickscope" "apply" "--dma-latency" "0" "--no-esc" "--as-startup"`) {
+		t.Errorf("the unit:\n%s", st.Definition)
+	}
+}
+
+func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
+	req := timerinfo.Setting{Resolution100ns: 10000}
+	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
+	tests := []struct {
+		name         string
+		existing     bool // our own task is installed already: it is replaced
+		startErr     error
+		holderStarts bool
+		period       uint32 // the period in force once it started
+		wantRunning  bool
+	}{
+		{"in force", false, nil, true, 9996, true},
+		{"replaces its own task", true, nil, true, 10010, true},
+		{"a coarser period is not the setting", false, nil, true, 10011, false},
+		{"the holder does not run", false, nil, false, 0, false},
+		{"start fails", false, errors.New("access denied"), false, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, sys, st := persistMachine(t)
+			if tt.existing {
+				st.Definition = taskOf(t, `C:\Old\tickscope.exe`, true)
+			}
+			st.StartErr = tt.startErr
+			st.OnStart = func() {
+				sys.HolderRunning, sys.HolderPID = tt.holderStarts, 77
+				h.current = tt.period
+			}
+			looks := 0
+			res, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) { looks++ }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Installs != 1 {
+				t.Errorf("installed %d times", st.Installs)
+			}
+			installed, err := persist.ParseTask(st.Definition)
+			if err != nil || installed.Exe != windowsExe || !installed.Ours() || strings.Join(installed.Args, " ") != strings.Join(args, " ") {
+				t.Errorf("installed %+v, %v", installed, err)
+			}
+			if res.Running != tt.wantRunning || (tt.startErr != nil) != (res.StartErr != nil) {
+				t.Errorf("Persist = %+v", res)
+			}
+			// Not running: it looked for 2 s, every 100 ms.
+			if tt.startErr == nil && !tt.wantRunning && looks != 19 {
+				t.Errorf("looked %d times after the first, want 19", looks)
+			}
+		})
+	}
+}
+
+func TestPersistDryRunChangesNothing(t *testing.T) {
+	h, sys, st := persistMachine(t)
+	res, err := hold.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, []string{"apply", "--resolution", "10000"}, hold.PersistOptions{Version: "test", DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Definition, "<Command>"+windowsExe+"</Command>") || !strings.Contains(res.Definition, "[tickscope holder, build test]") {
+		t.Errorf("the dry run's task:\n%s", res.Definition)
+	}
+	if st.Installs+st.Starts != 0 || st.Definition != nil {
+		t.Errorf("a dry run installed %d, started %d", st.Installs, st.Starts)
+	}
+}
+
+func TestStatusSeesStaleAndForeignDefinitions(t *testing.T) {
+	tests := []struct {
+		name       string
+		definition []byte
+		running    bool
+		pid        int
+		want       hold.StartupState
+	}{
+		{"nothing", nil, false, 0, hold.StartupState{}},
+		{"ours, this exe", taskOf(t, windowsExe, true), true, 9, hold.StartupState{Installed: true, Ours: true, Exe: windowsExe, Holds: "--ms 1", Running: true, PID: 9}},
+		{"ours, the same exe in other case", taskOf(t, `c:\tools\TICKSCOPE.EXE`, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: `c:\tools\TICKSCOPE.EXE`, Holds: "--ms 1"}},
+		{"ours, another exe", taskOf(t, `D:\old\tickscope.exe`, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: `D:\old\tickscope.exe`, Holds: "--ms 1", Stale: true}},
+		{"foreign", taskOf(t, `D:\x.exe`, false), false, 0, hold.StartupState{Installed: true, Exe: `D:\x.exe`, Holds: "--ms 1", Stale: true}},
+		{"running, pid unreadable", nil, true, 0, hold.StartupState{Running: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sys := &seamfake.System{Exe: windowsExe, HolderRunning: tt.running, HolderPID: tt.pid}
+			sys.NewStartup("task").Definition = tt.definition
+			got := hold.ReadStartup(sys, true)
+			got.Args = nil
+			tt.want.Mechanism = "task"
+			if !reflect.DeepEqual(*got, tt.want) {
+				t.Errorf("ReadStartup = %+v\nwant %+v", *got, tt.want)
+			}
+		})
+	}
+	if got := hold.ReadStartup(&seamfake.System{}, false); got != nil {
+		t.Errorf("no startup mechanism: %+v, want nil", got)
+	}
+}
+
+func TestSamePathFollowsTheOS(t *testing.T) {
+	tests := []struct {
+		a, b    string
+		windows bool
+		want    bool
+	}{
+		{`C:\Tools\tickscope.exe`, `c:\tools\TICKSCOPE.exe`, true, true},
+		{`C:\Tools\tickscope.exe`, `C:\Tools\other.exe`, true, false},
+		{"/no/such/dir/tickscope", "/no/such/dir/../dir/tickscope", false, true},
+		{"/no/such/dir/tickscope", "/no/such/dir/TICKSCOPE", false, false},
+	}
+	for _, tt := range tests {
+		if got := hold.SamePath(tt.a, tt.b, tt.windows); got != tt.want {
+			t.Errorf("SamePath(%q, %q, windows %v) = %v, want %v", tt.a, tt.b, tt.windows, got, tt.want)
+		}
+	}
+}
+
+func TestRemoveStartup(t *testing.T) {
+	tests := []struct {
+		name       string
+		scenario   string
+		definition []byte
+		running    bool
+		pid        int
+		want       hold.RemoveResult
+		wantErr    string
+		wantStops  int
+	}{
+		{"nothing", "knee-26100", nil, false, 0, hold.RemoveResult{}, "", 0},
+		{"installed and running", "knee-26100", taskOf(t, windowsExe, true), true, 5, hold.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true}, "", 1},
+		{"installed, not running", "knee-26100", taskOf(t, windowsExe, true), false, 0, hold.RemoveResult{Installed: true, Deleted: true}, "", 1},
+		{"a holder whose pid is unreadable", "knee-26100", nil, true, 0, hold.RemoveResult{Ended: true}, "", 1},
+		{"still raised afterwards", "contaminated", taskOf(t, windowsExe, true), true, 5, hold.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true,
+			StillRaised: "the timer is still at 0.5000 ms, finer than the coarsest 15.6250 ms: another program holds a request"}, "", 1},
+		{"foreign", "knee-26100", taskOf(t, `D:\x.exe`, false), true, 5, hold.RemoveResult{}, "was not created by tickscope: it is left alone; delete it by hand with: delete task by hand", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sys := &seamfake.System{HolderRunning: tt.running, HolderPID: tt.pid}
+			st := sys.NewStartup("task")
+			st.Definition = tt.definition
+			res, err := hold.RemoveStartup(newWindows(t, tt.scenario), sys)
+			if tt.wantErr != "" {
+				wantError(t, err, tt.wantErr)
+				if st.Deletes != 0 || st.Stops != 0 || st.Definition == nil {
+					t.Errorf("a foreign task was touched: %d stops, %d deletes", st.Stops, st.Deletes)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.want.Startup = "task"
+			if *res != tt.want {
+				t.Errorf("RemoveStartup = %+v\nwant %+v", *res, tt.want)
+			}
+			if st.Stops != tt.wantStops {
+				t.Errorf("stopped %d times, want %d", st.Stops, tt.wantStops)
+			}
+			if _, running := sys.Holder(); running {
+				t.Error("the holder still runs")
+			}
+		})
+	}
+	_, err := hold.RemoveStartup(&linuxHost{}, &seamfake.System{})
+	if !isUsage(err) {
+		t.Errorf("no startup mechanism: %v, want a usage error", err)
+	}
+}
+
+func TestVerifyGlobalVerdicts(t *testing.T) {
+	ms := int64(time.Millisecond)
+	tests := []struct {
+		name        string
+		scenario    string
+		baseline    int64
+		held        int64
+		want        string
+		wantChecked int
+	}{
+		{"global", "knee-26100", 15_600_000, 1_100_000, timerinfo.VerdictGlobal, 2},
+		{"per-process", "knee-26100", 15_600_000, 15_500_000, timerinfo.VerdictPerProcess, 2},
+		{"in between", "knee-26100", 15_600_000, 9 * ms, timerinfo.VerdictInconclusive, 2},
+		{"timer not at rest", "contaminated", 0, 0, timerinfo.VerdictInconclusive, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sys := &seamfake.System{}
+			h := newWindows(t, tt.scenario)
+			measured := 0
+			child := func(context.Context) (int64, error) {
+				measured++
+				if measured == 1 {
+					if h.Observe().Current100ns != 156250 {
+						t.Error("the baseline was measured with a request held")
+					}
+					return tt.baseline, nil
+				}
+				if h.Observe().Current100ns >= 156250 {
+					t.Errorf("the second measurement ran at %d, not while the finest period was held", h.Observe().Current100ns)
+				}
+				return tt.held, nil
+			}
+			res, err := hold.VerifyGlobal(context.Background(), h, sys, child)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != tt.want || measured != tt.wantChecked {
+				t.Errorf("verdict %q after %d measurements (%s), want %q after %d", res.Verdict, measured, res.Reason, tt.want, tt.wantChecked)
+			}
+			if h.Observe().Current100ns != 156250 && tt.scenario == "knee-26100" {
+				t.Error("the request was not released")
+			}
+			if len(sys.Locks) != 0 {
+				t.Errorf("locks still held: %v", sys.Locks)
+			}
+		})
+	}
+	sys := &seamfake.System{Locks: map[string]int{seam.BenchLock: 99}}
+	_, err := hold.VerifyGlobal(context.Background(), newWindows(t, "knee-26100"), sys, nil)
+	var locked *seam.LockedError
+	if !errors.As(err, &locked) || locked.PID != 99 {
+		t.Errorf("with a bench running: %v, want a LockedError naming 99", err)
+	}
+	res, err := hold.VerifyGlobal(context.Background(), &linuxHost{}, &seamfake.System{}, nil)
+	if err != nil || res.Verdict != hold.VerdictNotApplicable || res.Reason != hold.LinuxGlobalText {
+		t.Errorf("Linux: %+v, %v", res, err)
+	}
+}
+
+func TestSetGlobal(t *testing.T) {
+	tests := []struct {
+		name        string
+		build       uint32
+		before      *uint32
+		elevated    bool
+		on          bool
+		wantErr     string
+		wantChanged bool
+		wantUndo    string
+		wantWarning bool
+	}{
+		{"on", 26100, nil, true, true, "", true, "tickscope global off", false},
+		{"on again changes nothing, needs no elevation", 26100, one(), false, true, "", false, "", false},
+		{"off", 26100, one(), true, false, "", true, "tickscope global on", false},
+		{"off again", 26100, nil, false, false, "", false, "", false},
+		{"needs elevation", 26100, nil, false, true, "needs elevation: run from an elevated terminal (nothing was changed)", false, "", false},
+		{"Windows 10 ignores it", 19045, nil, true, true, "", true, "tickscope global off", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newWindows(t, "knee-26100")
+			h.build = tt.build
+			sys := &seamfake.System{IsElevated: tt.elevated, Global: tt.before}
+			res, err := hold.SetGlobal(query(t, h), sys, tt.on)
+			if tt.wantErr != "" {
+				wantError(t, err, tt.wantErr)
+				if sys.GlobalWrites != 0 {
+					t.Error("a refusal wrote the value")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Changed != tt.wantChanged || res.Undo != tt.wantUndo || (res.Warning != "") != tt.wantWarning {
+				t.Errorf("SetGlobal = %+v", res)
+			}
+			if (sys.GlobalWrites == 1) != tt.wantChanged {
+				t.Errorf("%d writes", sys.GlobalWrites)
+			}
+			if got := res.After != nil && *res.After == 1; got != tt.on {
+				t.Errorf("after: %v", res.After)
+			}
+		})
+	}
+	if _, err := hold.SetGlobal(linuxReport(0), &seamfake.System{}, true); !isUsage(err) {
+		t.Errorf("Linux: %v, want a usage error", err)
+	}
+}
+
+func TestUntilText(t *testing.T) {
+	win := &timerinfo.Report{Windows: &timerinfo.Windows{}}
+	lin := linuxReport(0)
+	tests := []struct {
+		q         *timerinfo.Report
+		holdFor   time.Duration
+		noEsc     bool
+		noConsole bool
+		want      string
+	}{
+		{lin, 0, false, false, "ESC or Ctrl+C"},
+		{lin, time.Second, false, false, "ESC, Ctrl+C or 1s elapses"},
+		{lin, time.Second, true, false, "Ctrl+C or 1s elapses"},
+		{win, 0, false, false, "ESC, Ctrl+C or the console closes"},
+		{win, time.Second, false, false, "ESC, Ctrl+C, the console closes or 1s elapses"},
+		{win, time.Second, true, false, "Ctrl+C, the console closes or 1s elapses"},
+		{win, 0, false, true, "ESC (anywhere on the desktop)"},
+		{win, 200 * time.Millisecond, true, true, "200ms elapses"},
+		{win, 0, true, true, "the process is ended"},
+	}
+	for _, tt := range tests {
+		if got := hold.UntilText(tt.q, tt.holdFor, tt.noEsc, tt.noConsole); got != tt.want {
+			t.Errorf("UntilText(windows %v, for %v, noEsc %v, noConsole %v) = %q, want %q", tt.q.Windows != nil, tt.holdFor, tt.noEsc, tt.noConsole, got, tt.want)
+		}
+	}
+}
+
+func TestCheckSamplesFollowTheCoarsestPeriod(t *testing.T) {
+	tests := []struct {
+		q    *timerinfo.Report
+		want int
+	}{
+		{&timerinfo.Report{Windows: &timerinfo.Windows{Coarsest100ns: 156250}}, 50},
+		{&timerinfo.Report{Windows: &timerinfo.Windows{Coarsest100ns: 10000}}, 200},
+		{&timerinfo.Report{Windows: &timerinfo.Windows{Coarsest100ns: 1_000_000}}, 20},
+		{linuxReport(0), 200},
+	}
+	for _, tt := range tests {
+		if got := hold.CheckSamples(tt.q); got != tt.want {
+			t.Errorf("CheckSamples(%+v) = %d, want %d", tt.q.Windows, got, tt.want)
+		}
+	}
+}
+
+func TestCheckStoppedBeforeMeasuring(t *testing.T) {
+	h := newWindows(t, "knee-26100")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := hold.Check(ctx, h, query(t, h), timerinfo.Setting{})
+	if !errors.Is(err, sample.ErrNothingMeasured) {
+		t.Errorf("Check with ctx done: %v, want ErrNothingMeasured", err)
+	}
+}
+
+func TestHoldOnTheModel(t *testing.T) {
+	h := newWindows(t, "contaminated") // another process holds 0.5 ms
+	sys := &seamfake.System{Escape: func(stop func()) { stop() }, ThrottlingErr: errors.New("ERROR_INVALID_PARAMETER")}
+	q := query(t, h)
+	var held *hold.HoldReport
+	rep, err := hold.Hold(context.Background(), h, sys, q, timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+		NoConsole: true, AsStartup: true,
+		Holding: func(r *hold.HoldReport) {
+			held = r
+			if sys.Locks[seam.HolderLock] == 0 {
+				t.Error("the startup holder holds without its lock")
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held != rep || rep.EndedBy != "esc" || !sys.Detached || !sys.EscapeWatched {
+		t.Errorf("Hold = %+v, detached %v, ESC watched %v", rep, sys.Detached, sys.EscapeWatched)
+	}
+	if rep.Granted.Resolution100ns != 5000 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "finer than requested") {
+		t.Errorf("granted %v, warnings %q", rep.Granted, rep.Warnings)
+	}
+	if rep.Check == nil || rep.Check.Samples != 50 || rep.Check.Method != "sleep" {
+		t.Errorf("check %+v", rep.Check)
+	}
+	if !strings.HasPrefix(rep.ThrottlingOptOut, "not available on this build (ERROR_INVALID_PARAMETER)") || rep.Until != "ESC (anywhere on the desktop)" {
+		t.Errorf("throttling %q, until %q", rep.ThrottlingOptOut, rep.Until)
+	}
+	if len(sys.Locks) != 0 || h.Observe().Current100ns != 5000 {
+		t.Errorf("after the hold: locks %v, period %d", sys.Locks, h.Observe().Current100ns)
+	}
+	// A second startup holder is refused.
+	sys.Locks = map[string]int{seam.HolderLock: 12}
+	_, err = hold.Hold(context.Background(), h, sys, q, timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{AsStartup: true})
+	wantError(t, err, "another startup holder runs: another tickscope holder is running (process 12)")
+}
+
+func TestRunSetting(t *testing.T) {
+	win := query(t, newWindows(t, "knee-26100"))
+	lin := linuxReport(0)
+	tests := []struct {
+		name string
+		q    *timerinfo.Report
+		f    hold.RunFlags
+		want string // error, or the setting
+	}{
+		{"windows none", win, hold.RunFlags{}, "tickscope run needs a setting: --resolution R or --ms X"},
+		{"windows ms", win, hold.RunFlags{MS: 1, MSSet: true}, "1.0000 ms (10000 x 100ns)"},
+		{"linux none", lin, hold.RunFlags{}, "tickscope run needs a setting: --slack D and/or --dma-latency US"},
+		{"slack 0 is refused", lin, hold.RunFlags{SlackSet: true}, "--slack 0s: allowed 1ns..1s (0 would reset the default)"},
+		{"slack and dma", lin, hold.RunFlags{Slack: time.Microsecond, SlackSet: true, DMALatency: 9, DMALatencySet: true}, "slack 1µs, cpu_dma_latency 9 µs"},
+		{"dma too low", lin, hold.RunFlags{DMALatency: -5, DMALatencySet: true}, "--dma-latency -5: allowed 0..2000000000 µs"},
+		{"other OS", &timerinfo.Report{OS: "darwin"}, hold.RunFlags{}, "tickscope run: darwin has no timer setting tickscope can apply"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := hold.RunSetting(tt.q, tt.f)
+			got := req.String()
+			if err != nil {
+				got = err.Error()
+				if !isUsage(err) {
+					t.Errorf("%v is not a usage error", err)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("RunSetting = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunExitStatus(t *testing.T) {
+	h := newWindows(t, "knee-26100")
+	q := query(t, h)
+	err := hold.Run(context.Background(), h, &seamfake.System{}, q, timerinfo.Setting{Resolution100ns: 10000}, []string{"no-such-program-here"}, hold.RunOptions{
+		Started: func(hold.RunStart) { t.Error("held a setting for a program that is not there") },
+	})
+	var status *hold.ExitStatus
+	if !errors.As(err, &status) || status.Code != hold.ExitNotFound {
+		t.Errorf("a program that is not there: %v, want exit %d", err, hold.ExitNotFound)
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to run")
+	}
+	tests := []struct {
+		script string
+		want   int
+	}{
+		{"exit 0", 0},
+		{"exit 3", 3},
+		{"kill -9 $$", 137},
+	}
+	for _, tt := range tests {
+		var start hold.RunStart
+		err := hold.Run(context.Background(), h, &seamfake.System{}, q, timerinfo.Setting{Resolution100ns: 10000}, []string{"sh", "-c", tt.script}, hold.RunOptions{
+			Started: func(s hold.RunStart) { start = s },
+		})
+		code := 0
+		if errors.As(err, &status) {
+			code = status.Code
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tt.want {
+			t.Errorf("sh -c %q: exit %d, want %d", tt.script, code, tt.want)
+		}
+		if start.Program != "sh" || start.Windows == nil || start.Granted.Resolution100ns != winmodel.Quantise(10000) {
+			t.Errorf("started %+v", start)
+		}
+	}
+	if h.Observe().Current100ns != 156250 {
+		t.Error("run did not release its request")
+	}
+}

@@ -1,0 +1,198 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// The hold commands' text: apply, run, status, verify-global, global and
+// startup remove. Warnings are the command's to print (on standard error,
+// with its prefix); these write standard output.
+
+// holdMS is a duration in ms with 4 decimals, as the hold commands print
+// their checks.
+func holdMS(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', 4, 64) }
+
+// WriteSlackChange is apply --pid PID --slack D.
+func WriteSlackChange(w io.Writer, c *hold.SlackChange) {
+	fmt.Fprintf(w, "timer slack of process %d (its main thread; threads it starts later inherit it)\n", c.PID)
+	fmt.Fprintf(w, "  before  %v\n  after   %v\n", time.Duration(c.SlackBeforeNs), time.Duration(c.SlackAfterNs))
+	fmt.Fprintf(w, "undo: %s\n", c.Undo)
+}
+
+// WriteHolding is what apply prints once the setting is held and checked.
+func WriteHolding(w io.Writer, rep *hold.HoldReport) {
+	windows := rep.Reach != ""
+	fmt.Fprintln(w, "holding")
+	fmt.Fprintf(w, "  requested      %s\n", rep.Requested)
+	if windows {
+		fmt.Fprintf(w, "  granted        %s\n", rep.Granted)
+	} else if rep.Granted.CPUDMALatencyUs != nil {
+		fmt.Fprintf(w, "  in force       cpu_dma_latency %d µs (the smallest request of all processes)\n", *rep.Granted.CPUDMALatencyUs)
+	}
+	c := rep.Check
+	fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, measured)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
+	if windows {
+		fmt.Fprintf(w, "  request model  %s\n", rep.RequestModel)
+		fmt.Fprintf(w, "  reaches        %s\n", rep.Reach)
+		fmt.Fprintf(w, "  throttling     %s\n", rep.ThrottlingOptOut)
+	} else {
+		fmt.Fprintln(w, "  reaches        every CPU's idle-state choice, for as long as tickscope runs")
+	}
+	fmt.Fprintf(w, "holding until %s\n", rep.Until)
+}
+
+// WriteReleased is apply's last line.
+func WriteReleased(w io.Writer, rep *hold.HoldReport) {
+	fmt.Fprintf(w, "released after %v (%s)\n", time.Duration(rep.HeldNs).Round(time.Millisecond), hold.EndedByText[rep.EndedBy])
+}
+
+// WritePersist is apply --persist: the definition with --dry-run, else
+// what was installed and whether the holder runs.
+func WritePersist(w io.Writer, r *hold.PersistResult) {
+	if r.Definition != "" {
+		fmt.Fprint(w, r.Definition)
+		return
+	}
+	fmt.Fprintf(w, "installed the %s: it runs %s %s at %s\n", r.Startup, r.Exe, strings.Join(r.Args, " "), r.When)
+	fmt.Fprintln(w, "undo: tickscope startup remove")
+	switch {
+	case r.Running && r.PID != 0:
+		fmt.Fprintf(w, "the holder runs (process %d) and the setting is in force\n", r.PID)
+	case r.Running:
+		fmt.Fprintln(w, "the holder runs and the setting is in force")
+	}
+}
+
+// PersistWarning is apply --persist's warning when the holder did not
+// start or its setting did not appear, or "".
+func PersistWarning(r *hold.PersistResult) string {
+	switch {
+	case r.Definition != "" || r.Running:
+		return ""
+	case r.StartErr != nil:
+		return fmt.Sprintf("starting it now failed: %v (it will start at the next %s)", r.StartErr, r.When)
+	}
+	return "the setting did not appear within 2 s of starting the holder: check with tickscope status"
+}
+
+// WriteRunStart is run's line on standard error about what it holds.
+func WriteRunStart(w io.Writer, s hold.RunStart) {
+	if s.Windows == nil {
+		fmt.Fprintf(w, "tickscope: running %s with %s (released when it exits)\n", s.Program, s.Granted)
+		return
+	}
+	fmt.Fprintf(w, "tickscope: holding %s (granted %s ms) while %s runs; it reaches %s\n", s.Requested, timerinfo.FormatPeriodMS(s.Granted.Resolution100ns), s.Program, s.Windows.Reach())
+}
+
+// RunWarning is run's warning when its request does not reach the
+// program, or "".
+func RunWarning(s hold.RunStart) string {
+	if s.Windows == nil || s.Windows.RequestsGlobal() {
+		return ""
+	}
+	return fmt.Sprintf("requests are per-process here, so %s keeps its own timer period: the request held by tickscope does not reach it (%s is %s; %s)",
+		s.Program, timerinfo.GlobalRequestsKey, RegistryValue(s.Windows.GlobalTimerResolutionRequests), s.Windows.GlobalAdvice())
+}
+
+// WriteStatus is status.
+func WriteStatus(w io.Writer, rep *hold.StatusReport) {
+	fmt.Fprintln(w, "this process, measured now")
+	writeHoldCheck(w, "no request", rep.Self.Without)
+	if rep.Self.With != nil {
+		writeHoldCheck(w, rep.Self.WithSetting.String(), rep.Self.With)
+	}
+	fmt.Fprintln(w)
+	WriteQuery(w, rep.Query)
+	fmt.Fprintln(w)
+	writeStartup(w, rep.Startup)
+}
+
+func writeHoldCheck(w io.Writer, label string, c *hold.WaitCheck) {
+	fmt.Fprintf(w, "  %-26s %s 1 ms takes p50 %s ms, p99 %s ms (%d waits)\n", label, c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
+}
+
+func writeStartup(w io.Writer, s *hold.StartupState) {
+	fmt.Fprintln(w, "startup holder")
+	if s == nil {
+		fmt.Fprintln(w, "  none on this OS")
+		return
+	}
+	fmt.Fprintf(w, "  %-14s %s\n", "mechanism", s.Mechanism)
+	switch {
+	case s.Error != "":
+		fmt.Fprintf(w, "  %-14s unknown (%s)\n", "installed", s.Error)
+	case !s.Installed:
+		fmt.Fprintf(w, "  %-14s no\n", "installed")
+	case !s.Ours:
+		fmt.Fprintf(w, "  %-14s yes, but not by tickscope (left alone)\n", "installed")
+	default:
+		fmt.Fprintf(w, "  %-14s yes\n", "installed")
+		fmt.Fprintf(w, "  %-14s %s\n", "holds", s.Holds)
+		fmt.Fprintf(w, "  %-14s %s %s\n", "runs", s.Exe, strings.Join(s.Args, " "))
+		if s.Stale {
+			fmt.Fprintf(w, "  %-14s stale: it runs another executable than this one; run apply --persist again to update it\n", "path")
+		}
+	}
+	switch {
+	case s.Running && s.PID != 0:
+		fmt.Fprintf(w, "  %-14s running (process %d)\n", "state", s.PID)
+	case s.Running:
+		fmt.Fprintf(w, "  %-14s running (process id unreadable)\n", "state")
+	default:
+		fmt.Fprintf(w, "  %-14s not running\n", "state")
+	}
+}
+
+// WriteGlobalCheck is verify-global.
+func WriteGlobalCheck(w io.Writer, res *hold.GlobalCheck) {
+	if res.Verdict == hold.VerdictNotApplicable {
+		fmt.Fprintln(w, res.Reason)
+		return
+	}
+	fmt.Fprintf(w, "requests here are %s: %s\n", res.Verdict, res.Reason)
+	if res.BaselineP50Ns != 0 {
+		fmt.Fprintf(w, "  other process, nothing held   Sleep(1) p50 %s ms\n", holdMS(res.BaselineP50Ns))
+		fmt.Fprintf(w, "  other process, %-14s Sleep(1) p50 %s ms\n", timerinfo.FormatPeriodMS(res.Held100ns)+" ms held", holdMS(res.HeldP50Ns))
+	}
+	fmt.Fprintf(w, "  query's request model         %s\n", res.RequestModel)
+}
+
+// WriteGlobal is global on|off.
+func WriteGlobal(w io.Writer, res *hold.GlobalResult) {
+	switch {
+	case !res.Changed:
+		fmt.Fprintf(w, "%s is already %s; nothing was changed\n", res.Key, RegistryValue(res.After))
+		return
+	case res.On:
+		fmt.Fprintf(w, "set %s = 1\n", res.Key)
+	default:
+		fmt.Fprintf(w, "removed %s (it was %s)\n", res.Key, RegistryValue(res.Before))
+	}
+	fmt.Fprintln(w, "it takes effect after a reboot")
+	fmt.Fprintf(w, "after the reboot: %s\n", res.RequestModel)
+	fmt.Fprintf(w, "undo: %s\n", res.Undo)
+}
+
+// WriteRemove is startup remove; the still-raised warning is the
+// command's.
+func WriteRemove(w io.Writer, res *hold.RemoveResult) {
+	if !res.Installed && !res.Ended {
+		fmt.Fprintf(w, "nothing to remove: no %s is installed and no holder runs\n", res.Startup)
+	}
+	switch {
+	case res.Ended && res.HolderPID != 0:
+		fmt.Fprintf(w, "ended the holder (process %d)\n", res.HolderPID)
+	case res.Ended:
+		fmt.Fprintln(w, "ended the holder (its process id was unreadable)")
+	}
+	if res.Deleted {
+		fmt.Fprintf(w, "deleted the %s\n", res.Startup)
+	}
+}

@@ -1,0 +1,242 @@
+// Package seamfake is an in-memory seam.System and seam.Startup for tests:
+// it records what the hold commands change (installs, deletes, stops, the
+// global value, per-process slack, locks) and answers from fields a test
+// sets, so that the commands' rules can be tested without touching the
+// machine.
+package seamfake
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tickscope/tickscope/internal/seam"
+)
+
+// System is an in-memory seam.System. Its fields are what the fake OS
+// reports; set them before use. The zero System is a machine that is not
+// elevated, has no startup mechanism, no global value, no processes and no
+// running holder.
+type System struct {
+	mu sync.Mutex
+
+	IsElevated bool
+	// Global is GlobalTimerResolutionRequests (nil: absent).
+	Global *uint32
+	// GlobalWrites counts SetGlobalRequests calls that changed something.
+	GlobalWrites int
+	// SetGlobalErr fails SetGlobalRequests.
+	SetGlobalErr error
+	// Slack is each process's timer slack; a pid absent here names no
+	// process.
+	Slack map[int]int64
+	// SetSlackErr fails SetProcessSlack.
+	SetSlackErr error
+	// HolderPID and HolderRunning are the startup holder's state (PID 0
+	// while running: its id cannot be read).
+	HolderPID     int
+	HolderRunning bool
+	// StartupMechanism is the startup mechanism, nil for none.
+	StartupMechanism *Startup
+	// Locks are the locks held, by name, with their holder's pid.
+	Locks map[string]int
+	// Exe and ExeErr are what Executable returns.
+	Exe    string
+	ExeErr error
+	// Env is the environment.
+	Env map[string]string
+	// Temp is TempDir.
+	Temp string
+	// Forward is ForwardSignals.
+	Forward bool
+	// ThrottlingErr fails IgnoreTimerThrottling (Windows 10 and earlier).
+	ThrottlingErr error
+	// EscapeErr fails WatchDesktopEscape.
+	EscapeErr error
+	// Detached and EscapeWatched record DetachConsole and
+	// WatchDesktopEscape.
+	Detached, EscapeWatched bool
+	// Escape, when set, is called with WatchDesktopEscape's stop: a test
+	// presses ESC by calling it.
+	Escape func(stop func())
+}
+
+var _ seam.System = (*System)(nil)
+
+func (s *System) Elevated() bool { return s.IsElevated }
+
+// Lock takes name for this process (pid 1), or names its holder.
+func (s *System) Lock(name string) (func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pid, held := s.Locks[name]; held {
+		return nil, &seam.LockedError{What: name, PID: pid}
+	}
+	if s.Locks == nil {
+		s.Locks = map[string]int{}
+	}
+	s.Locks[name] = 1
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.Locks, name)
+	}, nil
+}
+
+func (s *System) Holder() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.HolderPID, s.HolderRunning
+}
+
+func (s *System) Startup() seam.Startup {
+	if s.StartupMechanism == nil {
+		return nil
+	}
+	return s.StartupMechanism
+}
+
+func (s *System) GlobalRequests() *uint32 {
+	if s.Global == nil {
+		return nil
+	}
+	v := *s.Global
+	return &v
+}
+
+func (s *System) SetGlobalRequests(on bool) error {
+	if s.SetGlobalErr != nil {
+		return s.SetGlobalErr
+	}
+	s.GlobalWrites++
+	if on {
+		one := uint32(1)
+		s.Global = &one
+	} else {
+		s.Global = nil
+	}
+	return nil
+}
+
+func (s *System) ProcessSlack(pid int) (int64, error) {
+	ns, ok := s.Slack[pid]
+	if !ok {
+		return 0, fmt.Errorf("process %d: %w", pid, seam.ErrNoProcess)
+	}
+	return ns, nil
+}
+
+// SetProcessSlack sets the slack; 0 restores DefaultSlack.
+func (s *System) SetProcessSlack(pid int, ns int64) error {
+	if _, ok := s.Slack[pid]; !ok {
+		return fmt.Errorf("process %d: %w", pid, seam.ErrNoProcess)
+	}
+	if s.SetSlackErr != nil {
+		return s.SetSlackErr
+	}
+	if ns == 0 {
+		ns = DefaultSlack
+	}
+	s.Slack[pid] = ns
+	return nil
+}
+
+// DefaultSlack is Linux's default timer slack, 50 µs.
+const DefaultSlack = 50_000
+
+func (s *System) IgnoreTimerThrottling() error { return s.ThrottlingErr }
+
+func (s *System) DetachConsole() error { s.Detached = true; return nil }
+
+func (s *System) WatchDesktopEscape(stop func()) (func(), error) {
+	if s.EscapeErr != nil {
+		return nil, s.EscapeErr
+	}
+	s.EscapeWatched = true
+	if s.Escape != nil {
+		s.Escape(stop)
+	}
+	return func() {}, nil
+}
+
+func (s *System) ForwardSignals() bool { return s.Forward }
+
+func (s *System) Executable() (string, error) { return s.Exe, s.ExeErr }
+
+func (s *System) LookupEnv(name string) (string, bool) {
+	v, ok := s.Env[name]
+	return v, ok
+}
+
+func (s *System) TempDir() string { return s.Temp }
+
+// Startup is an in-memory startup mechanism of a System.
+type Startup struct {
+	sys *System
+	// Name is what Describe returns.
+	Name string
+	// Definition is the installed definition, nil for none.
+	Definition []byte
+	// ReadErr, InstallErr, StartErr, StopErr, DeleteErr fail those calls.
+	ReadErr, InstallErr, StartErr, StopErr, DeleteErr error
+	// OnStart runs when Start succeeds: a test starts its holder there.
+	OnStart func()
+	// Installs, Starts, Stops and Deletes count the calls that succeeded.
+	Installs, Starts, Stops, Deletes int
+}
+
+var _ seam.Startup = (*Startup)(nil)
+
+// NewStartup gives s a startup mechanism described as name.
+func (s *System) NewStartup(name string) *Startup {
+	s.StartupMechanism = &Startup{sys: s, Name: name}
+	return s.StartupMechanism
+}
+
+func (st *Startup) Describe() string { return st.Name }
+
+func (st *Startup) Read() ([]byte, error) { return st.Definition, st.ReadErr }
+
+func (st *Startup) Install(definition []byte) error {
+	if st.InstallErr != nil {
+		return st.InstallErr
+	}
+	st.Installs++
+	st.Definition = append([]byte(nil), definition...)
+	return nil
+}
+
+func (st *Startup) Start() error {
+	if st.StartErr != nil {
+		return st.StartErr
+	}
+	st.Starts++
+	if st.OnStart != nil {
+		st.OnStart()
+	}
+	return nil
+}
+
+// Stop ends the holder, whether or not its process id is known: the real
+// mechanisms end it by their own means (systemctl stop, schtasks /End)
+// before they need the id.
+func (st *Startup) Stop() error {
+	if st.StopErr != nil {
+		return st.StopErr
+	}
+	st.Stops++
+	st.sys.mu.Lock()
+	st.sys.HolderRunning, st.sys.HolderPID = false, 0
+	st.sys.mu.Unlock()
+	return nil
+}
+
+func (st *Startup) Delete() error {
+	if st.DeleteErr != nil {
+		return st.DeleteErr
+	}
+	st.Deletes++
+	st.Definition = nil
+	return nil
+}
+
+func (st *Startup) DeleteByHand() string { return "delete " + st.Name + " by hand" }
