@@ -17,10 +17,6 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// maxSlack is options.MaxSlack until apply and run check --slack through
-// options.Slack.
-const maxSlack = options.MaxSlack
-
 type measureOptions struct {
 	method     string
 	delay      time.Duration
