@@ -24,11 +24,6 @@ type system struct{}
 
 var _ seam.System = system{}
 
-// Lock is system's Lock, for callers not yet moved to seam.System.
-//
-// Deprecated: use NewSystem().Lock.
-func Lock(name string) (release func(), err error) { return system{}.Lock(name) }
-
 func (system) Executable() (string, error)          { return os.Executable() }
 func (system) LookupEnv(name string) (string, bool) { return os.LookupEnv(name) }
 func (system) TempDir() string                      { return os.TempDir() }
