@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -83,11 +84,10 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 	switch plan.Kind {
 	case hold.SetProcessSlack:
 		change, err := hold.SetSlack(sys, plan.PID, plan.Slack)
-		if err != nil || asJSON {
-			return a.jsonOr(err, change)
+		if err != nil {
+			return err
 		}
-		report.WriteSlackChange(a.stdout, change)
-		return nil
+		return a.emit(asJSON, change, func(w io.Writer) { report.WriteSlackChange(w, change) })
 	case hold.InstallHolder:
 		res, err := hold.Persist(host, sys, q, plan.Setting, plan.HolderArgs, hold.PersistOptions{Version: toolVersion(), DryRun: f.DryRun})
 		if err != nil {
@@ -112,17 +112,8 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 			}
 		},
 	})
-	if err != nil || asJSON {
-		return a.jsonOr(err, rep)
-	}
-	report.WriteReleased(a.stdout, rep)
-	return nil
-}
-
-// jsonOr returns err, or writes v as JSON when there is none.
-func (a *app) jsonOr(err error, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(a.stdout, v)
+	return a.emit(asJSON, rep, func(w io.Writer) { report.WriteReleased(w, rep) })
 }

@@ -72,7 +72,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := rawfileCheck(o.raw); err != nil {
+	if err := rawfile.CheckOutput(o.raw); err != nil {
 		return err
 	}
 	q, err := host.Query()
@@ -80,7 +80,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 		return err
 	}
 	changed := cmd.Flags().Changed
-	b, err := plan.NewBench(host, q, newRawFile(rawfile.File{Command: "bench", Simulated: o.sim.scenario, Query: q}), plan.BenchOptions{
+	b, err := plan.NewBench(host, q, &rawfile.File{Command: "bench", Simulated: o.sim.scenario, Query: q}, plan.BenchOptions{
 		Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.sim.seed, Prefs: prefs,
 		From: o.from, FromSet: changed("from"), To: o.to, ToSet: changed("to"), Changed: changed,
 	})
@@ -112,7 +112,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	// The samples are written before they are judged, whatever the
 	// judgement: a sweep where every candidate was affected is the
 	// evidence a user would share.
-	if err := writeRaw(o.raw, b.File); err != nil {
+	if err := rawfile.WriteOutput(o.raw, b.File, toolVersion()); err != nil {
 		return err
 	}
 	return a.writeBench(b.File, &o.judge, prefs, o.raw, true)

@@ -61,15 +61,15 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if err != nil {
 		return err
 	}
-	if err := rawfileCheck(o.raw); err != nil {
+	if err := rawfile.CheckOutput(o.raw); err != nil {
 		return err
 	}
 	points, err := a.series(cmd.Context(), host, "compare", matrix.Specs, matrix.Label)
 	if err != nil {
 		return err
 	}
-	file := newRawFile(rawfile.File{Command: "compare", Query: q, Method: "(per point)", DelayNs: int64(o.interval), Points: points})
-	if err := writeRaw(o.raw, file); err != nil {
+	file := &rawfile.File{Command: "compare", Query: q, Method: "(per point)", DelayNs: int64(o.interval), Points: points}
+	if err := rawfile.WriteOutput(o.raw, file, toolVersion()); err != nil {
 		return err
 	}
 	c := report.CompareOf(file, matrix.Methods, matrix.Settings)

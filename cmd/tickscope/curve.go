@@ -61,7 +61,7 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := rawfileCheck(o.raw); err != nil {
+	if err := rawfile.CheckOutput(o.raw); err != nil {
 		return err
 	}
 	points, err := a.series(cmd.Context(), host, report.SimulatedPrefix(o.sim.scenario)+"curve", specs, func(i int, p *rawfile.Point) {
@@ -70,8 +70,8 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if err != nil {
 		return err
 	}
-	file := newRawFile(rawfile.File{Command: "curve", Simulated: o.sim.scenario, Query: q, Method: specs[0].Method, DelayNs: int64(o.from), Points: points})
-	if err := writeRaw(o.raw, file); err != nil {
+	file := &rawfile.File{Command: "curve", Simulated: o.sim.scenario, Query: q, Method: specs[0].Method, DelayNs: int64(o.from), Points: points}
+	if err := rawfile.WriteOutput(o.raw, file, toolVersion()); err != nil {
 		return err
 	}
 	c := report.CurveOf(file)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
@@ -51,9 +53,5 @@ func (a *app) global(on, asJSON bool) error {
 	if res.Warning != "" {
 		a.warnf("%s", res.Warning)
 	}
-	if asJSON {
-		return writeJSON(a.stdout, res)
-	}
-	report.WriteGlobal(a.stdout, res)
-	return nil
+	return a.emit(asJSON, res, func(w io.Writer) { report.WriteGlobal(w, res) })
 }

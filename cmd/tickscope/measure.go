@@ -104,7 +104,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if err != nil {
 		return err
 	}
-	if err := rawfileCheck(o.raw); err != nil {
+	if err := rawfile.CheckOutput(o.raw); err != nil {
 		return err
 	}
 	if spec.Setting, err = o.setting(cmd, q); err != nil {
@@ -122,8 +122,8 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if point.Stopped {
 		a.warnf("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(o.sim.scenario), len(point.Latencies), spec.Samples)
 	}
-	file := newRawFile(rawfile.File{Command: "measure", Simulated: o.sim.scenario, Query: q, Method: spec.Method, DelayNs: int64(o.delay), Points: []rawfile.Point{*point}})
-	if err := writeRaw(o.raw, file); err != nil {
+	file := &rawfile.File{Command: "measure", Simulated: o.sim.scenario, Query: q, Method: spec.Method, DelayNs: int64(o.delay), Points: []rawfile.Point{*point}}
+	if err := rawfile.WriteOutput(o.raw, file, toolVersion()); err != nil {
 		return err
 	}
 	m := report.MeasurementOf(file, point)

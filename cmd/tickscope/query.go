@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -39,19 +38,4 @@ driver, governor and states, privileges and CPUs.
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (docs/json.md)")
 	return cmd
-}
-
-// emit prints a command's result: as JSON with --json, as text otherwise.
-func (a *app) emit(asJSON bool, result any, text func(io.Writer)) error {
-	if asJSON {
-		return writeJSON(a.stdout, result)
-	}
-	text(a.stdout)
-	return nil
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -135,3 +136,18 @@ func machineHost() seam.Host { return machine.Host() }
 
 // machineSystem is what the hold commands change on this machine.
 func machineSystem() seam.System { return platform.NewSystem() }
+
+// emit prints a command's result: as JSON with --json, as text otherwise.
+func (a *app) emit(asJSON bool, result any, text func(io.Writer)) error {
+	if asJSON {
+		return writeJSON(a.stdout, result)
+	}
+	text(a.stdout)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

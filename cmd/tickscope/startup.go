@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
@@ -37,10 +39,12 @@ says so and changes nothing.`,
 
 func (a *app) startupRemove(asJSON bool) error {
 	res, err := hold.RemoveStartup(machineHost(), machineSystem())
-	if err != nil || asJSON {
-		return a.jsonOr(err, res)
+	if err != nil {
+		return err
 	}
-	report.WriteRemove(a.stdout, res)
+	if err := a.emit(asJSON, res, func(w io.Writer) { report.WriteRemove(w, res) }); err != nil || asJSON {
+		return err
+	}
 	if res.StillRaised != "" {
 		a.warnf("%s", res.StillRaised)
 	}

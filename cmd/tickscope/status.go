@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -34,9 +35,8 @@ It changes nothing: the request it measures with is released at once.`,
 
 func (a *app) status(ctx context.Context, asJSON bool) error {
 	rep, err := hold.Status(ctx, machineHost(), machineSystem())
-	if err != nil || asJSON {
-		return a.jsonOr(err, rep)
+	if err != nil {
+		return err
 	}
-	report.WriteStatus(a.stdout, rep)
-	return nil
+	return a.emit(asJSON, rep, func(w io.Writer) { report.WriteStatus(w, rep) })
 }

@@ -2,12 +2,17 @@ package hold
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os/exec"
 	"runtime"
+	"strconv"
 
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -145,3 +150,29 @@ func SetGlobal(q *timerinfo.Report, sys seam.System, on bool) (*GlobalResult, er
 
 // isOn reads the value as Windows does: 1 makes requests global.
 func isOn(v *uint32) bool { return v != nil && *v == 1 }
+
+// ChildMeasure is the real ChildSleepP50: exe (this tickscope) runs
+// `measure --method sleep --delay 1ms --json` as a child process, with its
+// standard error passed through, and the child's p50 is read back from
+// its JSON (report.Measurement's summary).
+func ChildMeasure(exe string, stderr io.Writer) ChildSleepP50 {
+	return func(ctx context.Context) (int64, error) {
+		child := exec.CommandContext(ctx, exe, "measure", "--method", "sleep", "--delay", "1ms", "--samples", strconv.Itoa(childSamples), "--json")
+		child.Stderr = stderr
+		out, err := child.Output()
+		if err != nil {
+			return 0, &seam.OSError{Call: "the child measurement (" + exe + " measure)", Err: err}
+		}
+		var m struct {
+			Summary stats.Summary `json:"summary"` // as report.Measurement has it
+		}
+		if err := json.Unmarshal(out, &m); err != nil || m.Summary.P50 == 0 {
+			return 0, fmt.Errorf("the child measurement printed no p50: %v", err)
+		}
+		return m.Summary.P50, nil
+	}
+}
+
+// childSamples is how many Sleep(1) waits the child measures: at the
+// 15.625 ms default, about 0.6 s.
+const childSamples = 40
