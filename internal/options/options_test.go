@@ -1,0 +1,79 @@
+package options_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+func TestBounds(t *testing.T) {
+	win := &timerinfo.Windows{Finest100ns: 5000, Coarsest100ns: 156250}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string // "" for no error
+	}{
+		{"slack 1ns", options.Slack("slack", 1, false), ""},
+		{"slack 1s", options.Slack("slack", time.Second, false), ""},
+		{"slack 0 refused", options.Slack("slack", 0, false), "--slack 0s: allowed 1ns..1s (0 would reset the default)"},
+		{"slack 0 restores", options.Slack("slack", 0, true), ""},
+		{"slack negative", options.Slack("slack", -1, true), "--slack -1ns: allowed 0..1s (0 restores the process's default)"},
+		{"slack over 1s", options.Slack("slack", time.Second+1, false), "--slack 1.000000001s: allowed 1ns..1s (0 would reset the default)"},
+		{"dma 0", options.DMALatency("dma-latency", 0), ""},
+		{"dma default", options.DMALatency("dma-latency", timerinfo.DMALatencyDefaultUs), ""},
+		{"dma negative", options.DMALatency("dma-latency", -5), "--dma-latency -5: allowed 0..2000000000 µs"},
+		{"delay 1ms", options.Delay("delay", time.Millisecond), ""},
+		{"delay 0", options.Delay("delay", 0), "--delay 0s: allowed above 0 and at most 1s"},
+		{"delay 2s", options.Delay("delay", 2*time.Second), "--delay 2s: allowed above 0 and at most 1s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkUsage(t, tc.err, tc.want)
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		res    uint32
+		resSet bool
+		ms     float64
+		msSet  bool
+		period uint32
+		ok     bool
+		want   string
+	}{
+		{"neither", 0, false, 0, false, 0, false, ""},
+		{"resolution", 5000, true, 0, false, 5000, true, ""},
+		{"ms", 0, false, 0.5068, true, 5068, true, ""},
+		{"both", 5000, true, 0.5, true, 0, false, "--resolution 5000 and --ms 0.5: give one of them, not both"},
+		{"too fine", 4999, true, 0, false, 0, false, "--resolution 4999: allowed 5000..156250 (100 ns units), 0.5000..15.6250 ms on this machine"},
+		{"ms too coarse", 0, false, 16, true, 0, false, "--ms 16: allowed 5000..156250 (100 ns units), 0.5000..15.6250 ms on this machine"},
+		{"ms negative", 0, false, -1, true, 0, false, "--ms -1: allowed 5000..156250 (100 ns units), 0.5000..15.6250 ms on this machine"},
+	} {
+		t.Run("period "+tc.name, func(t *testing.T) {
+			period, ok, err := options.Period(tc.res, tc.resSet, tc.ms, tc.msSet, win)
+			checkUsage(t, err, tc.want)
+			if period != tc.period || ok != tc.ok {
+				t.Errorf("Period = %d, %v; want %d, %v", period, ok, tc.period, tc.ok)
+			}
+		})
+	}
+}
+
+func checkUsage(t *testing.T, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	var usage *options.UsageError
+	if !errors.As(err, &usage) {
+		t.Fatalf("error %v is not a usage error", err)
+	}
+	if err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}
