@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 )
@@ -22,7 +23,7 @@ matrix. A missing, damaged or future-version file exits 2, saying what and
 where.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("analyze takes one FILE, got %d arguments", len(args))
+				return options.Usagef("analyze takes one FILE, got %d arguments", len(args))
 			}
 			return nil
 		},
@@ -33,7 +34,7 @@ where.`,
 			}
 			f, err := rawfile.ReadFile(args[0])
 			if err != nil {
-				return usagef("%s: %v", args[0], err)
+				return options.Usagef("%s: %v", args[0], err)
 			}
 			switch {
 			case f.Command == "compare":

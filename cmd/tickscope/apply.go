@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/version"
 )
 
 func (a *app) applyCommand() *cobra.Command {
@@ -89,7 +90,7 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 		}
 		return a.emit(asJSON, change, func(w io.Writer) { report.WriteSlackChange(w, change) })
 	case hold.InstallHolder:
-		res, err := hold.Persist(host, sys, q, plan.Setting, plan.HolderArgs, hold.PersistOptions{Version: toolVersion(), DryRun: f.DryRun})
+		res, err := hold.Persist(host, sys, q, plan.Setting, plan.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun})
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/version"
 )
 
 type benchOptions struct {
@@ -72,9 +73,11 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := rawfile.CheckOutput(o.raw); err != nil {
+	raw, err := rawfile.OpenOutput(o.raw)
+	if err != nil {
 		return err
 	}
+	defer raw.Close()
 	q, err := host.Query()
 	if err != nil {
 		return err
@@ -112,7 +115,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	// The samples are written before they are judged, whatever the
 	// judgement: a sweep where every candidate was affected is the
 	// evidence a user would share.
-	if err := rawfile.WriteOutput(o.raw, b.File, toolVersion()); err != nil {
+	if err := raw.Write(b.File, version.String()); err != nil {
 		return err
 	}
 	return a.writeBench(b.File, &o.judge, prefs, o.raw, true)

@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/version"
 )
 
 type compareOptions struct {
@@ -61,15 +62,17 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if err != nil {
 		return err
 	}
-	if err := rawfile.CheckOutput(o.raw); err != nil {
+	raw, err := rawfile.OpenOutput(o.raw)
+	if err != nil {
 		return err
 	}
+	defer raw.Close()
 	points, err := a.series(cmd.Context(), host, "compare", matrix.Specs, matrix.Label)
 	if err != nil {
 		return err
 	}
 	file := &rawfile.File{Command: "compare", Query: q, Method: "(per point)", DelayNs: int64(o.interval), Points: points}
-	if err := rawfile.WriteOutput(o.raw, file, toolVersion()); err != nil {
+	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
 	c := report.CompareOf(file, matrix.Methods, matrix.Settings)

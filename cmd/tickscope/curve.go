@@ -13,6 +13,7 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/version"
 )
 
 type curveOptions struct {
@@ -61,9 +62,11 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := rawfile.CheckOutput(o.raw); err != nil {
+	raw, err := rawfile.OpenOutput(o.raw)
+	if err != nil {
 		return err
 	}
+	defer raw.Close()
 	points, err := a.series(cmd.Context(), host, report.SimulatedPrefix(o.sim.scenario)+"curve", specs, func(i int, p *rawfile.Point) {
 		p.DelayNs = int64(specs[i].Delay) // each point its own delay
 	})
@@ -71,7 +74,7 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 		return err
 	}
 	file := &rawfile.File{Command: "curve", Simulated: o.sim.scenario, Query: q, Method: specs[0].Method, DelayNs: int64(o.from), Points: points}
-	if err := rawfile.WriteOutput(o.raw, file, toolVersion()); err != nil {
+	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
 	c := report.CurveOf(file)

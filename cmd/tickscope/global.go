@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
 )
 
@@ -27,11 +28,11 @@ an elevated terminal. Running it twice changes nothing the second time.
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
-				return usagef("tickscope global needs one argument: on or off")
+				return options.Usagef("tickscope global needs one argument: on or off")
 			case len(args) > 1:
-				return usagef("tickscope global takes one argument, on or off, got %d: %q", len(args), args)
+				return options.Usagef("tickscope global takes one argument, on or off, got %d: %q", len(args), args)
 			case args[0] != "on" && args[0] != "off":
-				return usagef("tickscope global %q: allowed on or off", args[0])
+				return options.Usagef("tickscope global %q: allowed on or off", args[0])
 			}
 			return nil
 		},

@@ -15,6 +15,7 @@ import (
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/version"
 )
 
 type measureOptions struct {
@@ -71,7 +72,7 @@ func (o *measureOptions) setting(cmd *cobra.Command, q *timerinfo.Report) (timer
 	var s timerinfo.Setting
 	changed := cmd.Flags().Changed
 	if changed("resolution") && changed("ms") {
-		return s, usagef("--resolution %d and --ms %v: give one of them, not both", o.resolution, o.ms)
+		return s, options.Usagef("--resolution %d and --ms %v: give one of them, not both", o.resolution, o.ms)
 	}
 	if err := windowsOnly(cmd, q, "resolution", "ms"); err != nil {
 		return s, err
@@ -104,9 +105,11 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if err != nil {
 		return err
 	}
-	if err := rawfile.CheckOutput(o.raw); err != nil {
+	raw, err := rawfile.OpenOutput(o.raw)
+	if err != nil {
 		return err
 	}
+	defer raw.Close()
 	if spec.Setting, err = o.setting(cmd, q); err != nil {
 		return err
 	}
@@ -123,7 +126,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 		a.warnf("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(o.sim.scenario), len(point.Latencies), spec.Samples)
 	}
 	file := &rawfile.File{Command: "measure", Simulated: o.sim.scenario, Query: q, Method: spec.Method, DelayNs: int64(o.delay), Points: []rawfile.Point{*point}}
-	if err := rawfile.WriteOutput(o.raw, file, toolVersion()); err != nil {
+	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
 	m := report.MeasurementOf(file, point)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -17,30 +16,7 @@ import (
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/seam"
-)
-
-// baseVersion is this source tree's version; winres/winres.json carries the
-// same number into the Windows version resource.
-const baseVersion = "0.1.0"
-
-// version is set at build time with -ldflags "-X main.version=..."; without
-// it the module version, or baseVersion marked as a development build.
-var version = ""
-
-func toolVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return baseVersion + "-dev"
-}
-
-// badFlag and usagef are the usage errors (exit 2) of package options.
-var (
-	badFlag = options.BadFlag
-	usagef  = options.Usagef
+	"github.com/tickscope/tickscope/internal/version"
 )
 
 // app carries what every command shares: where output goes.
@@ -97,7 +73,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Long: `tickscope measures the timer resolution and wake-up latency a machine really
 delivers, on Windows and Linux, from the distribution of real waits rather
 than from one number. It changes nothing unless a command says so.`,
-		Version:           toolVersion() + " " + runtime.GOOS + "/" + runtime.GOARCH,
+		Version:           version.String() + " " + runtime.GOOS + "/" + runtime.GOARCH,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		Args:              cobra.NoArgs,
@@ -125,7 +101,7 @@ than from one number. It changes nothing unless a command says so.`,
 // noArgs rejects positional arguments with a usage error.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+		return options.Usagef("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
 )
 
@@ -39,13 +40,13 @@ setting fails, before the program starts.`,
 			dash := cmd.ArgsLenAtDash()
 			switch {
 			case dash < 0 && len(args) > 0:
-				return usagef("tickscope run needs -- before the command: tickscope run [setting] -- %s", strings.Join(args, " "))
+				return options.Usagef("tickscope run needs -- before the command: tickscope run [setting] -- %s", strings.Join(args, " "))
 			case dash < 0:
-				return usagef("tickscope run needs a command after --: tickscope run [setting] -- CMD [ARGS...]")
+				return options.Usagef("tickscope run needs a command after --: tickscope run [setting] -- CMD [ARGS...]")
 			case dash > 0:
-				return usagef("tickscope run: %q before --: only flags go there", args[0])
+				return options.Usagef("tickscope run: %q before --: only flags go there", args[0])
 			case len(args) == 0:
-				return usagef("tickscope run needs a command after --")
+				return options.Usagef("tickscope run needs a command after --")
 			}
 			return nil
 		},

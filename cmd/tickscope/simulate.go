@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/winmodel"
@@ -32,7 +33,7 @@ func (a *app) onHost(cmd *cobra.Command, sim *simulation, seedUsage string, meas
 		}
 		model, err := winmodel.New(sim.scenario, sim.seed)
 		if err != nil {
-			return badFlag("simulate", sim.scenario, "the scenarios are %s (or list)", winmodel.Names())
+			return options.BadFlag("simulate", sim.scenario, "the scenarios are %s (or list)", winmodel.Names())
 		}
 		return measure(cmd, model)
 	}

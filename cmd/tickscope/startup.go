@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
 )
 
@@ -15,7 +16,7 @@ func (a *app) startupCommand() *cobra.Command {
 		Short: "Manage the startup holder that apply --persist installs",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("tickscope startup needs a subcommand: remove")
+			return options.Usagef("tickscope startup needs a subcommand: remove")
 		},
 	}
 	var asJSON bool

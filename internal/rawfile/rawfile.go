@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -103,54 +102,6 @@ type Point struct {
 	// same period: the bench measured them once, here.
 	SameAs    []uint32 `json:"same_as_100ns,omitempty"`
 	Latencies []int64  `json:"latencies_ns"`
-}
-
-// CheckWritable fails unless a file can be created at path, so that a
-// command can refuse a bad --raw before it measures anything. It leaves
-// nothing behind.
-func CheckWritable(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s is a directory", path)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tickscope-raw-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	tmp.Close()
-	return os.Remove(name)
-}
-
-// Write stores f at path atomically: it writes a temporary file in the same
-// directory, syncs it and renames it over path, so a reader never sees half
-// a file, and an interrupted write leaves the old one.
-func Write(path string, f *File) error {
-	f.Format, f.Version = FormatName, Version
-	if err := f.Validate(); err != nil {
-		return fmt.Errorf("refusing to write an invalid raw file: %w", err)
-	}
-	data, err := json.Marshal(f)
-	if err != nil {
-		return err
-	}
-	data = append(data, '\n')
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tickscope-raw-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // ReadFile reads and validates the raw-samples file at path.

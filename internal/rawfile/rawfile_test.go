@@ -50,19 +50,36 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func TestCheckWritable(t *testing.T) {
+func TestOutput(t *testing.T) {
 	dir := t.TempDir()
-	if err := rawfile.CheckWritable(filepath.Join(dir, "ok.json")); err != nil {
-		t.Errorf("writable path refused: %v", err)
+	for _, bad := range []string{dir, filepath.Join(dir, "missing", "x.json")} {
+		if _, err := rawfile.OpenOutput(bad); err == nil {
+			t.Errorf("OpenOutput(%s) was accepted", bad)
+		}
 	}
-	if err := rawfile.CheckWritable(dir); err == nil {
-		t.Error("a directory was accepted")
+	// Opened and closed without a write: nothing is left behind.
+	out, err := rawfile.OpenOutput(filepath.Join(dir, "unused.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := rawfile.CheckWritable(filepath.Join(dir, "missing", "x.json")); err == nil {
-		t.Error("a path in a missing directory was accepted")
-	}
+	out.Close()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("CheckWritable left %d files behind", len(entries))
+		t.Errorf("an unused Output left %d files behind", len(entries))
+	}
+	// Written: only the file itself is there, and it reads back.
+	path := filepath.Join(dir, "raw.json")
+	if out, err = rawfile.OpenOutput(path); err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := out.Write(sampleFile(), "test"); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the written Output left %d files, want 1", len(entries))
+	}
+	if _, err := rawfile.ReadFile(path); err != nil {
+		t.Errorf("the written file does not read back: %v", err)
 	}
 }
 
