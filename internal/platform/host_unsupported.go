@@ -18,14 +18,17 @@ func Supported() error { return notSupportedHere }
 
 var notSupportedHere = &UnsupportedError{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
 
-// New returns a host that does nothing and answers every request with
-// Supported's error. The extra methods are not offered either.
-func New(...PortableMethod) seam.Host { return unsupportedHost{} }
+// New returns a host that measures nothing and answers every request with
+// Supported's error. It still lists Go's own wait methods, which exist on
+// every OS, so that the commands' help (which names the methods) can be
+// built and printed here; every command refuses to run before it would
+// wait.
+func New(extra ...PortableMethod) seam.Host { return unsupportedHost{extra: extra} }
 
-type unsupportedHost struct{}
+type unsupportedHost struct{ extra []PortableMethod }
 
 func (unsupportedHost) Query() (*timerinfo.Report, error) { return nil, notSupportedHere }
-func (unsupportedHost) Methods() []seam.Method            { return nil }
+func (h unsupportedHost) Methods() []seam.Method          { return portableMethods(h.extra) }
 
 // Now is Go's monotonic clock, which needs nothing of the OS.
 func (unsupportedHost) Now() int64 { return nativewait.Now() }
