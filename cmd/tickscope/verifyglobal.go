@@ -8,7 +8,6 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
-	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -36,11 +35,7 @@ Linux has no global tick request; there it says what the equivalents are.`,
 
 func (a *app) verifyGlobal(ctx context.Context, asJSON bool) error {
 	sys := machineSystem()
-	exe, err := sys.Executable()
-	if err != nil {
-		return &seam.OSError{Call: "find this executable", Err: err}
-	}
-	res, err := hold.VerifyGlobal(ctx, machineHost(), sys, hold.ChildMeasure(exe, a.stderr))
+	res, err := hold.VerifyGlobal(ctx, machineHost(), sys, hold.ChildMeasure(sys, a.stderr))
 	if err != nil {
 		return err
 	}

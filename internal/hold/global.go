@@ -151,12 +151,17 @@ func SetGlobal(q *timerinfo.Report, sys seam.System, on bool) (*GlobalResult, er
 // isOn reads the value as Windows does: 1 makes requests global.
 func isOn(v *uint32) bool { return v != nil && *v == 1 }
 
-// ChildMeasure is the real ChildSleepP50: exe (this tickscope) runs
+// ChildMeasure is the real ChildSleepP50: this tickscope (found through
+// sys, only when a child is needed) runs
 // `measure --method sleep --delay 1ms --json` as a child process, with its
 // standard error passed through, and the child's p50 is read back from
 // its JSON (report.Measurement's summary).
-func ChildMeasure(exe string, stderr io.Writer) ChildSleepP50 {
+func ChildMeasure(sys seam.System, stderr io.Writer) ChildSleepP50 {
 	return func(ctx context.Context) (int64, error) {
+		exe, err := sys.Executable()
+		if err != nil {
+			return 0, &seam.OSError{Call: "find this executable", Err: err}
+		}
 		child := exec.CommandContext(ctx, exe, "measure", "--method", "sleep", "--delay", "1ms", "--samples", strconv.Itoa(childSamples), "--json")
 		child.Stderr = stderr
 		out, err := child.Output()
