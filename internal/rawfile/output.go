@@ -3,38 +3,32 @@ package rawfile
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/outfile"
 )
 
-// Output is a --raw file. It is opened before anything is measured: its
-// temporary file is created in the target directory then, so that a path
-// that cannot be written is refused at once, as a usage error, instead of
-// after the measurement. Write renames it into place; Close removes it when
-// nothing was written. The Output of an empty path writes nothing.
+// Output is a --raw file. It is opened before anything is measured, under
+// the rule every output file follows (package outfile): an existing path
+// that is not a regular file is refused, and the temporary file is created
+// in the target directory then, so that a path that cannot be written is a
+// usage error at once instead of a failure after the measurement. Write
+// renames it into place; Close removes it when nothing was written. The
+// Output of an empty path writes nothing.
 type Output struct {
-	path string
-	tmp  *os.File
+	out *outfile.File
 }
 
 // OpenOutput opens the --raw file at path ("" for none).
 func OpenOutput(path string) (*Output, error) {
-	o := &Output{path: path}
-	if path == "" {
-		return o, nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, options.BadFlag("raw", path, "cannot write there: it is a directory")
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tickscope-raw-*")
+	out, err := outfile.Open("raw", path)
 	if err != nil {
-		return nil, options.BadFlag("raw", path, "cannot write there: %v", err)
+		return nil, err
 	}
-	o.tmp = tmp
-	return o, nil
+	return &Output{out: out}, nil
 }
 
 // Write stamps f with the tool's name and version and the time, and, when
@@ -44,26 +38,11 @@ func OpenOutput(path string) (*Output, error) {
 func (o *Output) Write(f *File, version string) error {
 	f.Tool = Tool{Name: "tickscope", Version: version}
 	f.Created = time.Now().UTC()
-	if o.tmp == nil {
-		return nil
-	}
-	tmp := o.tmp
-	o.tmp = nil
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if err := writeAndRename(tmp, o.path, f); err != nil {
-		return fmt.Errorf("writing %s: %w", o.path, err)
-	}
-	return nil
+	return o.out.Commit(func(w io.Writer) error { return encode(w, f) })
 }
 
 // Close removes the temporary file if nothing was written.
-func (o *Output) Close() {
-	if o.tmp != nil {
-		o.tmp.Close()
-		os.Remove(o.tmp.Name())
-		o.tmp = nil
-	}
-}
+func (o *Output) Close() { o.out.Close() }
 
 // Write stores f at path atomically, as Output.Write does.
 func Write(path string, f *File) error {
@@ -72,22 +51,7 @@ func Write(path string, f *File) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	return writeAndRename(tmp, path, f)
-}
-
-func writeAndRename(tmp *os.File, path string, f *File) error {
-	f.Format, f.Version = FormatName, Version
-	if err := f.Validate(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("refusing to write an invalid raw file: %w", err)
-	}
-	data, err := json.Marshal(f)
-	if err != nil {
-		tmp.Close()
-		return err
-	}
-	data = append(data, '\n')
-	if _, err := tmp.Write(data); err != nil {
+	if err := encode(tmp, f); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -99,4 +63,19 @@ func writeAndRename(tmp *os.File, path string, f *File) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// encode validates f and writes it as one line of compact JSON: the size
+// limits the reader enforces (MaxFileBytes) assume this encoding.
+func encode(w io.Writer, f *File) error {
+	f.Format, f.Version = FormatName, Version
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("refusing to write an invalid raw file: %w", err)
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }

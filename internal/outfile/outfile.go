@@ -1,0 +1,196 @@
+// Package outfile is the one rule for every file tickscope writes (--raw
+// now, --html and --log later): the path is checked and a temporary file
+// is created in the target directory before anything is measured, so that
+// a path that cannot be written is a usage error at once instead of a
+// failure after the measurement, and the result is stored atomically (the
+// temporary file is written, synced and renamed over the path), so that a
+// reader never sees half a file.
+//
+// Only regular files are written. An existing path that is anything else
+// (a directory, a character or block device, a FIFO, a socket, or a
+// symlink to one of those) is refused: renaming over /dev/null, as root,
+// would replace the device node with a JSON file. A symlink to a regular
+// file is followed, so that its target is the file replaced.
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tickscope/tickscope/internal/options"
+)
+
+// File is an output file opened before the measurement. The File of an
+// empty path writes nothing.
+type File struct {
+	flag string
+	// path is the file replaced: the named path, or a symlink's target.
+	path string
+	tmp  *os.File
+}
+
+// Open checks the output file named by --flag and creates its temporary
+// file next to it. Every refusal is a usage error naming the flag, the
+// path and what is allowed.
+func Open(flag, path string) (*File, error) {
+	o := &File{flag: flag, path: path}
+	if path == "" {
+		return o, nil
+	}
+	bad := func(format string, args ...any) error {
+		return options.BadFlag(flag, path, format, args...)
+	}
+	final, err := Target(path)
+	var notRegular *NotRegularError
+	switch {
+	case errors.As(err, &notRegular):
+		return nil, bad("%v; tickscope writes only regular files", err)
+	case err != nil:
+		return nil, bad("cannot write there: %v", err)
+	}
+	o.path = final
+	tmp, err := os.CreateTemp(filepath.Dir(final), ".tickscope-"+flag+"-*")
+	if err != nil {
+		return nil, bad("cannot write there: %v", unwrapPath(err))
+	}
+	o.tmp = tmp
+	if err := tryName(final); err != nil {
+		o.Close()
+		return nil, bad("cannot write there: %v", err)
+	}
+	return o, nil
+}
+
+// Target is the file that writing to path would replace: path itself, or
+// the target of a symlink. It is an error when that exists and is not a
+// regular file, or when path is a symlink to nothing.
+func Target(path string) (string, error) {
+	li, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return path, nil
+	case err != nil:
+		return "", unwrapPath(err)
+	}
+	final := path
+	if li.Mode()&fs.ModeSymlink != 0 {
+		if final, err = filepath.EvalSymlinks(path); err != nil {
+			return "", &NotRegularError{"it is a symlink to a missing or unreadable path"}
+		}
+	}
+	fi, err := os.Stat(final)
+	if err != nil {
+		return "", unwrapPath(err)
+	}
+	if !fi.Mode().IsRegular() {
+		what := Kind(fi.Mode())
+		if final != path {
+			return "", &NotRegularError{fmt.Sprintf("it is a symlink to %s (%s)", what, final)}
+		}
+		return "", &NotRegularError{"it is " + what}
+	}
+	return final, nil
+}
+
+// NotRegularError says that an output path exists and is not a regular
+// file (or a symlink to one).
+type NotRegularError struct{ What string }
+
+func (e *NotRegularError) Error() string { return e.What }
+
+// Kind names a file's type for a message: "a directory", "a FIFO", ...
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "not a regular file"
+}
+
+// tryName creates and removes the final name when it does not exist yet,
+// so that a name the directory cannot hold (over 255 bytes on most Linux
+// file systems, a reserved or invalid name on Windows) is refused before
+// the measurement instead of at the rename after it. O_EXCL guarantees the
+// file removed is the one created here.
+func tryName(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return nil // it exists, so its name fits: Target checked its type
+	case err != nil:
+		return unwrapPath(err)
+	}
+	f.Close()
+	return os.Remove(path)
+}
+
+// unwrapPath drops the path from an *fs.PathError: the message names the
+// path already, and a 300-character name printed twice helps nobody.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Path is the file that Commit replaces.
+func (o *File) Path() string { return o.path }
+
+// Commit writes the file with write and renames it into place. Without a
+// path it does nothing. The path is checked again just before the rename:
+// if it was replaced by something other than a regular file meanwhile, it
+// is left alone and Commit fails.
+func (o *File) Commit(write func(w io.Writer) error) error {
+	if o.tmp == nil {
+		return nil
+	}
+	tmp := o.tmp
+	o.tmp = nil
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	fail := func(err error) error {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", o.path, err)
+	}
+	if err := write(tmp); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fail(err)
+	}
+	if fi, err := os.Lstat(o.path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("writing %s: it became %s during the run; left it alone", o.path, Kind(fi.Mode()))
+	}
+	if err := os.Rename(tmp.Name(), o.path); err != nil {
+		return fmt.Errorf("writing %s: %w", o.path, err)
+	}
+	return nil
+}
+
+// Close removes the temporary file if nothing was committed.
+func (o *File) Close() {
+	if o.tmp != nil {
+		o.tmp.Close()
+		os.Remove(o.tmp.Name())
+		o.tmp = nil
+	}
+}
