@@ -9,13 +9,16 @@ package rawfile
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -34,10 +37,70 @@ const (
 	// MaxLatencyNs bounds one sample: a wait of over a minute is not a
 	// measurement of a timer but of a suspended machine.
 	MaxLatencyNs = int64(time.Minute)
-	// MaxPoints and MaxSamplesPerPoint bound what a file may claim.
-	MaxPoints          = 100_000
-	MaxSamplesPerPoint = 100_000
 )
+
+// Limits on what a file may hold, each derived from the most the command
+// that writes it can produce, so that a reader accepts every real file and
+// refuses anything larger before it costs more memory or time than the
+// largest real one (docs/raw-format.md states them; limits_test.go holds
+// them to the commands' own maxima in packages plan, sample and sweep).
+const (
+	// MaxMeasureSamples is measure's --samples maximum (sample.MaxSamples):
+	// a measure file is one point of at most this many.
+	MaxMeasureSamples = 100_000
+	// MaxCurvePoints and MaxCurveSamples are curve's maxima (plan.Curve):
+	// at most 1,000 delays of at most 1,000 samples.
+	MaxCurvePoints  = 1_000
+	MaxCurveSamples = 1_000
+	// A compare file is one point per method and setting, each of at most
+	// --cycles 100,000 samples (plan.Compare). Windows offers 12 methods
+	// (6 native, 3 of Go's, precise, precise-ticker, spin) and 4 settings
+	// (none, timeBeginPeriod(1), 1 ms, 0.5 ms); Linux 11 and 3.
+	MaxCompareMethods  = 12
+	MaxCompareSettings = 4
+	MaxCompareCycles   = 100_000
+	// A bench samples each candidate at most --samples 20..1000 times
+	// (plan.NewBench). The Windows grid (sweep.Grid) holds at most 1,710
+	// requests even over a range of 100 ns .. 1 s (the coarsest period a
+	// file may hold; real ranges hold about 625), the Linux one 20
+	// (sweep.SlackGrid); the bench measures one point per distinct granted
+	// period and re-checks at most 4 (the winner, its two band neighbours
+	// and the floor).
+	MinBenchSamples  = 20
+	MaxBenchSamples  = 1_000
+	MaxBenchRequests = 2_000
+	MaxRecheckPoints = 4
+
+	// MaxSamplesPerPoint is the most any command takes for one point
+	// (measure's and compare's 100,000).
+	MaxSamplesPerPoint = 100_000
+	// MaxPoints is the most points any command writes: a bench's
+	// 2,000 + 4 (curve writes 1,000, compare 48, measure 1).
+	MaxPoints = MaxBenchRequests + MaxRecheckPoints
+	// MaxTotalSamples is the most samples any command writes: a full
+	// compare, 12 × 4 × 100,000 = 4,800,000 (a bench 2,004 × 1,000, a
+	// curve 1,000 × 1,000, a measure 100,000).
+	MaxTotalSamples = MaxCompareMethods * MaxCompareSettings * MaxCompareCycles
+	// MaxFileBytes bounds the file: tickscope writes compact JSON, in which
+	// a sample takes at most 12 bytes (an 11-digit latency up to 60 s and a
+	// comma), so the largest real file, a full compare, is 57.6 MB of
+	// samples plus well under 1 MB of everything else.
+	MaxFileBytes = 64 << 20
+	// MaxStringBytes bounds every string (a warning, a kernel version, a
+	// priority): the longest tickscope writes is a few hundred bytes.
+	MaxStringBytes = 4096
+	// MaxListLength bounds every other list (warnings, clocksources, idle
+	// states, same_as_100ns): the longest, same_as_100ns, holds at most a
+	// bench's requests.
+	MaxListLength = MaxBenchRequests
+)
+
+// Commands are the commands that write raw files.
+var Commands = []string{"measure", "bench", "curve", "compare"}
+
+// OSes are the query.os values tickscope writes (the OSes it runs on),
+// each with the block of the query it fills.
+var OSes = []string{"windows", "linux", "darwin"}
 
 // File is a raw-samples document.
 type File struct {
@@ -106,76 +169,93 @@ type Point struct {
 
 // ReadFile reads and validates the raw-samples file at path.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	return ReadFileContext(context.Background(), path)
+}
+
+// ReadFileContext reads and validates the raw-samples file at path,
+// stopping when ctx ends. Only a regular file of at most MaxFileBytes is
+// read: a FIFO would block, /dev/zero would never end, and neither is a
+// file a tickscope run wrote.
+func ReadFileContext(ctx context.Context, path string) (*File, error) {
+	// Opened without blocking (O_NONBLOCK on Unix), so that opening a FIFO
+	// cannot hang, then checked before anything is read.
+	file, err := openNonBlocking(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data)
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(fi); err != nil {
+		return nil, err
+	}
+	return decodeAndValidate(ctx, file)
+}
+
+func checkRegular(fi os.FileInfo) error {
+	switch {
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s, not a regular file; a raw-samples file is a regular file that --raw wrote", outfile.Kind(fi.Mode()))
+	case fi.Size() > MaxFileBytes:
+		return fmt.Errorf("%d bytes is over the size limit of %d bytes: no tickscope run writes a raw file that large", fi.Size(), MaxFileBytes)
+	}
+	return nil
 }
 
 // Parse decodes and validates a raw-samples document. Errors say where the
-// problem is: a line and column for broken JSON, a field path for bad values.
+// problem is: a JSON path and a line and column.
 func Parse(data []byte) (*File, error) {
-	// Check the header first, so that a file from a future tickscope gets
-	// "unsupported version" rather than whatever its new fields trip on.
-	var header struct {
-		Format  *string `json:"format"`
-		Version *int    `json:"version"`
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%d bytes is over the size limit of %d bytes: no tickscope run writes a raw file that large", len(data), MaxFileBytes)
 	}
-	if err := json.Unmarshal(data, &header); err != nil {
-		return nil, describeJSONError(data, err)
-	}
-	switch {
-	case header.Format == nil:
-		return nil, errors.New(`not a tickscope raw-samples file: no "format" field`)
-	case *header.Format != FormatName:
-		return nil, fmt.Errorf("not a tickscope raw-samples file: format is %q, want %q", *header.Format, FormatName)
-	case header.Version == nil:
-		return nil, errors.New(`no "version" field`)
-	case *header.Version > Version:
-		return nil, fmt.Errorf("version %d was written by a newer tickscope; this one reads version %d", *header.Version, Version)
-	case *header.Version != Version:
-		return nil, fmt.Errorf("unknown version %d; this tickscope reads version %d", *header.Version, Version)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var f File
-	if err := dec.Decode(&f); err != nil {
-		return nil, describeJSONError(data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("at %s: data after the end of the document", position(data, dec.InputOffset()))
+	return decodeAndValidate(context.Background(), bytes.NewReader(data))
+}
+
+func decodeAndValidate(ctx context.Context, r io.Reader) (*File, error) {
+	f, err := decode(ctx, r)
+	if err != nil {
+		return nil, err
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	return &f, nil
+	return f, nil
 }
 
-// Validate checks values a decoder cannot: presence, ranges and sizes.
+// Validate checks values a decoder cannot: presence, ranges, sizes, and
+// that the file is what its command writes. Write calls it too, so that
+// tickscope never writes a file it would refuse to read.
 func (f *File) Validate() error {
 	switch {
 	case f.Tool.Name == "":
 		return errors.New("tool.name: missing")
+	case f.Created.IsZero():
+		return errors.New(`created: missing; want an RFC 3339 time in UTC, e.g. "2026-11-30T01:02:03Z"`)
 	case f.Command == "":
-		return errors.New("command: missing")
-	case f.Query == nil:
-		return errors.New("query: missing")
-	case f.Query.OS == "":
-		return errors.New("query.os: missing")
+		return fmt.Errorf("command: missing; want one of %s", strings.Join(Commands, ", "))
+	case !slices.Contains(Commands, f.Command):
+		return fmt.Errorf("command: %q is not one of %s", f.Command, strings.Join(Commands, ", "))
 	case f.Method == "":
 		return errors.New("method: missing")
 	case f.DelayNs <= 0:
 		return fmt.Errorf("delay_ns: %d is not positive", f.DelayNs)
 	case f.DelayNs > MaxDelayNs:
 		return fmt.Errorf("delay_ns: %d is over the limit of %d", f.DelayNs, MaxDelayNs)
-	case f.Bench != nil && (f.Bench.Samples < 1 || f.Bench.Samples > MaxSamplesPerPoint):
-		return fmt.Errorf("bench.samples: %d is outside 1..%d", f.Bench.Samples, MaxSamplesPerPoint)
 	case len(f.Points) == 0:
 		return errors.New("points: empty")
 	case len(f.Points) > MaxPoints:
 		return fmt.Errorf("points: %d is over the limit of %d", len(f.Points), MaxPoints)
 	}
+	if err := f.validateQuery(); err != nil {
+		return err
+	}
+	maxSamples, err := f.validateCommand()
+	if err != nil {
+		return err
+	}
+	total := 0
 	for i, p := range f.Points {
 		where := fmt.Sprintf("points[%d]", i)
 		if err := validateSetting(where+".requested", p.Requested); err != nil {
@@ -183,6 +263,9 @@ func (f *File) Validate() error {
 		}
 		if err := validateSetting(where+".granted", p.Granted); err != nil {
 			return err
+		}
+		if len(p.SameAs) > MaxListLength {
+			return fmt.Errorf("%s.same_as_100ns: %d entries is over the limit of %d", where, len(p.SameAs), MaxListLength)
 		}
 		switch {
 		case p.Phase != "" && p.Phase != PhaseRecheck:
@@ -195,9 +278,10 @@ func (f *File) Validate() error {
 			return fmt.Errorf("%s.overruns: %d is negative", where, p.Overruns)
 		case len(p.Latencies) == 0:
 			return fmt.Errorf("%s.latencies_ns: empty", where)
-		case len(p.Latencies) > MaxSamplesPerPoint:
-			return fmt.Errorf("%s.latencies_ns: %d samples is over the limit of %d", where, len(p.Latencies), MaxSamplesPerPoint)
+		case len(p.Latencies) > maxSamples:
+			return fmt.Errorf("%s.latencies_ns: %d samples is over the limit of %d for a %s file", where, len(p.Latencies), maxSamples, f.Command)
 		}
+		total += len(p.Latencies)
 		for j, v := range p.Latencies {
 			if v < 0 {
 				return fmt.Errorf("%s.latencies_ns[%d]: %d is negative", where, j, v)
@@ -206,6 +290,100 @@ func (f *File) Validate() error {
 				return fmt.Errorf("%s.latencies_ns[%d]: %d ns is absurd (over %v)", where, j, v, time.Duration(MaxLatencyNs))
 			}
 		}
+	}
+	if total > MaxTotalSamples {
+		return fmt.Errorf("points: %d samples in all is over the limit of %d", total, MaxTotalSamples)
+	}
+	return nil
+}
+
+// validateQuery checks that the query names an OS tickscope runs on and
+// holds that OS's block, and only that one.
+func (f *File) validateQuery() error {
+	q := f.Query
+	if q == nil {
+		return errors.New("query: missing")
+	}
+	blocks := map[string]bool{"windows": q.Windows != nil, "linux": q.Linux != nil, "darwin": q.Other != nil}
+	names := map[string]string{"windows": "query.windows", "linux": "query.linux", "darwin": "query.other"}
+	switch {
+	case q.OS == "":
+		return fmt.Errorf("query.os: missing; want one of %s", strings.Join(OSes, ", "))
+	case !slices.Contains(OSes, q.OS):
+		return fmt.Errorf("query.os: %q is not one of %s", q.OS, strings.Join(OSes, ", "))
+	case !blocks[q.OS]:
+		return fmt.Errorf("%s: missing; a query of %s holds it", names[q.OS], q.OS)
+	case len(q.Warnings) > MaxListLength:
+		return fmt.Errorf("query.warnings: %d entries is over the limit of %d", len(q.Warnings), MaxListLength)
+	}
+	for _, os := range OSes {
+		if os != q.OS && blocks[os] {
+			return fmt.Errorf("%s: present in a query of %s, which does not write it", names[os], q.OS)
+		}
+	}
+	return nil
+}
+
+// validateCommand checks what depends on the command that wrote the file,
+// and returns the most samples a point of it may hold.
+func (f *File) validateCommand() (maxSamples int, err error) {
+	if f.Command != "bench" && f.Bench != nil {
+		return 0, fmt.Errorf("bench: present in a %s file; only a bench writes it", f.Command)
+	}
+	switch f.Command {
+	case "measure":
+		if len(f.Points) != 1 {
+			return 0, fmt.Errorf("points: a measure file holds exactly one point, this one %d", len(f.Points))
+		}
+		return MaxMeasureSamples, nil
+	case "curve":
+		if len(f.Points) > MaxCurvePoints {
+			return 0, fmt.Errorf("points: %d is over the limit of %d for a curve file", len(f.Points), MaxCurvePoints)
+		}
+		return MaxCurveSamples, nil
+	case "compare":
+		return MaxCompareCycles, f.validateCompare()
+	}
+	// bench
+	b := f.Bench
+	switch {
+	case b == nil:
+		return 0, errors.New("bench: missing; a bench file records how it sampled")
+	case f.Query.Windows == nil && f.Query.Linux == nil:
+		return 0, fmt.Errorf("query: a bench file holds a windows or a linux block (the benches there are); this one is from %s", f.Query.OS)
+	case b.Samples < MinBenchSamples || b.Samples > MaxBenchSamples:
+		return 0, fmt.Errorf("bench.samples: %d is outside %d..%d", b.Samples, MinBenchSamples, MaxBenchSamples)
+	case b.Requests < 1 || b.Requests > MaxBenchRequests:
+		return 0, fmt.Errorf("bench.requests: %d is outside 1..%d", b.Requests, MaxBenchRequests)
+	case len(f.Points) > b.Requests+MaxRecheckPoints:
+		return 0, fmt.Errorf("points: %d is over the %d a bench of %d requests writes (one per request at most, and %d re-checks)",
+			len(f.Points), b.Requests+MaxRecheckPoints, b.Requests, MaxRecheckPoints)
+	}
+	return b.Samples, nil
+}
+
+// validateCompare checks a compare file's matrix: every point names its
+// method, at most MaxCompareMethods methods and MaxCompareSettings
+// settings, each pair measured once.
+func (f *File) validateCompare() error {
+	methods, settings := map[string]bool{}, map[string]bool{}
+	cells := map[[2]string]int{}
+	for i, p := range f.Points {
+		if p.Method == "" {
+			return fmt.Errorf("points[%d].method: missing; every point of a compare file names its method", i)
+		}
+		setting := p.Requested.String()
+		methods[p.Method], settings[setting] = true, true
+		switch {
+		case len(methods) > MaxCompareMethods:
+			return fmt.Errorf("points[%d].method: %q is the %dth method; a compare file holds at most %d", i, p.Method, len(methods), MaxCompareMethods)
+		case len(settings) > MaxCompareSettings:
+			return fmt.Errorf("points[%d].requested: %s is the %dth setting; a compare file holds at most %d", i, setting, len(settings), MaxCompareSettings)
+		}
+		if j, dup := cells[[2]string{p.Method, setting}]; dup {
+			return fmt.Errorf("points[%d]: method %s under %s was already measured in points[%d]", i, p.Method, setting, j)
+		}
+		cells[[2]string{p.Method, setting}] = i
 	}
 	return nil
 }
@@ -225,31 +403,4 @@ func validateSetting(where string, s timerinfo.Setting) error {
 		return fmt.Errorf("%s.cpu_dma_latency_us: %d is negative", where, *d)
 	}
 	return nil
-}
-
-// describeJSONError turns a decoder error into one that says where.
-func describeJSONError(data []byte, err error) error {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf("truncated: the document ends at byte %d before it is complete", len(data))
-	case errors.As(err, &syntax):
-		if syntax.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) {
-			return fmt.Errorf("truncated: the document ends at byte %d before it is complete", len(data))
-		}
-		return fmt.Errorf("at %s: %v", position(data, syntax.Offset-1), syntax)
-	case errors.As(err, &typ):
-		return fmt.Errorf("at %s: %s: %v is not a valid %v", position(data, typ.Offset), typ.Field, typ.Value, typ.Type)
-	}
-	return err
-}
-
-// position renders a byte offset as "line L, column C" (both from 1).
-func position(data []byte, offset int64) string {
-	offset = min(max(offset, 0), int64(len(data)))
-	before := data[:offset]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int64(len(before)) - int64(bytes.LastIndexByte(before, '\n'))
-	return fmt.Sprintf("line %d, column %d", line, col)
 }

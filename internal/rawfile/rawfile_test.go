@@ -2,6 +2,7 @@ package rawfile_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,7 +19,7 @@ func sampleFile() *rawfile.File {
 		Tool:    rawfile.Tool{Name: "tickscope", Version: "test"},
 		Created: time.Date(2026, 11, 30, 1, 2, 3, 0, time.UTC),
 		Command: "measure",
-		Query:   &timerinfo.Report{OS: "linux", Arch: "amd64", CPUs: 2, Warnings: []string{}},
+		Query:   &timerinfo.Report{OS: "linux", Arch: "amd64", CPUs: 2, Linux: &timerinfo.Linux{KernelRelease: "6.1.0", HZ: 250}, Warnings: []string{}},
 		Method:  "clock-abs",
 		DelayNs: 1_000_000,
 		Points: []rawfile.Point{{
@@ -103,6 +104,16 @@ func TestParseRejects(t *testing.T) {
 	if _, err := rawfile.Parse(good); err != nil {
 		t.Fatalf("a good file was rejected: %v", err)
 	}
+	// goodText is the good file as text, for edits a map cannot make
+	// (duplicate keys, key order, bytes that are not UTF-8).
+	goodText := string(good)
+	replace := func(old, new string) []byte {
+		t.Helper()
+		if !strings.Contains(goodText, old) {
+			t.Fatalf("the good file has no %q", old)
+		}
+		return []byte(strings.Replace(goodText, old, new, 1))
+	}
 	tests := []struct {
 		name string
 		data []byte
@@ -116,28 +127,145 @@ func TestParseRejects(t *testing.T) {
 		{"no format", encode(t, func(m map[string]any) { delete(m, "format") }), "no \"format\""},
 		{"future version", encode(t, func(m map[string]any) { m["version"] = 2 }), "newer tickscope"},
 		{"version zero", encode(t, func(m map[string]any) { m["version"] = 0 }), "unknown version 0"},
+		{"fractional version", encode(t, func(m map[string]any) { m["version"] = 1.5 }), "version: 1.5 is not an integer"},
 		{"negative latency", encode(t, func(m map[string]any) { point(m)["latencies_ns"] = []any{1000, -5} }), "points[0].latencies_ns[1]: -5 is negative"},
 		{"absurd latency", encode(t, func(m map[string]any) { point(m)["latencies_ns"] = []any{1e12} }), "points[0].latencies_ns[0]"},
+		{"fractional latency", encode(t, func(m map[string]any) { point(m)["latencies_ns"] = []any{1.5} }), "points[0].latencies_ns[0]: 1.5 is not an integer"},
 		{"no samples", encode(t, func(m map[string]any) { point(m)["latencies_ns"] = []any{} }), "points[0].latencies_ns: empty"},
+		{"null samples", encode(t, func(m map[string]any) { point(m)["latencies_ns"] = nil }), "points[0].latencies_ns: want an array of integers (ns), found null"},
 		{"no points", encode(t, func(m map[string]any) { m["points"] = []any{} }), "points: empty"},
 		{"negative delay", encode(t, func(m map[string]any) { m["delay_ns"] = -1 }), "delay_ns: -1"},
+		{"delay over 1 s", encode(t, func(m map[string]any) { m["delay_ns"] = rawfile.MaxDelayNs + 1 }), "delay_ns: 1000000001 is over the limit"},
 		{"string latency", encode(t, func(m map[string]any) { point(m)["latencies_ns"] = []any{"x"} }), "latencies_ns"},
-		{"unknown field", encode(t, func(m map[string]any) { m["surprise"] = 1 }), "surprise"},
 		{"no query", encode(t, func(m map[string]any) { delete(m, "query") }), "query: missing"},
 		{"trailing data", append(append([]byte{}, good...), []byte("{}")...), "after top-level value"},
 		{"negative slack", encode(t, func(m map[string]any) { point(m)["granted"] = map[string]any{"slack_ns": -3} }), "points[0].granted.slack_ns"},
+
+		// Duplicate keys, anywhere: a second value must not silently win.
+		{"second version", replace(`"version":1}`, `"version":1,"version":1}`), "version: appears twice"},
+		{"second delay_ns", replace(`"delay_ns":1000000,`, `"delay_ns":1000000,"delay_ns":2000000,`), "delay_ns: appears twice"},
+		{"second points", replace(`"points":[`, `"points":[],"points":[`), "points: appears twice"},
+		{"second query.os", replace(`"os":"linux"`, `"os":"linux","os":"linux"`), "query.os: appears twice"},
+		{"second overruns in a point", replace(`"overruns":0,`, `"overruns":0,"overruns":5,`), "points[0].overruns: appears twice"},
+
+		// Keys are case-sensitive, as the format's names are.
+		{"DELAY_NS", replace(`"delay_ns":`, `"DELAY_NS":`), `field "DELAY_NS" is spelt "delay_ns"`},
+		{"Points", replace(`"points":`, `"Points":`), `field "Points" is spelt "points"`},
+		{"query.OS", replace(`"os":`, `"OS":`), `query: field "OS" is spelt "os"`},
+		{"Latencies_NS", replace(`"latencies_ns":`, `"Latencies_NS":`), `points[0]: field "Latencies_NS" is spelt "latencies_ns"`},
+
+		// Values outside what tickscope writes.
+		{"command bogus", encode(t, func(m map[string]any) { m["command"] = "bogus" }), `command: "bogus" is not one of measure, bench, curve, compare`},
+		{"command missing", encode(t, func(m map[string]any) { delete(m, "command") }), "command: missing; want one of measure"},
+		{"command in capitals", encode(t, func(m map[string]any) { m["command"] = "MEASURE" }), `command: "MEASURE" is not one of`},
+		{"created missing", encode(t, func(m map[string]any) { delete(m, "created") }), "created: missing"},
+		{"created not a time", encode(t, func(m map[string]any) { m["created"] = "yesterday" }), `created: "yesterday" is not an RFC 3339 time in UTC`},
+		{"created not UTC", encode(t, func(m map[string]any) { m["created"] = "2026-11-30T01:02:03+02:00" }), "created: \"2026-11-30T01:02:03+02:00\" is not an RFC 3339 time in UTC"},
+		{"created a number", encode(t, func(m map[string]any) { m["created"] = 1 }), "created: want an RFC 3339 time in UTC as a string"},
+		{"query.os plan9", encode(t, func(m map[string]any) { m["query"].(map[string]any)["os"] = "plan9" }), `query.os: "plan9" is not one of windows, linux, darwin`},
+		{"query.os missing", encode(t, func(m map[string]any) { delete(m["query"].(map[string]any), "os") }), "query.os: missing"},
+		{"query of linux without its block", encode(t, func(m map[string]any) { delete(m["query"].(map[string]any), "linux") }), "query.linux: missing"},
+		{"query of linux with a windows block", encode(t, func(m map[string]any) { m["query"].(map[string]any)["windows"] = map[string]any{} }), "query.windows: present in a query of linux"},
+
+		// Bytes that are not UTF-8, and escapes that are not characters.
+		{"invalid UTF-8 in a value", replace(`"version":"test"`, "\"version\":\"te\xffst\""), "tool.version: invalid UTF-8"},
+		{"invalid UTF-8 in a key", replace(`"method":`, "\"meth\xc3od\":"), "invalid UTF-8"},
+		{"overlong UTF-8", replace(`"version":"test"`, "\"version\":\"\xc0\xaf\""), "tool.version: invalid UTF-8"},
+		{"lone surrogate escape", replace(`"version":"test"`, `"version":"\ud800"`), "tool.version: a lone UTF-16 surrogate"},
+		{"control character", replace(`"version":"test"`, "\"version\":\"a\tb\""), "tool.version: a control character"},
+
+		// What a bench file holds.
+		{"bench without a windows or linux block", benchOn(t, "darwin", nil), "query: a bench file holds a windows or a linux block"},
+		{"negative bench.requests", benchOn(t, "linux", func(b map[string]any) { b["requests"] = -1 }), "bench.requests: -1 is outside 1..2000"},
+		{"zero bench.requests", benchOn(t, "linux", func(b map[string]any) { b["requests"] = 0 }), "bench.requests: 0 is outside"},
+		{"bench.requests over the grid", benchOn(t, "linux", func(b map[string]any) { b["requests"] = rawfile.MaxBenchRequests + 1 }), "bench.requests: 2001 is outside"},
+		{"bench.samples under 20", benchOn(t, "linux", func(b map[string]any) { b["samples"] = 19 }), "bench.samples: 19 is outside 20..1000"},
+		{"bench block in a measure file", encode(t, func(m map[string]any) { m["bench"] = map[string]any{"samples": 20, "requests": 1} }), "bench: present in a measure file"},
+		{"bench without its block", encode(t, func(m map[string]any) { m["command"] = "bench" }), "bench: missing"},
+
+		// What a compare or measure file holds.
+		{"compare point without a method", encode(t, func(m map[string]any) { m["command"] = "compare" }), "points[0].method: missing"},
+		{"compare cell measured twice", compareOf(t, 2, 1, 1, func(ps []any) { ps[1].(map[string]any)["method"] = "m0" }), "points[1]: method m0 under none was already measured in points[0]"},
+		{"measure with two points", encode(t, func(m map[string]any) { m["points"] = []any{point(m), point(m)} }), "points: a measure file holds exactly one point, this one 2"},
+		{"measure with three points", encode(t, func(m map[string]any) { m["points"] = []any{point(m), point(m), point(m)} }), "exactly one point, this one 3"},
+
+		// Messages name the path and what is allowed, never a Go type.
+		{"an array", []byte("[]"), "the document: want an object (a tickscope raw-samples file), found an array"},
+		{"a string", []byte(`"tickscope-raw"`), "found a string"},
+		{"null", []byte("null"), "found null"},
+		{"unknown field", encode(t, func(m map[string]any) { m["surprise"] = 1 }), `the document: unknown field "surprise"; allowed: format, version`},
+		{"unknown nested field", encode(t, func(m map[string]any) { m["query"].(map[string]any)["linux"].(map[string]any)["surprise"] = 1 }), `query.linux: unknown field "surprise"; allowed: kernel_release`},
+		{"unknown field in a point", encode(t, func(m map[string]any) { point(m)["surprise"] = 1 }), `points[0]: unknown field "surprise"`},
+		{"points an object", encode(t, func(m map[string]any) { m["points"] = map[string]any{} }), "points: want an array, found an object"},
+		{"cpus a string", encode(t, func(m map[string]any) { m["query"].(map[string]any)["cpus"] = "2" }), "query.cpus: want an integer, found a string"},
+		{"granted period negative", encode(t, func(m map[string]any) { point(m)["granted"] = map[string]any{"resolution_100ns": -1} }), "points[0].granted.resolution_100ns: -1 is not a non-negative integer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := rawfile.Parse(tt.data)
 			if err == nil {
-				t.Fatalf("accepted: %s", tt.data)
+				t.Fatalf("accepted: %.300s", tt.data)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not contain %q", err, tt.want)
 			}
+			if strings.Contains(err.Error(), "rawfile.") || strings.Contains(err.Error(), "map[") {
+				t.Errorf("error %q shows a Go type", err)
+			}
 		})
 	}
+}
+
+// benchOn is a bench file from a host of os (its query holding that OS's
+// block), with edit applied to its bench block.
+func benchOn(t *testing.T, os string, edit func(b map[string]any)) []byte {
+	t.Helper()
+	return encode(t, func(m map[string]any) {
+		q := m["query"].(map[string]any)
+		delete(q, "linux")
+		q["os"] = os
+		switch os {
+		case "linux":
+			q["linux"] = map[string]any{"hz": 250}
+		case "darwin":
+			q["other"] = map[string]any{"kernel_release": "24.0.0"}
+		}
+		m["command"] = "bench"
+		b := map[string]any{"samples": 20, "exhaustive": false, "seed": 1, "requests": 10}
+		if edit != nil {
+			edit(b)
+		}
+		m["bench"] = b
+	})
+}
+
+// compareOf is a compare file of methods × settings points of n samples
+// each (methods m0, m1, ...; settings as slacks 1, 2, ... ns, the first
+// none), with edit applied to its points.
+func compareOf(t *testing.T, methods, settings, n int, edit func(ps []any)) []byte {
+	t.Helper()
+	return encode(t, func(m map[string]any) {
+		m["command"], m["method"] = "compare", "(per point)"
+		lat := make([]any, n)
+		for i := range lat {
+			lat[i] = 1_000_000
+		}
+		var ps []any
+		for mi := range methods {
+			for si := range settings {
+				req := map[string]any{}
+				if si > 0 {
+					req["slack_ns"] = si
+				}
+				ps = append(ps, map[string]any{"method": fmt.Sprintf("m%d", mi), "requested": req, "granted": req,
+					"conditions": map[string]any{"priority": "x"}, "warmup_discarded": 2, "overruns": 0, "latencies_ns": lat})
+			}
+		}
+		if edit != nil {
+			edit(ps)
+		}
+		m["points"] = ps
+	})
 }
 
 func FuzzParse(f *testing.F) {
