@@ -84,7 +84,7 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 	}
 	switch plan.Kind {
 	case hold.SetProcessSlack:
-		change, err := hold.SetSlack(sys, plan.PID, plan.Slack)
+		change, err := hold.SetSlack(sys, plan.PID, plan.Slack, func(msg string) { a.warnf("%s", msg) })
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,6 +62,9 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	matrix, err := plan.Compare(host, q, o.interval, o.cycles, o.methods, o.settings)
 	if err != nil {
 		return err
+	}
+	if len(matrix.LeftOut) > 0 {
+		a.hintf("left out at --interval %v, as they wait whole milliseconds: %s", o.interval, strings.Join(matrix.LeftOut, ", "))
 	}
 	raw, err := rawfile.OpenOutput(o.raw)
 	if err != nil {

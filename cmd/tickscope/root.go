@@ -54,11 +54,11 @@ func (a *app) execute(args []string) int {
 	var exit *exitCode
 	if errors.As(err, &exit) {
 		if exit.msg != "" {
-			fmt.Fprintf(a.stderr, "tickscope: error: %s\n", exit.msg)
+			fmt.Fprintf(a.stderr, "tickscope: error: %s\n", options.OneLine(exit.msg))
 		}
 		return exit.code
 	}
-	fmt.Fprintf(a.stderr, "tickscope: error: %v\n", err)
+	fmt.Fprintf(a.stderr, "tickscope: error: %s\n", options.OneLine(err.Error()))
 	var usage *options.UsageError
 	if errors.As(err, &usage) || !a.started {
 		return 2
@@ -76,7 +76,6 @@ than from one number. It changes nothing unless a command says so.`,
 		Version:           version.String() + " " + runtime.GOOS + "/" + runtime.GOARCH,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
-		Args:              cobra.NoArgs,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.started = true
@@ -91,10 +90,8 @@ than from one number. It changes nothing unless a command says so.`,
 		// printing the help and exiting 0.
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &options.UsageError{Msg: err.Error()}
-	})
 	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand())
+	options.Harden(root) // the rules every command shares: last, once the tree is whole
 	return root
 }
 

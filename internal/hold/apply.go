@@ -141,8 +141,21 @@ type SlackChange struct {
 }
 
 // SetSlack sets another process's timer slack and reads it back, with the
-// command that puts the old value back.
-func SetSlack(sys seam.System, pid int, slack time.Duration) (*SlackChange, error) {
+// command that puts the old value back. A kernel thread is refused (usage
+// error): its slack is the kernel's (kthreadd's, pid 2, is inherited by
+// every kernel thread it starts). PID 1, init, is set with a warning: every
+// process it starts from then on inherits the slack.
+func SetSlack(sys seam.System, pid int, slack time.Duration, warn func(string)) (*SlackChange, error) {
+	process, err := sys.DescribeProcess(pid)
+	if err != nil {
+		return nil, err
+	}
+	if process.KernelThread {
+		return nil, options.BadFlag("pid", pid, "process %d (%s) is a kernel thread: its timer slack is the kernel's; give a user process", pid, options.Value(process.Name))
+	}
+	if pid == 1 && warn != nil {
+		warn(fmt.Sprintf("process 1 (%s) is init: every process it starts from now on inherits this slack", options.Value(process.Name)))
+	}
 	before, err := sys.ProcessSlack(pid)
 	if err != nil {
 		return nil, err

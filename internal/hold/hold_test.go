@@ -3,6 +3,7 @@ package hold_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -157,7 +158,7 @@ func TestPlanApplyPlans(t *testing.T) {
 
 func TestSetSlackPrintsBeforeAfterAndUndo(t *testing.T) {
 	sys := &seamfake.System{Slack: map[int]int64{42: 50_000}}
-	change, err := hold.SetSlack(sys, 42, time.Microsecond)
+	change, err := hold.SetSlack(sys, 42, time.Microsecond, func(msg string) { t.Errorf("warned %q", msg) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,11 +167,43 @@ func TestSetSlackPrintsBeforeAfterAndUndo(t *testing.T) {
 		t.Errorf("SetSlack = %+v, want %+v", *change, want)
 	}
 	// The undo puts it back.
-	if _, err := hold.SetSlack(sys, 42, time.Duration(change.SlackBeforeNs)); err != nil || sys.Slack[42] != 50_000 {
+	if _, err := hold.SetSlack(sys, 42, time.Duration(change.SlackBeforeNs), nil); err != nil || sys.Slack[42] != 50_000 {
 		t.Errorf("undo: slack %d, %v", sys.Slack[42], err)
 	}
-	if _, err := hold.SetSlack(sys, 43, time.Microsecond); !errors.Is(err, seam.ErrNoProcess) {
+	if _, err := hold.SetSlack(sys, 43, time.Microsecond, nil); !errors.Is(err, seam.ErrNoProcess) {
 		t.Errorf("a pid that names no process: %v", err)
+	}
+}
+
+// TestSetSlackRefusesKernelThreads: kthreadd (pid 2), and any kernel
+// thread, is refused as bad input and left as it was; init (pid 1) is set,
+// with a warning; a missing process's error names the call that failed.
+func TestSetSlackRefusesKernelThreads(t *testing.T) {
+	sys := &seamfake.System{Slack: map[int]int64{1: 50_000, 2: 50_000, 77: 50_000, 500: 50_000}, KernelThreads: map[int]bool{2: true, 77: true}}
+	for _, pid := range []int{2, 77} {
+		_, err := hold.SetSlack(sys, pid, time.Microsecond, nil)
+		var usage *options.UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), fmt.Sprintf("--pid %d: process %d (fake) is a kernel thread", pid, pid)) {
+			t.Errorf("pid %d: %v, want a usage error naming the kernel thread", pid, err)
+		}
+		if sys.Slack[pid] != 50_000 {
+			t.Errorf("pid %d: slack changed to %d", pid, sys.Slack[pid])
+		}
+	}
+	var warnings []string
+	if _, err := hold.SetSlack(sys, 1, time.Microsecond, func(msg string) { warnings = append(warnings, msg) }); err != nil || sys.Slack[1] != 1000 {
+		t.Errorf("pid 1: %v, slack %d", err, sys.Slack[1])
+	}
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "process 1 (fake) is init") {
+		t.Errorf("pid 1 warnings %q", warnings)
+	}
+	if _, err := hold.SetSlack(sys, 500, time.Microsecond, func(msg string) { t.Errorf("pid 500 warned %q", msg) }); err != nil {
+		t.Error(err)
+	}
+	_, err := hold.SetSlack(sys, 43, time.Microsecond, nil)
+	var osErr *seam.OSError
+	if !errors.As(err, &osErr) || !errors.Is(err, seam.ErrNoProcess) || osErr.Call == "" {
+		t.Errorf("a pid that names no process: %v, want an OS error naming the call", err)
 	}
 }
 
@@ -695,9 +728,10 @@ func TestRunExitStatus(t *testing.T) {
 		{"exit 3", 3},
 		{"kill -9 $$", 137},
 	}
+	sys := &seamfake.System{}
 	for _, tt := range tests {
 		var start hold.RunStart
-		err := hold.Run(context.Background(), h, &seamfake.System{}, q, timerinfo.Setting{Resolution100ns: 10000}, []string{"sh", "-c", tt.script}, hold.RunOptions{
+		err := hold.Run(context.Background(), h, sys, q, timerinfo.Setting{Resolution100ns: 10000}, []string{"sh", "-c", tt.script}, hold.RunOptions{
 			Started: func(s hold.RunStart) { start = s },
 		})
 		code := 0
@@ -715,5 +749,10 @@ func TestRunExitStatus(t *testing.T) {
 	}
 	if h.Observe().Current100ns != 156250 {
 		t.Error("run did not release its request")
+	}
+	// Every program was started tied to tickscope, and untied once it had
+	// exited.
+	if sys.Tied != len(tests) || sys.Untied != len(tests) {
+		t.Errorf("tied %d, untied %d; want %d each", sys.Tied, sys.Untied, len(tests))
 	}
 }

@@ -98,7 +98,8 @@ type RunOptions struct {
 	Stdout, Stderr io.Writer
 	// Started is called once the setting is held, before the program starts.
 	Started func(RunStart)
-	// Warn reports a failed release.
+	// Warn reports a failed release, and a program that could not be tied
+	// to tickscope.
 	Warn func(string)
 }
 
@@ -119,7 +120,10 @@ func Run(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Repo
 	}
 	// Timer slack belongs to the thread, and a child inherits the slack of
 	// the thread that forks it: request it on this locked thread and start
-	// the program from it.
+	// the program from it. The lock also keeps the program tied on Linux:
+	// its parent-death signal follows the thread that forked it
+	// (seam.System.StartTied), and this goroutine keeps that thread, locked,
+	// until the program has exited.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	granted, release, err := holdSetting(host, req, o.Warn)
@@ -139,9 +143,20 @@ func Run(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Repo
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, forwardedSignals...)
 	defer signal.Stop(signals)
-	if err := child.Start(); err != nil {
+	// Started tied: a killed tickscope (SIGKILL, TerminateProcess), which
+	// cannot pass anything on, does not leave the program running with the
+	// setting it was given.
+	untie, err := sys.StartTied(child)
+	var notTied *seam.NotTiedError
+	switch {
+	case errors.As(err, &notTied):
+		if o.Warn != nil {
+			o.Warn(notTied.Error())
+		}
+	case err != nil:
 		return &ExitStatus{Code: ExitCannotRun, Msg: fmt.Sprintf("starting %s: %v", argv[0], err)}
 	}
+	defer untie()
 	done := make(chan error, 1)
 	go func() { done <- child.Wait() }()
 	for {

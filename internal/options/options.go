@@ -19,14 +19,34 @@ type UsageError struct{ Msg string }
 func (e *UsageError) Error() string { return e.Msg }
 
 // BadFlag reports an invalid flag value in one line: the flag, the value
-// and what is allowed.
+// (echoed as Value does: quoted where needed, shortened) and what is
+// allowed.
 func BadFlag(flag string, value any, allowed string, args ...any) error {
-	return &UsageError{fmt.Sprintf("--%s %v: %s", flag, value, fmt.Sprintf(allowed, args...))}
+	return &UsageError{OneLine(fmt.Sprintf("--%s %s: %s", flag, Value(value), fmt.Sprintf(allowed, shortArgs(args)...)))}
 }
 
-// Usagef is any other usage error.
+// Usagef is any other usage error, in one line. Its string arguments may
+// be values the user typed: each longer than a message needs is shortened
+// (the format decides whether to quote it, with %q). BadFlag's allowed
+// text is treated the same way; the lists of names it holds are shorter.
 func Usagef(format string, args ...any) error {
-	return &UsageError{fmt.Sprintf(format, args...)}
+	return &UsageError{OneLine(fmt.Sprintf(format, shortArgs(args)...))}
+}
+
+// shortArgs shortens the string arguments of a message.
+func shortArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, arg := range args {
+		if s, ok := arg.(string); ok {
+			short, n := shortenTo(s, maxMessage)
+			if n > maxMessage {
+				short += fmt.Sprintf(" (%d characters)", n)
+			}
+			arg = short
+		}
+		out[i] = arg
+	}
+	return out
 }
 
 // Bounds of the command line.

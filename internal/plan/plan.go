@@ -157,7 +157,9 @@ func CompareSettings(q *timerinfo.Report) []NamedSetting {
 }
 
 // Pick filters valid names by a comma-separated selection of them; ""
-// selects all.
+// (the flag left out: an empty value given is refused before, by
+// options.EmptyValues) selects all. An empty name or a name given twice is
+// refused: each would have been a column or row of nothing.
 func Pick(flag, selection string, valid []string) ([]string, error) {
 	if selection == "" {
 		return valid, nil
@@ -165,8 +167,13 @@ func Pick(flag, selection string, valid []string) ([]string, error) {
 	var out []string
 	for _, name := range strings.Split(selection, ",") {
 		name = strings.TrimSpace(name)
-		if !slices.Contains(valid, name) {
+		switch {
+		case name == "":
+			return nil, options.BadFlag(flag, selection, "an empty name in the list; valid here: %s", strings.Join(valid, ", "))
+		case !slices.Contains(valid, name):
 			return nil, options.BadFlag(flag, selection, "unknown %q; valid here: %s", name, strings.Join(valid, ", "))
+		case slices.Contains(out, name):
+			return nil, options.BadFlag(flag, selection, "%s is named twice; name each once (valid here: %s)", name, strings.Join(valid, ", "))
 		}
 		out = append(out, name)
 	}
@@ -181,12 +188,19 @@ type Matrix struct {
 	Settings []string
 	// Specs are the cells in method-major order, leaving out the cells of
 	// a method that waits whole milliseconds when the interval is not.
-	Specs    []sample.Spec
+	Specs []sample.Spec
+	// LeftOut are the methods left out of a matrix of all methods (no
+	// --methods) because they wait whole milliseconds and the interval is
+	// not: the command says so.
+	LeftOut  []string
 	periodic map[string]bool
 }
 
 // Compare is compare's matrix: cycles waits of interval per cell, for the
-// comma-separated methods and settings (all on this host when "").
+// comma-separated methods and settings (all on this host when ""). A
+// method named in methods that cannot wait interval (it waits whole
+// milliseconds) is bad input, found before anything is measured; with
+// methods "" such methods are left out (Matrix.LeftOut).
 func Compare(host seam.Host, q *timerinfo.Report, interval time.Duration, cycles int, methods, settings string) (*Matrix, error) {
 	if err := options.Delay("interval", interval); err != nil {
 		return nil, err
@@ -201,9 +215,19 @@ func Compare(host seam.Host, q *timerinfo.Report, interval time.Duration, cycles
 		methodNames = append(methodNames, method.Name)
 		m.periodic[method.Name], wholeMs[method.Name] = method.Schedule == seam.Periodic, method.WholeMilliseconds
 	}
-	var err error
-	if m.Methods, err = Pick("methods", methods, methodNames); err != nil {
+	picked, err := Pick("methods", methods, methodNames)
+	if err != nil {
 		return nil, err
+	}
+	for _, name := range picked {
+		switch {
+		case !wholeMs[name] || interval%time.Millisecond == 0:
+			m.Methods = append(m.Methods, name)
+		case methods != "":
+			return nil, options.BadFlag("interval", interval, "method %s (--methods) waits whole milliseconds: use 1ms, 2ms, ..., or leave %s out", name, name)
+		default:
+			m.LeftOut = append(m.LeftOut, name)
+		}
 	}
 	offered := CompareSettings(q)
 	var settingNames []string
@@ -218,15 +242,12 @@ func Compare(host seam.Host, q *timerinfo.Report, interval time.Duration, cycles
 		m.Settings = append(m.Settings, offered[slices.Index(settingNames, name)].Setting.String())
 	}
 	for _, name := range m.Methods {
-		if wholeMs[name] && interval%time.Millisecond != 0 {
-			continue // the row stays empty: this method cannot wait that long
-		}
 		for _, s := range chosen {
 			m.Specs = append(m.Specs, sample.Spec{Method: name, Delay: interval, Samples: cycles, Warmup: 2, Setting: offered[slices.Index(settingNames, s)].Setting})
 		}
 	}
 	if len(m.Specs) == 0 {
-		return nil, options.BadFlag("interval", interval, "methods %s wait whole milliseconds: nothing to measure", strings.Join(m.Methods, ", "))
+		return nil, options.BadFlag("interval", interval, "methods %s wait whole milliseconds: nothing to measure", strings.Join(m.LeftOut, ", "))
 	}
 	return m, nil
 }
@@ -290,8 +311,24 @@ type BenchOptions struct {
 	Changed func(flag string) bool
 }
 
-// WindowsBenchFlags are the flags only the Windows bench takes.
-var WindowsBenchFlags = []string{"from", "to", "exhaustive", "budget-p50", "budget-p95"}
+// WindowsBenchFlags are the flags only the Windows bench takes, and
+// LinuxBenchFlags those only the Linux bench takes: each bench refuses the
+// other's, the same way, before measuring (a Windows bench, real or on the
+// model, measured 8 s with --budget-lateness and ignored it).
+var (
+	WindowsBenchFlags = []string{"from", "to", "exhaustive", "budget-p50", "budget-p95"}
+	LinuxBenchFlags   = []string{"budget-lateness"}
+)
+
+// otherOSFlag refuses the first of flags that was given.
+func otherOSFlag(changed func(string) bool, flags []string, format string) error {
+	for _, name := range flags {
+		if changed != nil && changed(name) {
+			return options.Usagef(format, name)
+		}
+	}
+	return nil
+}
 
 // NewBench plans the bench for the host q describes; file is the raw file
 // to fill (its command, query and tool already set).
@@ -306,10 +343,8 @@ func NewBench(host seam.Host, q *timerinfo.Report, file *rawfile.File, o BenchOp
 	b := &Bench{File: file, runner: runner}
 	switch {
 	case q.Linux != nil:
-		for _, name := range WindowsBenchFlags {
-			if o.Changed != nil && o.Changed(name) {
-				return nil, options.Usagef("--%s is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)", name)
-			}
+		if err := otherOSFlag(o.Changed, WindowsBenchFlags, "--%s is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)"); err != nil {
+			return nil, err
 		}
 		settings := sweep.SlackGrid(q.Linux.Root)
 		if !q.Linux.Root {
@@ -322,6 +357,9 @@ func NewBench(host seam.Host, q *timerinfo.Report, file *rawfile.File, o BenchOp
 			})
 		}
 	case q.Windows != nil:
+		if err := otherOSFlag(o.Changed, LinuxBenchFlags, "--%s is a Linux bench flag; the Windows bench sweeps timer periods (see --budget-p50 and --budget-p95)"); err != nil {
+			return nil, err
+		}
 		win := q.Windows
 		from, to, err := BenchRange(win, o.From, o.FromSet, o.To, o.ToSet)
 		if err != nil {

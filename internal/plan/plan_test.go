@@ -24,7 +24,7 @@ func (h host) Methods() []seam.Method { return h.methods }
 
 var (
 	windowsHost = host{methods: []seam.Method{{Name: "sleep", WholeMilliseconds: true}, {Name: "waitable-hr"}, {Name: "timesetevent", Schedule: seam.Periodic, WholeMilliseconds: true}}}
-	linuxHost   = host{methods: []seam.Method{{Name: "clock-abs", Schedule: seam.Periodic}, {Name: "nanosleep"}, {Name: "spin", Schedule: seam.Periodic}}}
+	linuxHost   = host{methods: []seam.Method{{Name: "clock-abs", Schedule: seam.Periodic}, {Name: "nanosleep"}, {Name: "epoll", WholeMilliseconds: true}, {Name: "spin", Schedule: seam.Periodic}}}
 	windows     = &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{Finest100ns: 5000, Coarsest100ns: 156250, Current100ns: 156250}}
 	linux       = &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}}
 	linuxRoot   = &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{Root: true}}
@@ -57,7 +57,7 @@ func TestMeasure(t *testing.T) {
 		{"a named method", linuxHost, "nanosleep", 500 * time.Microsecond, 100, "nanosleep", ""},
 		{"samples first", linuxHost, "bogus", 0, 0, "", "--samples 0: allowed 1..100000"},
 		{"too many samples", linuxHost, "", time.Millisecond, 100_001, "", "--samples 100001: allowed 1..100000"},
-		{"unknown method", linuxHost, "sleep", time.Millisecond, 10, "", "--method sleep: valid methods on here: clock-abs, nanosleep, spin"},
+		{"unknown method", linuxHost, "sleep", time.Millisecond, 10, "", "--method sleep: valid methods on here: clock-abs, nanosleep, epoll, spin"},
 		{"delay bound", linuxHost, "", 2 * time.Second, 10, "", "--delay 2s: allowed above 0 and at most 1s"},
 		{"whole milliseconds", windowsHost, "sleep", 1500 * time.Microsecond, 10, "", "--delay 1.5ms: method sleep waits whole milliseconds: use 1ms, 2ms, ..."},
 	} {
@@ -137,6 +137,12 @@ func TestPick(t *testing.T) {
 		{"", "a b c", ""},
 		{"c, a", "c a", ""},
 		{"a,z", "", `--methods a,z: unknown "z"; valid here: a, b, c`},
+		{"a,a", "", `--methods a,a: a is named twice; name each once (valid here: a, b, c)`},
+		{"a, b,a", "", `--methods "a, b,a": a is named twice; name each once (valid here: a, b, c)`},
+		{"a,", "", `--methods a,: an empty name in the list; valid here: a, b, c`},
+		{",", "", `--methods ,: an empty name in the list; valid here: a, b, c`},
+		{" ", "", `--methods " ": an empty name in the list; valid here: a, b, c`},
+		{"a\nb", "", `--methods "a\nb": unknown "a\nb"; valid here: a, b, c`},
 	} {
 		got, err := plan.Pick("methods", tt.selection, valid)
 		usage(t, err, tt.err)
@@ -157,10 +163,13 @@ func TestCompare(t *testing.T) {
 		cells             int
 		err               string
 	}{
-		{"every method and setting", linuxHost, linuxRoot, time.Millisecond, 100, "", "", 9, ""},
+		{"every method and setting", linuxHost, linuxRoot, time.Millisecond, 100, "", "", 12, ""},
 		{"a selection", linuxHost, linux, time.Millisecond, 100, "spin", "slack-1ns", 1, ""},
-		{"whole-millisecond rows stay empty", windowsHost, windows, 500 * time.Microsecond, 100, "", "none", 1, ""},
-		{"nothing left to measure", windowsHost, windows, 500 * time.Microsecond, 100, "sleep", "", 0, "--interval 500µs: methods sleep wait whole milliseconds: nothing to measure"},
+		{"whole-millisecond methods are left out of all", windowsHost, windows, 500 * time.Microsecond, 100, "", "none", 1, ""},
+		{"a named whole-millisecond method is refused", windowsHost, windows, 500 * time.Microsecond, 100, "sleep", "", 0, "--interval 500µs: method sleep (--methods) waits whole milliseconds: use 1ms, 2ms, ..., or leave sleep out"},
+		{"refused among others", linuxHost, linux, 1500 * time.Microsecond, 100, "clock-abs,epoll", "default", 0, "--interval 1.5ms: method epoll (--methods) waits whole milliseconds: use 1ms, 2ms, ..., or leave epoll out"},
+		{"a whole interval takes it", linuxHost, linux, 2 * time.Millisecond, 100, "epoll", "default", 1, ""},
+		{"duplicate settings", linuxHost, linux, time.Millisecond, 100, "", "default,default", 0, "--settings default,default: default is named twice; name each once (valid here: default, slack-1ns)"},
 		{"interval bound", linuxHost, linux, 0, 100, "", "", 0, "--interval 0s: allowed above 0 and at most 1s"},
 		{"cycles bound", linuxHost, linux, time.Millisecond, 5, "", "", 0, "--cycles 5: allowed 10..100000"},
 		{"unknown setting", linuxHost, linux, time.Millisecond, 100, "", "dma-0", 0, `--settings dma-0: unknown "dma-0"; valid here: default, slack-1ns`},
@@ -182,6 +191,18 @@ func TestCompare(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompareSaysWhatItLeavesOut: a matrix of all methods leaves out those
+// that cannot wait the interval, and says which, rather than rows of "-".
+func TestCompareSaysWhatItLeavesOut(t *testing.T) {
+	m, err := plan.Compare(windowsHost, windows, 1500*time.Microsecond, 100, "", "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(m.Methods, " ") + " / " + strings.Join(m.LeftOut, " "); got != "waitable-hr / sleep timesetevent" {
+		t.Errorf("methods / left out = %s", got)
 	}
 }
 
@@ -248,6 +269,8 @@ func TestNewBench(t *testing.T) {
 		{"linux", linux, 200, "", "clock-abs", 1, 0, ""},
 		{"linux as root", linuxRoot, 200, "", "clock-abs", 0, 0, ""},
 		{"a Windows flag on Linux", linux, 200, "budget-p95", "", 0, 0, "--budget-p95 is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)"},
+		{"--from on Linux", linux, 200, "from", "", 0, 0, "--from is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)"},
+		{"a Linux flag on Windows", windows, 200, "budget-lateness", "", 0, 0, "--budget-lateness is a Linux bench flag; the Windows bench sweeps timer periods (see --budget-p50 and --budget-p95)"},
 		{"samples", windows, 10, "", "", 0, 0, "--samples 10: allowed 20..1000"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,7 +21,7 @@ func (system) ProcessSlack(pid int) (int64, error) {
 	// /proc/PID/timerslack_ns is the slack of the process's main thread.
 	data, err := os.ReadFile(slackPath(pid))
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, fmt.Errorf("process %d: %w", pid, seam.ErrNoProcess)
+		return 0, &seam.OSError{Call: "read " + slackPath(pid), Err: fmt.Errorf("%w (process %d)", seam.ErrNoProcess, pid)}
 	}
 	if err != nil {
 		return 0, &seam.OSError{Call: "read " + slackPath(pid) + " (needs CAP_SYS_NICE for another user's process)", Err: err}
@@ -37,7 +37,7 @@ func (system) SetProcessSlack(pid int, ns int64) error {
 	// Writing /proc/PID/timerslack_ns needs CAP_SYS_NICE.
 	f, err := os.OpenFile(slackPath(pid), os.O_WRONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("process %d: %w", pid, seam.ErrNoProcess)
+		return &seam.OSError{Call: "open " + slackPath(pid), Err: fmt.Errorf("%w (process %d)", seam.ErrNoProcess, pid)}
 	}
 	if err == nil {
 		_, err = f.WriteString(strconv.FormatInt(ns, 10))

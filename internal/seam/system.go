@@ -1,5 +1,7 @@
 package seam
 
+import "os/exec"
+
 // System is what the hold commands (apply, run, status, verify-global,
 // global, startup remove) read and change outside a measurement. Each OS
 // implements it in package platform; what an OS lacks returns
@@ -29,6 +31,18 @@ type System interface {
 	// SetProcessSlack sets a process's timer slack; 0 restores its default
 	// (Linux).
 	SetProcessSlack(pid int, ns int64) error
+	// DescribeProcess says what a process is, for apply --pid: a kernel
+	// thread's slack is the kernel's, not a program's. A process id that
+	// names no process gives an error wrapping ErrNoProcess that names the
+	// call that failed.
+	DescribeProcess(pid int) (Process, error)
+	// StartTied starts cmd so that it cannot outlive tickscope, however
+	// tickscope ends, even by SIGKILL or TerminateProcess (run's program
+	// kept the setting it was given otherwise). untie is called once the
+	// program has exited: what it left running lives on. A program that
+	// started but could not be tied gives a *NotTiedError: it runs, and
+	// the caller says so.
+	StartTied(cmd *exec.Cmd) (untie func(), err error)
 	// IgnoreTimerThrottling opts this process out of Windows 11's
 	// throttling of hidden processes' timer requests; where the OS has no
 	// such throttling it returns an error the caller may report and ignore.
@@ -72,3 +86,21 @@ type Startup interface {
 	// under tickscope's name, for a definition tickscope did not write.
 	DeleteByHand() string
 }
+
+// Process is what DescribeProcess tells of a process.
+type Process struct {
+	PID int
+	// Name is the kernel's name of it (Linux: the comm field).
+	Name string
+	// KernelThread is set for a kernel thread (Linux: PF_KTHREAD).
+	KernelThread bool
+}
+
+// NotTiedError says that StartTied started the program but could not tie
+// it to tickscope: it would outlive a killed tickscope.
+type NotTiedError struct{ Err error }
+
+func (e *NotTiedError) Error() string {
+	return "the program is not tied to tickscope and would outlive it if tickscope were killed: " + e.Err.Error()
+}
+func (e *NotTiedError) Unwrap() error { return e.Err }

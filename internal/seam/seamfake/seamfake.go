@@ -7,6 +7,7 @@ package seamfake
 
 import (
 	"fmt"
+	"os/exec"
 	"sync"
 
 	"github.com/tickscope/tickscope/internal/seam"
@@ -48,6 +49,12 @@ type System struct {
 	Temp string
 	// Forward is ForwardSignals.
 	Forward bool
+	// KernelThreads are the pids of Slack that are kernel threads
+	// (DescribeProcess).
+	KernelThreads map[int]bool
+	// Tied counts the programs StartTied started, and Untied the unties
+	// called.
+	Tied, Untied int
 	// ThrottlingErr fails IgnoreTimerThrottling (Windows 10 and earlier).
 	ThrottlingErr error
 	// EscapeErr fails WatchDesktopEscape.
@@ -142,6 +149,29 @@ func (s *System) SetProcessSlack(pid int, ns int64) error {
 
 // DefaultSlack is Linux's default timer slack, 50 µs.
 const DefaultSlack = 50_000
+
+// DescribeProcess describes a process of Slack, named "fake".
+func (s *System) DescribeProcess(pid int) (seam.Process, error) {
+	if _, ok := s.Slack[pid]; !ok {
+		return seam.Process{}, &seam.OSError{Call: fmt.Sprintf("describe process %d (fake)", pid), Err: seam.ErrNoProcess}
+	}
+	return seam.Process{PID: pid, Name: "fake", KernelThread: s.KernelThreads[pid]}, nil
+}
+
+// StartTied starts cmd for real: the fake ties nothing to the test.
+func (s *System) StartTied(cmd *exec.Cmd) (func(), error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.Tied++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.Untied++
+		s.mu.Unlock()
+	}, nil
+}
 
 func (s *System) IgnoreTimerThrottling() error { return s.ThrottlingErr }
 
