@@ -13,6 +13,11 @@
 // Windows a high-resolution waitable timer (Windows 10 1803+), timed with
 // QueryPerformanceCounter, falling back to a 1 ms timeBeginPeriod request
 // where that timer does not exist; elsewhere Go's time.Sleep.
+//
+// Hold requests a Windows timer period for the process. Windows keeps one
+// request per process, so Hold makes that one request for every Hold in
+// the process: nested holds share it, the finest period held is the one in
+// force, and only the last release withdraws it.
 package precise
 
 import (

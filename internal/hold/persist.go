@@ -55,6 +55,11 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 		return nil, fmt.Errorf("--persist: %w", seam.ErrUnsupported)
 	}
 	if q.Windows != nil {
+		if warning := q.Windows.PendingRebootWarning(); warning != "" {
+			// The kernel reads the key at boot: a holder registered now would
+			// hold a request that reaches only itself until the reboot.
+			return nil, fmt.Errorf("--persist refused until the key is in force: %s", warning)
+		}
 		if !q.Windows.RequestsGlobal() {
 			return nil, fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only itself; %s", q.Windows.RequestModel, q.Windows.GlobalAdvice())
 		}
@@ -77,7 +82,11 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 		if name := persist.ExpandedByTaskScheduler(exe, sys.LookupEnv); name != "" {
 			return nil, fmt.Errorf("--persist refused: the path %s contains %%%s%%, which Task Scheduler would expand; move tickscope elsewhere", exe, name)
 		}
-		if definition, err = persist.TaskXML(persist.Task{Exe: exe, Args: args, Description: description, DelaySeconds: StartupDelaySeconds}); err != nil {
+		sid, err := taskUser(sys)
+		if err != nil {
+			return nil, err
+		}
+		if definition, err = persist.TaskXML(persist.Task{Exe: exe, Args: args, Description: description, DelaySeconds: StartupDelaySeconds, UserSID: sid}); err != nil {
 			return nil, err
 		}
 	} else {
@@ -102,6 +111,29 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	}
 	res.PID, res.Running = awaitHolder(host, sys, req, sleep)
 	return res, nil
+}
+
+// userSIDSystem is a System that names the user tickscope runs as: the
+// Windows one does (its token user). It is asserted here rather than asked
+// of every System so that the in-memory fakes, which have no user, still
+// serve the other tests; on Windows the task always names its user.
+type userSIDSystem interface {
+	// UserSID is the SID of this process's token user, in string form.
+	UserSID() (string, error)
+}
+
+// taskUser is the SID the logon task names in its trigger and principal,
+// or "" for a System that has no user (the fakes).
+func taskUser(sys seam.System) (string, error) {
+	u, ok := sys.(userSIDSystem)
+	if !ok {
+		return "", nil
+	}
+	sid, err := u.UserSID()
+	if err != nil {
+		return "", &seam.OSError{Call: "read this process's user (GetTokenInformation(TokenUser))", Err: err}
+	}
+	return sid, nil
 }
 
 // TemporaryBuild reports whether exe is go run's build in the temporary

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // RemoveResult is what startup remove prints as JSON.
@@ -20,8 +21,9 @@ type RemoveResult struct {
 
 // RemoveStartup ends a running startup holder and deletes the definition
 // apply --persist installed. A definition tickscope did not write is left
-// alone, with the command that deletes it by hand. Afterwards it says what
-// is still raised (another program's request).
+// alone, with the command that deletes it by hand. Afterwards it says when
+// the timer is still at or finer than what the holder held (another
+// program's request, which the user may have expected to end too).
 func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 	st := sys.Startup()
 	if st == nil {
@@ -36,12 +38,16 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// held is what the removed holder held: afterwards only a timer still
+	// at or finer than it is worth a warning (TickTune's rule).
+	var held timerinfo.Setting
 	if definition != nil {
 		installed, err := parseDefinition(definition)
 		if err != nil || !installed.Ours() {
 			return nil, fmt.Errorf("the %s was not created by tickscope: it is left alone; delete it by hand with: %s", st.Describe(), st.DeleteByHand())
 		}
 		res.Installed = true
+		held = installed.HeldSetting()
 	}
 	// A holder whose process id is unreadable still runs: Stop ends it by
 	// the mechanism's own means or says why it cannot, instead of passing
@@ -61,7 +67,7 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 		res.Deleted = true
 	}
 	if q, err := host.Query(); err == nil {
-		res.StillRaised = q.StillRaised()
+		res.StillRaised = q.StillRaised(held)
 	}
 	return res, nil
 }

@@ -2,7 +2,6 @@ package nativewait
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -106,32 +105,66 @@ var holdsFallbackPeriod = sync.OnceValue(func() bool {
 	if HighResolutionTimers() {
 		return false
 	}
-	windows.TimeBeginPeriod(1)
-	return true
+	// timeBeginPeriod is counted by winmm, so the runtime's own
+	// timeEndPeriod(1) when it idles leaves this one in force.
+	return winapi.TimeBeginPeriod(1) == nil
 })
 
+// idleTimers are high-resolution waitable timers not in use. A waitable
+// timer belongs to the process, not to a thread, and any thread may wait
+// on it; what must not happen is two waits sharing one. So a wait takes a
+// timer from here and gives it back: there are never more timers than
+// waits that were in progress at once (at most one per thread that
+// waits), and none is created per wait ("CreateWaitableTimerExW
+// function", "SetWaitableTimerEx function", Microsoft Learn). They live as
+// long as the process.
+var idleTimers struct {
+	sync.Mutex
+	free []*Timer
+}
+
+func takeTimer() (*Timer, error) {
+	idleTimers.Lock()
+	if n := len(idleTimers.free); n > 0 {
+		t := idleTimers.free[n-1]
+		idleTimers.free = idleTimers.free[:n-1]
+		idleTimers.Unlock()
+		return t, nil
+	}
+	idleTimers.Unlock()
+	return NewTimer(true)
+}
+
+func giveTimer(t *Timer) {
+	idleTimers.Lock()
+	idleTimers.free = append(idleTimers.free, t)
+	idleTimers.Unlock()
+}
+
 // BestSleepUntil sleeps until the deadline (ns on Now's clock) on the best
-// native timer, from any goroutine: a high-resolution waitable timer of its
-// own on this goroutine's OS thread, or Sleep of whole milliseconds after
-// timeBeginPeriod(1) where that timer does not exist. A failed sleep
+// native timer, from any goroutine: a high-resolution waitable timer (kept
+// and reused, one per concurrent waiter), or Sleep of whole milliseconds
+// after timeBeginPeriod(1) where that timer does not exist. A failed sleep
 // returns early; the caller's spin covers the rest.
 func BestSleepUntil(deadline int64) {
 	remaining := deadline - Now()
 	if remaining <= 0 {
 		return
 	}
-	if holdsFallbackPeriod() {
+	if holdsFallbackPeriod() || !HighResolutionTimers() {
 		Sleep(uint32(remaining / int64(time.Millisecond)))
 		return
 	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	t, err := NewTimer(true)
+	t, err := takeTimer()
 	if err != nil {
 		return
 	}
-	defer t.Close()
-	t.SleepUntil(deadline)
+	if t.SleepUntil(deadline) != nil {
+		// A timer that failed once is not trusted again.
+		t.Close()
+		return
+	}
+	giveTimer(t)
 }
 
 // RequestResolution requests a timer period of units (100 ns) for this

@@ -7,8 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // Installed is a holder definition read back from the OS: what `status`
@@ -18,6 +22,9 @@ type Installed struct {
 	Exe         string
 	Args        []string
 	Description string
+	// LogonUserID and PrincipalUserID are a task's LogonTrigger's and
+	// Principal's UserId ("" when absent, and for units).
+	LogonUserID, PrincipalUserID string
 }
 
 // Ours reports whether the definition carries tickscope's marker (of any
@@ -37,6 +44,31 @@ func (in Installed) Setting() string {
 	return "unknown"
 }
 
+// HeldSetting is the setting the holder's arguments hold, as a Setting
+// (the zero Setting when they name none or name it unreadably): what
+// startup remove compares the timer with afterwards.
+func (in Installed) HeldSetting() timerinfo.Setting {
+	for i := 0; i+1 < len(in.Args); i++ {
+		value := in.Args[i+1]
+		switch in.Args[i] {
+		case "--resolution":
+			if v, err := strconv.ParseUint(value, 10, 32); err == nil {
+				return timerinfo.Setting{Resolution100ns: uint32(v)}
+			}
+		case "--ms":
+			if v, err := strconv.ParseFloat(value, 64); err == nil && v > 0 && v*10000 < math.MaxUint32 {
+				return timerinfo.Setting{Resolution100ns: uint32(math.Round(v * 10000))}
+			}
+		case "--dma-latency":
+			if v, err := strconv.ParseInt(value, 10, 32); err == nil {
+				us := int32(v)
+				return timerinfo.Setting{CPUDMALatencyUs: &us}
+			}
+		}
+	}
+	return timerinfo.Setting{}
+}
+
 // ParseTask reads a task definition as `schtasks /Query /XML` prints it or
 // TaskXML writes it: UTF-16 with a byte-order mark, or UTF-8. It takes the
 // first Exec action; Exe is "" when there is none.
@@ -48,6 +80,8 @@ func ParseTask(data []byte) (Installed, error) {
 	var doc struct {
 		XMLName     xml.Name
 		Description string   `xml:"RegistrationInfo>Description"`
+		LogonUsers  []string `xml:"Triggers>LogonTrigger>UserId"`
+		Principals  []string `xml:"Principals>Principal>UserId"`
 		Commands    []string `xml:"Actions>Exec>Command"`
 		Arguments   []string `xml:"Actions>Exec>Arguments"`
 	}
@@ -63,6 +97,12 @@ func ParseTask(data []byte) (Installed, error) {
 	// A task without an Exec action is read with an empty Exe: whose it is
 	// is still told by its description.
 	in := Installed{Description: doc.Description}
+	if len(doc.LogonUsers) > 0 {
+		in.LogonUserID = doc.LogonUsers[0]
+	}
+	if len(doc.Principals) > 0 {
+		in.PrincipalUserID = doc.Principals[0]
+	}
 	if len(doc.Commands) > 0 {
 		in.Exe = doc.Commands[0]
 	}

@@ -28,19 +28,27 @@ type Task struct {
 	Description string
 	// DelaySeconds is how long after logon the holder starts.
 	DelaySeconds int
+	// UserSID is the SID of the user the task belongs to, in its string
+	// form (S-1-5-21-...): the token user of the process that registers it.
+	// It names the user whose logon starts the task and the account it runs
+	// as. Without it a logon trigger fires at every user's logon, and the
+	// Task Scheduler protocol refuses such a registration from a
+	// non-administrator (MS-TSCH; "LogonTrigger Element", "UserId
+	// (logonTriggerType) Element", Microsoft Learn). Empty writes neither
+	// element: only the in-memory fakes of the tests have no user.
+	UserSID string
 }
 
 // The task definition, as Task Scheduler's schema (version 1.2) names it.
 type taskXML struct {
-	XMLName      xml.Name  `xml:"Task"`
-	Version      string    `xml:"version,attr"`
-	Xmlns        string    `xml:"xmlns,attr"`
-	Description  string    `xml:"RegistrationInfo>Description"`
-	LogonEnabled bool      `xml:"Triggers>LogonTrigger>Enabled"`
-	LogonDelay   string    `xml:"Triggers>LogonTrigger>Delay"`
-	Principal    principal `xml:"Principals>Principal"`
-	Settings     settings  `xml:"Settings"`
-	Actions      actions   `xml:"Actions"`
+	XMLName     xml.Name  `xml:"Task"`
+	Version     string    `xml:"version,attr"`
+	Xmlns       string    `xml:"xmlns,attr"`
+	Description string    `xml:"RegistrationInfo>Description"`
+	Logon       logon     `xml:"Triggers>LogonTrigger"`
+	Principal   principal `xml:"Principals>Principal"`
+	Settings    settings  `xml:"Settings"`
+	Actions     actions   `xml:"Actions"`
 }
 
 type actions struct {
@@ -49,8 +57,23 @@ type actions struct {
 	Arguments string `xml:"Exec>Arguments,omitempty"`
 }
 
+// logon is a LogonTrigger. Its schema (logonTriggerType, an extension of
+// triggerBaseType) is a sequence: Enabled, StartBoundary, EndBoundary,
+// Repetition, ExecutionTimeLimit, then UserId and Delay, in that order
+// ("logonTriggerType Complex Type", "triggerBaseType Complex Type",
+// Microsoft Learn). encoding/xml writes fields in their order here.
+type logon struct {
+	Enabled bool   `xml:"Enabled"`
+	UserID  string `xml:"UserId,omitempty"`
+	Delay   string `xml:"Delay"`
+}
+
+// principal is a Principal; its schema (principalType) is an xs:all, so
+// its children may come in any order ("principalType Complex Type",
+// Microsoft Learn).
 type principal struct {
 	ID        string `xml:"id,attr"`
+	UserID    string `xml:"UserId,omitempty"`
 	LogonType string `xml:"LogonType"`
 	RunLevel  string `xml:"RunLevel"`
 }
@@ -65,17 +88,20 @@ type settings struct {
 }
 
 // TaskXML is the definition `schtasks /Create /XML` reads, UTF-16 with a
-// byte-order mark as Task Scheduler writes its own: run as the user who
-// logs on, without elevation, DelaySeconds after logon, allowed on battery,
-// with no time limit. encoding/xml escapes whatever the path holds.
+// byte-order mark as Task Scheduler writes its own: run as UserSID, at
+// UserSID's logon only, without elevation, DelaySeconds after logon,
+// allowed on battery, with no time limit. encoding/xml escapes whatever the
+// path holds.
 func TaskXML(t Task) ([]byte, error) {
+	if t.UserSID != "" && !ValidSID(t.UserSID) {
+		return nil, fmt.Errorf("the task's user %q is not a SID in its string form (S-1-5-...)", t.UserSID)
+	}
 	doc := taskXML{
-		Version:      "1.2",
-		Xmlns:        "http://schemas.microsoft.com/windows/2004/02/mit/task",
-		Description:  t.Description,
-		LogonEnabled: true,
-		LogonDelay:   fmt.Sprintf("PT%dS", t.DelaySeconds),
-		Principal:    principal{ID: "Author", LogonType: "InteractiveToken", RunLevel: "LeastPrivilege"},
+		Version:     "1.2",
+		Xmlns:       "http://schemas.microsoft.com/windows/2004/02/mit/task",
+		Description: t.Description,
+		Logon:       logon{Enabled: true, UserID: t.UserSID, Delay: fmt.Sprintf("PT%dS", t.DelaySeconds)},
+		Principal:   principal{ID: "Author", UserID: t.UserSID, LogonType: "InteractiveToken", RunLevel: "LeastPrivilege"},
 		Settings: settings{
 			MultipleInstancesPolicy: "IgnoreNew",
 			ExecutionTimeLimit:      "PT0S",
@@ -137,6 +163,14 @@ func quoteWindowsArg(a string) string {
 }
 
 var envReference = regexp.MustCompile(`%([^%]+)%`)
+
+// sidForm is a SID's string form: S, revision 1, an identifier authority
+// and up to 15 sub-authorities ("SID Components", "ConvertSidToStringSidW
+// function", Microsoft Learn).
+var sidForm = regexp.MustCompile(`^S-1-[0-9]+(-[0-9]+){1,15}$`)
+
+// ValidSID reports whether s is a SID in its string form.
+func ValidSID(s string) bool { return sidForm.MatchString(s) }
 
 // ExpandedByTaskScheduler names an environment variable that Task Scheduler
 // would expand inside path (it expands %NAME% in a task's command when NAME

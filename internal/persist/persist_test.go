@@ -171,13 +171,19 @@ func FuzzSplitWindowsCommandLine(f *testing.F) {
 func FuzzParseTask(f *testing.F) {
 	data, _ := persist.TaskXML(persist.Task{Exe: hostilePaths[1], Args: hostileArgs, Description: persist.Marker("x"), DelaySeconds: 15})
 	f.Add(data)
+	data, _ = persist.TaskXML(persist.Task{Exe: hostilePaths[2], Args: hostileArgs, Description: persist.Marker("x"), DelaySeconds: 15, UserSID: testSID})
+	f.Add(data)
 	f.Add([]byte(`<Task><Actions><Exec><Command>a</Command><Arguments>"b c" d</Arguments></Exec></Actions></Task>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, err := persist.ParseTask(data)
 		if err != nil || strings.ContainsRune(in.Exe+in.Description+strings.Join(in.Args, ""), 0) {
 			return
 		}
-		again, err := persist.TaskXML(persist.Task{Exe: in.Exe, Args: in.Args, Description: in.Description})
+		sid := ""
+		if persist.ValidSID(in.PrincipalUserID) {
+			sid = in.PrincipalUserID
+		}
+		again, err := persist.TaskXML(persist.Task{Exe: in.Exe, Args: in.Args, Description: in.Description, UserSID: sid})
 		if err != nil {
 			return // text XML cannot carry (control characters)
 		}
@@ -185,7 +191,7 @@ func FuzzParseTask(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-reading %+v: %v", in, err)
 		}
-		if back.Exe != in.Exe || strings.Join(back.Args, "\x00") != strings.Join(in.Args, "\x00") {
+		if back.Exe != in.Exe || strings.Join(back.Args, "\x00") != strings.Join(in.Args, "\x00") || back.PrincipalUserID != sid || back.LogonUserID != sid {
 			t.Errorf("%+v read back as %+v", in, back)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -38,6 +39,8 @@ type windowsHost struct {
 	// requests counts this process's outstanding NtSetTimerResolution
 	// requests, for Query's "holds a request".
 	requests atomic.Int32
+	// throttling is the opt-out's outcome once Apply has held a period.
+	throttling atomic.Value
 }
 
 func (h *windowsHost) Methods() []seam.Method {
@@ -83,22 +86,33 @@ func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() erro
 	if s.SlackNs != 0 || s.CPUDMALatencyUs != nil {
 		return timerinfo.Setting{}, noop, fmt.Errorf("a Linux setting: %w", seam.ErrUnsupported)
 	}
-	if ms := s.TimeBeginPeriodMs; ms != 0 {
-		if err := windows.TimeBeginPeriod(ms); err != nil {
-			return timerinfo.Setting{}, noop, &seam.OSError{Call: fmt.Sprintf("timeBeginPeriod(%d)", ms), Err: err}
-		}
-		h.requests.Add(1)
-		release := func() error {
-			h.requests.Add(-1)
-			if err := windows.TimeEndPeriod(ms); err != nil {
-				return &seam.OSError{Call: fmt.Sprintf("timeEndPeriod(%d)", ms), Err: err}
-			}
-			return nil
-		}
-		return timerinfo.Setting{TimeBeginPeriodMs: ms}, release, nil
-	}
-	if s.Resolution100ns == 0 {
+	if s.IsZero() {
 		return timerinfo.Setting{}, noop, nil
+	}
+	// Every path that holds a period (bench, measure, compare, curve,
+	// status, run, apply) opts the process out of Windows 11's throttling
+	// first: a console minimised during a bench would otherwise have its
+	// request ignored ("SetProcessInformation function",
+	// PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION, Microsoft Learn).
+	h.throttling.Store(throttlingOptOut())
+	if ms := s.TimeBeginPeriodMs; ms != 0 {
+		return h.holdWholeMilliseconds(ms, timerinfo.Setting{TimeBeginPeriodMs: ms})
+	}
+	// Without high-resolution waitable timers the Go runtime's own
+	// timeEndPeriod(1) would withdraw an NtSetTimerResolution request:
+	// whole milliseconds go through timeBeginPeriod there, finer periods
+	// are refused with the reason.
+	ms, err := timerinfo.WholeMillisecondHold(nativewait.HighResolutionTimers(), s.Resolution100ns)
+	if err != nil {
+		return timerinfo.Setting{}, noop, err
+	}
+	if ms != 0 {
+		granted, release, err := h.holdWholeMilliseconds(ms, timerinfo.Setting{})
+		if err == nil {
+			_, _, current, _ := winapi.NtQueryTimerResolution()
+			granted = timerinfo.Setting{Resolution100ns: current}
+		}
+		return granted, release, err
 	}
 	current, withdraw, err := nativewait.RequestResolution(s.Resolution100ns)
 	if err != nil {
@@ -110,6 +124,38 @@ func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() erro
 		return withdraw()
 	}
 	return timerinfo.Setting{Resolution100ns: current}, release, nil
+}
+
+// holdWholeMilliseconds requests ms with timeBeginPeriod, whose MMRESULT
+// names a failure, and returns granted with its release.
+func (h *windowsHost) holdWholeMilliseconds(ms uint32, granted timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	if err := winapi.TimeBeginPeriod(ms); err != nil {
+		return timerinfo.Setting{}, func() error { return nil }, &seam.OSError{Call: fmt.Sprintf("timeBeginPeriod(%d)", ms), Err: err}
+	}
+	h.requests.Add(1)
+	release := func() error {
+		h.requests.Add(-1)
+		if err := winapi.TimeEndPeriod(ms); err != nil {
+			return &seam.OSError{Call: fmt.Sprintf("timeEndPeriod(%d)", ms), Err: err}
+		}
+		return nil
+	}
+	return granted, release, nil
+}
+
+// throttlingOptOut opts the process out of Windows 11's timer-resolution
+// throttling once: the setting is the process's, and lasts. Its outcome is
+// what TimerThrottling reports.
+var throttlingOptOut = sync.OnceValue(func() string {
+	return timerinfo.ThrottlingOutcome(winapi.IgnoreTimerResolutionThrottling())
+})
+
+// TimerThrottling is the outcome of the opt-out Apply made before it held
+// a period (timerinfo.Conditions.TimerThrottling), or "" when Apply has
+// held none.
+func (h *windowsHost) TimerThrottling() string {
+	v, _ := h.throttling.Load().(string)
+	return v
 }
 
 func (h *windowsHost) Observe() seam.Observation {
@@ -169,21 +215,24 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 		return nil, &seam.OSError{Call: "NtQueryTimerResolution", Err: err}
 	}
 	v := windows.RtlGetVersion()
+	highRes := nativewait.HighResolutionTimers()
 	win := &timerinfo.Windows{
 		Coarsest100ns:                 coarsest,
 		Finest100ns:                   finest,
 		Current100ns:                  current,
-		ProcessHoldsRequest:           h.requests.Load() > 0 || !nativewait.HighResolutionTimers(),
+		ProcessHoldsRequest:           h.requests.Load() > 0 || !highRes,
 		Version:                       fmt.Sprintf("%d.%d.%d", v.MajorVersion, v.MinorVersion, v.BuildNumber),
 		Build:                         v.BuildNumber,
 		Server:                        v.ProductType != 1, // VER_NT_WORKSTATION
 		Product:                       timerinfo.WindowsProduct(v.MajorVersion, v.MinorVersion, v.BuildNumber, v.ProductType != 1),
 		GlobalTimerResolutionRequests: readDWORD(timerinfo.KernelKeyPath, timerinfo.GlobalRequestsValue),
+		KernelKeyWrittenAfterBoot:     kernelKeyWrittenAfterBoot(),
+		NoHighResolutionTimers:        !highRes,
 		Elevated:                      windows.GetCurrentProcessToken().IsElevated(),
 		DisableUserPresenceQos:        readDWORD(powerThrottlingPath, userPresenceQosValue),
 		QPCFrequencyHz:                winapi.QPCFrequency(),
 	}
-	win.RequestModel = timerinfo.RequestModelFor(win.Build, win.GlobalTimerResolutionRequests)
+	win.RequestModel = timerinfo.RunningRequestModel(win.Build, win.GlobalTimerResolutionRequests, win.KernelKeyWrittenAfterBoot)
 	if win.Elevated {
 		boot, err := readBootTimerSettings()
 		if err != nil {
@@ -200,8 +249,11 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 	if current < coarsest && !win.ProcessHoldsRequest {
 		rep.Warnings = append(rep.Warnings, timerinfo.HeldWarning(current, coarsest))
 	}
-	if !nativewait.HighResolutionTimers() {
-		rep.Warnings = append(rep.Warnings, "this system has no high-resolution waitable timers, so the Go runtime holds timeBeginPeriod(1) in tickscope itself while it runs")
+	if warning := win.PendingRebootWarning(); warning != "" {
+		rep.Warnings = append(rep.Warnings, warning)
+	}
+	if !highRes {
+		rep.Warnings = append(rep.Warnings, timerinfo.NoHighResolutionTimersWarning)
 	}
 	if win.DynamicTickDisabled == "yes" {
 		rep.Warnings = append(rep.Warnings, "disabledynamictick is set, a debugging switch; to revert it run `bcdedit /deletevalue disabledynamictick` elevated and reboot")
@@ -225,6 +277,27 @@ func readDWORD(path, name string) *uint32 {
 	return &d
 }
 
+// kernelKeyWrittenAfterBoot compares the kernel key's last write time
+// (RegQueryInfoKey's lpftLastWriteTime, "RegQueryInfoKeyW function",
+// Microsoft Learn) with the boot time, now less GetTickCount64. The time
+// is the key's, not the value's: any value written under the key after
+// boot counts, so the answer errs towards "not yet in force", and points
+// to verify-global, which measures. An unreadable key counts as not
+// written.
+func kernelKeyWrittenAfterBoot() bool {
+	k, err := registry.OpenKey(registry.LOCAL_MACHINE, timerinfo.KernelKeyPath, registry.QUERY_VALUE)
+	if err != nil {
+		return false
+	}
+	defer k.Close()
+	info, err := k.Stat()
+	if err != nil {
+		return false
+	}
+	uptime := time.Duration(winapi.GetTickCount64()) * time.Millisecond
+	return timerinfo.WrittenAfterBoot(info.ModTime(), time.Now(), uptime)
+}
+
 // readBootTimerSettings runs `bcdedit /enum {current}`, which reads the boot
 // configuration and needs elevation. It never writes.
 func readBootTimerSettings() (timerinfo.BootTimerSettings, error) {
@@ -232,12 +305,14 @@ func readBootTimerSettings() (timerinfo.BootTimerSettings, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bcdedit", "/enum", "{current}")
 	cmd.SysProcAttr = &syscall.SysProcAttr{HideWindow: true, CreationFlags: windows.CREATE_NO_WINDOW}
+	// The exit status says whether it worked; the output's labels are in
+	// the UI language, so only {current} is looked for in it.
 	out, err := cmd.Output()
 	if err != nil {
 		return timerinfo.BootTimerSettings{}, err
 	}
-	if !strings.Contains(strings.ToLower(string(out)), "identifier") {
-		return timerinfo.BootTimerSettings{}, fmt.Errorf("unexpected output")
+	if err := timerinfo.CheckBCDEditOutput(string(out)); err != nil {
+		return timerinfo.BootTimerSettings{}, err
 	}
 	return timerinfo.ParseBCDEdit(string(out)), nil
 }
@@ -282,7 +357,9 @@ func (w *eventTimerWaiter) Wait(int64) error {
 	if w.stop == nil {
 		switch w.method {
 		case "timesetevent":
-			id, err := winapi.TimeSetEvent(w.ms, 0, w.event, winapi.TIME_PERIODIC|winapi.TIME_CALLBACK_EVENT_SET)
+			// TIME_KILL_SYNCHRONOUS: no event is set after timeKillEvent
+			// returns, so Close may close the event right after.
+			id, err := winapi.TimeSetEvent(w.ms, 0, w.event, winapi.TIME_PERIODIC|winapi.TIME_CALLBACK_EVENT_SET|winapi.TIME_KILL_SYNCHRONOUS)
 			if err != nil {
 				return &seam.OSError{Call: fmt.Sprintf("timeSetEvent(%d)", w.ms), Err: err}
 			}

@@ -28,6 +28,19 @@ func (system) Elevated() bool { return windows.GetCurrentProcessToken().IsElevat
 
 func (system) IgnoreTimerThrottling() error { return winapi.IgnoreTimerResolutionThrottling() }
 
+// UserSID is the SID of this process's token user in string form: the
+// user the logon task names in its LogonTrigger and Principal
+// ("GetTokenInformation function", TokenUser; "ConvertSidToStringSidW
+// function", Microsoft Learn). Elevated or not, the token user is the
+// person logged on.
+func (system) UserSID() (string, error) {
+	user, err := windows.GetCurrentProcessToken().GetTokenUser()
+	if err != nil {
+		return "", err
+	}
+	return user.User.Sid.String(), nil
+}
+
 // The console delivers Ctrl+C and its closing to every process attached to
 // it, the program run starts included, and Go cannot send them to one
 // process: run does not pass them on.
@@ -56,7 +69,10 @@ func (system) WatchDesktopEscape(stop func()) (restore func(), err error) {
 	// GetMessage: it costs no CPU between key presses and takes no key from
 	// other programs.
 	escapeHookOnce.Do(func() {
-		escapeHookProc = windows.NewCallback(func(code int, wparam uintptr, key *winapi.KBDLLHOOKSTRUCT) uintptr {
+		// nCode is a C int: 32 bits, whose register's upper half is
+		// undefined on amd64 and arm64, so it is read as an int32
+		// ("LowLevelKeyboardProc callback function", Microsoft Learn).
+		escapeHookProc = windows.NewCallback(func(code int32, wparam uintptr, key *winapi.KBDLLHOOKSTRUCT) uintptr {
 			if code == winapi.HC_ACTION && (wparam == winapi.WM_KEYDOWN || wparam == winapi.WM_SYSKEYDOWN) {
 				if key.VkCode == winapi.VK_ESCAPE {
 					escapeStop.Lock()

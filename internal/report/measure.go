@@ -75,6 +75,9 @@ func WriteMeasurement(w io.Writer, m *Measurement) {
 	if m.Conditions.TimerSlackNs != 0 {
 		cond = append(cond, "timer slack "+time.Duration(m.Conditions.TimerSlackNs).String())
 	}
+	if m.Conditions.TimerThrottling != "" {
+		cond = append(cond, "timer throttling "+m.Conditions.TimerThrottling)
+	}
 	p.kv("conditions", strings.Join(cond, "; "))
 	warm := fmt.Sprintf("%d discarded", m.Warmup)
 	if m.Overruns > 0 {

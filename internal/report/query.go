@@ -59,13 +59,20 @@ func writeWindows(p *printer, win *timerinfo.Windows) {
 	}
 	p.kv("windows", fmt.Sprintf("%s (build %d, %s)", win.Version, win.Build, kind))
 	p.kv("request model", fmt.Sprintf("%s (this is %s)", win.RequestModel, win.Product))
-	p.kv("global key", "GlobalTimerResolutionRequests "+RegistryValue(win.GlobalTimerResolutionRequests))
+	key := "GlobalTimerResolutionRequests " + RegistryValue(win.GlobalTimerResolutionRequests)
+	if win.KernelKeyWrittenAfterBoot {
+		key += " (written after this boot: takes effect after a reboot)"
+	}
+	p.kv("global key", key)
 	p.kv("elevated", yesNo(win.Elevated))
 	p.kv("dynamic tick", "disabledynamictick "+win.DynamicTickDisabled)
 	p.kv("platform tick", "useplatformtick "+win.PlatformTick)
 	p.kv("platform clock", "useplatformclock "+win.PlatformClock)
 	p.kv("user presence", "DisableUserPresenceQos "+RegistryValue(win.DisableUserPresenceQos))
 	p.kv("QPC frequency", fmt.Sprintf("%d Hz", win.QPCFrequencyHz))
+	if win.NoHighResolutionTimers {
+		p.kv("hr timers", "none (before Windows 10 1803): periods are held in whole milliseconds")
+	}
 }
 
 func writeLinux(p *printer, l *timerinfo.Linux) {

@@ -39,3 +39,31 @@ func HeldWarning(current, coarsest uint32) string {
 	return fmt.Sprintf("the timer is held at %s ms, finer than the coarsest %s ms: another process holds a request, so measurements of coarser requests are skewed",
 		FormatPeriodMS(current), FormatPeriodMS(coarsest))
 }
+
+// NoHighResolutionTimersWarning is what query (and so apply, which prints
+// query's warnings) says on a build without high-resolution waitable
+// timers.
+const NoHighResolutionTimersWarning = "this build has no high-resolution waitable timers (before Windows 10 1803), so the Go runtime calls timeBeginPeriod(1) in tickscope while it runs and timeEndPeriod(1) whenever it idles, which would withdraw an NtSetTimerResolution request: tickscope holds whole milliseconds here through timeBeginPeriod, which survives it, and refuses finer periods"
+
+// WholeMillisecondHold is how a period is held on a build without
+// high-resolution waitable timers. There the Go runtime calls
+// timeEndPeriod(1) each time all its threads idle (runtime/os_windows.go,
+// osRelax), and winmm's timeEndPeriod withdraws the process's one
+// NtSetTimerResolution request when its own count reaches zero, so a
+// request made with NtSetTimerResolution lasts only until tickscope first
+// idles. A timeBeginPeriod request is counted by winmm beside the
+// runtime's ("timeBeginPeriod function", Microsoft Learn: each call is
+// matched by a timeEndPeriod of the same period), so it survives: a whole
+// number of milliseconds is held that way, and a finer period is refused
+// with the reason. With high-resolution timers the runtime never calls
+// either, and ms is 0: hold with NtSetTimerResolution.
+func WholeMillisecondHold(highResolutionTimers bool, request100ns uint32) (ms uint32, err error) {
+	if highResolutionTimers || request100ns == 0 {
+		return 0, nil
+	}
+	if request100ns%10000 != 0 {
+		return 0, fmt.Errorf("%s ms cannot be held on this build: it has no high-resolution waitable timers (before Windows 10 1803), so the Go runtime calls timeEndPeriod(1) whenever tickscope idles, which withdraws an NtSetTimerResolution request; whole milliseconds are held through timeBeginPeriod instead (--ms 1)",
+			FormatPeriodMS(request100ns))
+	}
+	return request100ns / 10000, nil
+}

@@ -97,6 +97,19 @@ type BootTimerSettings struct {
 	UsePlatformClock   string
 }
 
+// CheckBCDEditOutput accepts the output of a `bcdedit /enum {current}` that
+// exited 0 when it shows the entry it was asked for. It looks for the
+// identifier's value, {current}, which bcdedit prints as is in every UI
+// language, and never for a label: "identifier" is translated on localised
+// Windows ("Bezeichner" in German), so looking for it refused every
+// non-English machine's settings.
+func CheckBCDEditOutput(out string) error {
+	if !strings.Contains(strings.ToLower(out), "{current}") {
+		return fmt.Errorf("bcdedit's output names no {current} entry")
+	}
+	return nil
+}
+
 // ParseBCDEdit reads the timer entries from `bcdedit /enum {current}`
 // output. Entry names are matched case-insensitively; values are Yes/No
 // (bcdedit prints them in English whatever the UI language).

@@ -60,7 +60,7 @@ func TestStillRaised(t *testing.T) {
 		{"neither", timerinfo.Report{}, ""},
 	}
 	for _, tt := range tests {
-		if got := tt.r.StillRaised(); got != tt.want {
+		if got := tt.r.StillRaised(timerinfo.Setting{Resolution100ns: 10000}); got != tt.want {
 			t.Errorf("%s: StillRaised() = %q, want %q", tt.name, got, tt.want)
 		}
 	}

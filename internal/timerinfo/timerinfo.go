@@ -45,7 +45,17 @@ type Windows struct {
 	RequestModel string `json:"request_model"`
 	// GlobalTimerResolutionRequests is the registry value, or nil when absent.
 	GlobalTimerResolutionRequests *uint32 `json:"global_timer_resolution_requests"`
-	Elevated                      bool    `json:"elevated"`
+	// KernelKeyWrittenAfterBoot is true when the key that holds
+	// GlobalTimerResolutionRequests was written after this boot: the kernel
+	// read the value at boot, so the value shown may not be in force yet.
+	KernelKeyWrittenAfterBoot bool `json:"kernel_key_written_after_boot"`
+	// NoHighResolutionTimers is true on builds without
+	// CREATE_WAITABLE_TIMER_HIGH_RESOLUTION (before Windows 10 1803), where
+	// the Go runtime calls timeBeginPeriod/timeEndPeriod itself and
+	// tickscope holds only whole milliseconds. (Named for the exception, so
+	// that a report that does not know, such as the model's, says nothing.)
+	NoHighResolutionTimers bool `json:"no_high_resolution_timers"`
+	Elevated               bool `json:"elevated"`
 	// Boot settings read from `bcdedit /enum {current}`. Each is "yes", "no",
 	// "default" (not set), or "unknown (...)" saying why it could not be read.
 	DynamicTickDisabled string `json:"disabledynamictick"`
@@ -62,6 +72,11 @@ const (
 	RequestModelPerProcess   = "per-process: Windows 10 2004+"
 	RequestModelGlobalKey    = "global: GlobalTimerResolutionRequests=1 on Windows 11 / Server 2022+"
 	RequestModelKeyIgnored   = "per-process: GlobalTimerResolutionRequests is set but this build ignores it"
+	// The key was written after this boot and the kernel reads it at boot:
+	// the value is set (or gone) but the running boot may still follow the
+	// value it read at boot.
+	RequestModelGlobalKeyPending  = "per-process until a reboot: GlobalTimerResolutionRequests=1 was set after this boot, and takes effect after a reboot"
+	RequestModelKeyRemovedPending = "global until a reboot, if it was set at boot: GlobalTimerResolutionRequests was removed or changed after this boot, which takes effect after a reboot"
 )
 
 // Windows builds where the timer-request rules changed.
@@ -73,8 +88,25 @@ const (
 	Build20348 = 20348
 )
 
+// RunningRequestModel is RequestModelFor for the running boot: the kernel
+// reads GlobalTimerResolutionRequests once, at boot (seed 002; valleyofdoom
+// PC-Tuning research), so on a build that honours it a value written after
+// this boot is not in force yet, and a value removed after it may still
+// be. writtenAfterBoot is KernelKeyWrittenAfterBoot.
+func RunningRequestModel(build uint32, globalKey *uint32, writtenAfterBoot bool) string {
+	model := RequestModelFor(build, globalKey)
+	if !writtenAfterBoot || build < Build20348 {
+		return model
+	}
+	if model == RequestModelGlobalKey {
+		return RequestModelGlobalKeyPending
+	}
+	return RequestModelKeyRemovedPending
+}
+
 // RequestModelFor says which request model applies to a Windows build with
-// the given GlobalTimerResolutionRequests value (nil when absent).
+// the given GlobalTimerResolutionRequests value (nil when absent), as the
+// kernel reads it at boot.
 func RequestModelFor(build uint32, globalKey *uint32) string {
 	keySet := globalKey != nil && *globalKey != 0
 	switch {
@@ -194,6 +226,27 @@ type Conditions struct {
 	// the measurement: what the wait method cost.
 	CPUNs  int64 `json:"cpu_ns,omitempty"`
 	WallNs int64 `json:"wall_ns,omitempty"`
+	// TimerThrottling is the outcome of the Windows 11 opt-out from
+	// timer-resolution throttling made before a period was held
+	// (ThrottlingOptedOut, or "unavailable: ..." where the build has no
+	// such throttling); "" when no period was held or elsewhere.
+	TimerThrottling string `json:"timer_throttling,omitempty"`
+}
+
+// ThrottlingOptedOut is Conditions.TimerThrottling when the process opted
+// out of Windows 11's timer-resolution throttling, so a request held while
+// its console was minimised or hidden still applied.
+const ThrottlingOptedOut = "opted out"
+
+// ThrottlingOutcome is Conditions.TimerThrottling for the opt-out's error:
+// ThrottlingOptedOut for nil, otherwise "unavailable: " and why (builds
+// before Windows 11 do not know the information class, and have no such
+// throttling to opt out of).
+func ThrottlingOutcome(err error) string {
+	if err == nil {
+		return ThrottlingOptedOut
+	}
+	return "unavailable: " + err.Error()
 }
 
 // windowsReleases names Windows 10 and 11 client builds by their release.

@@ -1,6 +1,7 @@
 package timerinfo_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -118,6 +119,9 @@ func FuzzParsers(f *testing.F) {
 		}
 		if n, err := timerinfo.CountCPUList(cpus); err == nil && n < 1 {
 			t.Fatalf("CountCPUList(%q) = %d without error", cpus, n)
+		}
+		if timerinfo.CheckBCDEditOutput(text) == nil && !strings.Contains(strings.ToLower(text), "{current}") {
+			t.Fatalf("CheckBCDEditOutput accepted %q", text)
 		}
 		timerinfo.NoHZFromConfig([]byte(text))
 		timerinfo.PreemptionModel(text, []byte(text))

@@ -1,6 +1,7 @@
 package winapi
 
 import (
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -24,6 +25,9 @@ var (
 	procDeleteTimerQueueTimer     = kernel32.NewProc("DeleteTimerQueueTimer")
 	procTimeSetEvent              = winmm.NewProc("timeSetEvent")
 	procTimeKillEvent             = winmm.NewProc("timeKillEvent")
+	procTimeBeginPeriod           = winmm.NewProc("timeBeginPeriod")
+	procTimeEndPeriod             = winmm.NewProc("timeEndPeriod")
+	procGetTickCount64            = kernel32.NewProc("GetTickCount64")
 )
 
 // Constants, with their documented names.
@@ -47,6 +51,11 @@ const (
 	// event handle passed as lpTimeProc instead of calling a function.
 	TIME_PERIODIC           = 0x1
 	TIME_CALLBACK_EVENT_SET = 0x10
+	// TIME_KILL_SYNCHRONOUS keeps the event from occurring after
+	// timeKillEvent returns ("timeSetEvent function", Microsoft Learn), so
+	// that the event handle can be closed right after: without it the timer
+	// thread may still set a closed, or reused, handle.
+	TIME_KILL_SYNCHRONOUS = 0x100
 	// WT_EXECUTEINTIMERTHREAD runs a timer-queue callback on the timer
 	// thread itself (threadpoollegacyapiset.h).
 	WT_EXECUTEINTIMERTHREAD = 0x20
@@ -115,6 +124,11 @@ func QueryPerformanceFrequency() (int64, error) {
 	r, _, err := procQueryPerformanceFrequency.Call(uintptr(unsafe.Pointer(&freq)))
 	if r == 0 {
 		return 0, err
+	}
+	if freq <= 0 {
+		// Documented never to happen on Windows XP and later, but a zero
+		// frequency would divide by zero, so it is an error of its own.
+		return 0, fmt.Errorf("QueryPerformanceFrequency returned success with frequency %d", freq)
 	}
 	return freq, nil
 }
@@ -188,21 +202,64 @@ func SetProcessInformation(process windows.Handle, class uint32, info unsafe.Poi
 //	MMRESULT timeSetEvent(UINT uDelay, UINT uResolution,
 //	    LPTIMECALLBACK lpTimeProc, DWORD_PTR dwUser, UINT fuEvent);
 //
-// Documented in timeapi.h (obsolete in favour of CreateTimerQueueTimer,
-// still present). It returns 0 on failure.
+// Documented in timeapi.h ("timeSetEvent function", Microsoft Learn;
+// obsolete in favour of CreateTimerQueueTimer, still present). It returns
+// the timer's id, or NULL on failure, and sets no last error: the failure
+// is ErrReturnedNULL, never GetLastError's leftover.
 func TimeSetEvent(delayMs, resolutionMs uint32, event windows.Handle, flags uint32) (uint32, error) {
-	r, _, err := procTimeSetEvent.Call(uintptr(delayMs), uintptr(resolutionMs), uintptr(event), 0, uintptr(flags))
+	r, _, _ := procTimeSetEvent.Call(uintptr(delayMs), uintptr(resolutionMs), uintptr(event), 0, uintptr(flags))
 	if r == 0 {
-		return 0, err
+		return 0, ErrReturnedNULL
 	}
 	return uint32(r), nil
 }
 
-// TimeKillEvent stops a multimedia timer.
+// TimeKillEvent stops a multimedia timer; with TIME_KILL_SYNCHRONOUS no
+// event occurs after it returns.
 //
 //	MMRESULT timeKillEvent(UINT uTimerID);
-func TimeKillEvent(id uint32) {
-	procTimeKillEvent.Call(uintptr(id))
+//
+// Documented in timeapi.h: TIMERR_NOERROR, or MMSYSERR_INVALPARAM when the
+// timer does not exist.
+func TimeKillEvent(id uint32) error {
+	r, _, _ := procTimeKillEvent.Call(uintptr(id))
+	return MMError(uint32(r))
+}
+
+// TimeBeginPeriod requests a minimum timer period in whole milliseconds.
+//
+//	MMRESULT timeBeginPeriod(UINT uPeriod);
+//
+// Documented in timeapi.h ("timeBeginPeriod function", Microsoft Learn):
+// TIMERR_NOERROR, or TIMERR_NOCANDO when uPeriod is out of range. x/sys's
+// wrapper reports GetLastError instead, which winmm does not set, so it is
+// bound here to report the MMRESULT.
+func TimeBeginPeriod(ms uint32) error {
+	r, _, _ := procTimeBeginPeriod.Call(uintptr(ms))
+	return MMError(uint32(r))
+}
+
+// TimeEndPeriod withdraws a timeBeginPeriod request of the same period.
+//
+//	MMRESULT timeEndPeriod(UINT uPeriod);
+//
+// Documented in timeapi.h ("timeEndPeriod function", Microsoft Learn), with
+// the same MMRESULTs as timeBeginPeriod.
+func TimeEndPeriod(ms uint32) error {
+	r, _, _ := procTimeEndPeriod.Call(uintptr(ms))
+	return MMError(uint32(r))
+}
+
+// GetTickCount64 is the number of milliseconds since the system started,
+// sleep and hibernation included.
+//
+//	ULONGLONG GetTickCount64(void);
+//
+// Documented in sysinfoapi.h ("GetTickCount64 function", Microsoft Learn;
+// Windows Vista and later). x/sys binds it unexported only.
+func GetTickCount64() uint64 {
+	r, _, _ := procGetTickCount64.Call()
+	return uint64(r)
 }
 
 // CreateTimerQueueTimer starts a timer on the default timer queue that
@@ -240,9 +297,12 @@ func DeleteTimerQueueTimer(timer windows.Handle) error {
 var qpcFrequency = sync.OnceValue(func() int64 {
 	f, err := QueryPerformanceFrequency()
 	if err != nil || f <= 0 {
-		// Cannot happen on Windows XP or later; a clock that does not run
-		// would make every sample zero, so fail loudly instead.
-		panic("QueryPerformanceFrequency: " + err.Error())
+		// Cannot happen on Windows XP or later ("QueryPerformanceFrequency
+		// function", Microsoft Learn: "the function will always succeed"); a
+		// clock that does not run would make every sample zero, so fail
+		// loudly instead. err is not nil here: QueryPerformanceFrequency
+		// returns one whenever it fails.
+		panic(fmt.Sprintf("QueryPerformanceFrequency: %v", err))
 	}
 	return f
 })
@@ -328,12 +388,15 @@ func SetWindowsHookEx(id int, proc uintptr, module windows.Handle, threadID uint
 	return windows.Handle(r), nil
 }
 
-// CallNextHookEx passes a hook event on.
+// CallNextHookEx passes a hook event on. nCode is a C int, 32 bits on
+// every Windows ABI: it is sign-extended into its register, so a negative
+// code (which a hook must pass on untouched) stays negative.
 //
 //	LRESULT CallNextHookEx(HHOOK hhk, int nCode, WPARAM wParam, LPARAM lParam);
 //
-// Documented in winuser.h.
-func CallNextHookEx(code int, wparam, lparam uintptr) uintptr {
+// Documented in winuser.h ("CallNextHookEx function", "LowLevelKeyboardProc
+// callback function", Microsoft Learn).
+func CallNextHookEx(code int32, wparam, lparam uintptr) uintptr {
 	r, _, _ := procCallNextHookEx.Call(0, uintptr(code), wparam, lparam)
 	return r
 }
