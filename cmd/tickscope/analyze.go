@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/analysis"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -19,8 +20,8 @@ func (a *app) analyzeCommand() *cobra.Command {
 compare), so that a run can be shared and anyone can re-judge it. A bench's
 file gives exactly the bench's result under the same --prefer and budgets; a
 measure file gets its summary, a curve file its curve, a compare file its
-matrix. A missing, damaged or future-version file exits 2, saying what and
-where.`,
+matrix. A missing, damaged, oversized or future-version file, or a bench flag
+on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return options.Usagef("analyze takes one FILE, got %d arguments", len(args))
@@ -32,9 +33,11 @@ where.`,
 			if err != nil {
 				return err
 			}
-			f, err := rawfile.ReadFile(args[0])
+			f, err := rawfile.ReadFileContext(cmd.Context(), args[0])
 			if err != nil {
 				return options.Usagef("%s: %v", args[0], err)
+			} else if err := analysis.CheckFlags(f, args[0], cmd.Flags().Changed); err != nil {
+				return err
 			}
 			switch {
 			case f.Command == "compare":

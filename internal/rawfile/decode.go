@@ -44,6 +44,7 @@ type decoder struct {
 	// samples counts the samples read so far, against MaxTotalSamples.
 	samples int
 	scratch []byte
+	lat     []int64 // latencies' buffer, reused
 }
 
 const readSize = 64 << 10
@@ -561,40 +562,40 @@ func (d *decoder) array(v reflect.Value, path string) {
 
 // latencies decodes a point's latencies_ns: the one long list, read
 // without reflection or allocation per sample, and checked as it is read.
+// The samples gather in a buffer reused from point to point and are then
+// copied to a slice of their exact size, so that the memory held is the
+// samples themselves, not the garbage of a growing slice per point.
 func (d *decoder) latencies(dst *[]int64, path string) {
 	c := d.skipWS()
 	if c != '[' {
 		d.failf(path, "want an array of integers (ns), found %s", d.describe(c))
 	}
 	d.pos++
-	out := make([]int64, 0, 64)
-	if c := d.skipWS(); c == ']' {
-		d.pos++
-		*dst = out
-		return
-	}
-	for {
-		i := len(out)
-		if i == MaxSamplesPerPoint {
-			d.failf(path, "more than %d samples in one point; no tickscope run takes more", MaxSamplesPerPoint)
-		}
-		if d.samples == MaxTotalSamples {
-			d.failf(path, "the file holds more than %d samples in all; no tickscope run takes more", MaxTotalSamples)
-		}
-		d.samples++
-		out = append(out, d.latency(path, i))
-		c := d.skipWS()
-		if c == ',' {
+	buf := d.lat[:0]
+	defer func() { d.lat = buf[:0] }()
+	if c := d.skipWS(); c != ']' {
+		for {
+			i := len(buf)
+			if i == MaxSamplesPerPoint {
+				d.failf(path, "more than %d samples in one point; no tickscope run takes more", MaxSamplesPerPoint)
+			}
+			if d.samples == MaxTotalSamples {
+				d.failf(path, "the file holds more than %d samples in all; no tickscope run takes more", MaxTotalSamples)
+			}
+			d.samples++
+			buf = append(buf, d.latency(path, i))
+			c := d.skipWS()
+			if c == ']' {
+				break
+			}
+			if c != ',' {
+				d.failf(path, "want ',' or ']' after a sample, found %s", d.describe(c))
+			}
 			d.pos++
-			continue
 		}
-		if c == ']' {
-			d.pos++
-			*dst = out
-			return
-		}
-		d.failf(path, "want ',' or ']' after a sample, found %s", d.describe(c))
 	}
+	d.pos++ // ']'
+	*dst = append(make([]int64, 0, len(buf)), buf...)
 }
 
 // latency reads one sample: a non-negative integer of at most

@@ -1,14 +1,17 @@
 package rawfile_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -269,10 +272,35 @@ func compareOf(t *testing.T, methods, settings, n int, edit func(ps []any)) []by
 }
 
 func FuzzParse(f *testing.F) {
-	data, _ := json.Marshal(sampleFile())
+	seed := sampleFile()
+	seed.Format, seed.Version = rawfile.FormatName, rawfile.Version
+	data, _ := json.Marshal(seed)
 	f.Add(data)
 	f.Add([]byte(`{"format":"tickscope-raw","version":1}`))
 	f.Add([]byte(`{"format":"tickscope-raw","version":1,"points":[{"latencies_ns":[-1]}]}`))
+	// Seeds for each of the strict checks, so that the fuzzer starts next
+	// to every rule: duplicates, case, UTF-8, each command's shape.
+	text := string(data)
+	for _, edit := range [][2]string{
+		{`"version":1,`, `"version":1,"version":1,`},
+		{`"delay_ns":`, `"DELAY_NS":`},
+		{`"command":"measure"`, `"command":"bogus"`},
+		{`"command":"measure"`, `"command":"compare"`},
+		{`"command":"measure"`, `"command":"curve"`},
+		{`"os":"linux"`, `"os":"plan9"`},
+		{`"name":"tickscope"`, "\"name\":\"tick\xffscope\""},
+		{`"name":"tickscope"`, `"name":"\ud83d\ude00\u00e9"`},
+		{`"latencies_ns":[`, `"latencies_ns":[0,60000000000,`},
+		{`"overruns":0`, `"overruns":0,"method":"clock-abs","periodic":true,"same_as_100ns":[1,2]`},
+	} {
+		f.Add([]byte(strings.Replace(text, edit[0], edit[1], 1)))
+	}
+	bench := seed
+	bench.Command, bench.Bench = "bench", &rawfile.BenchParams{Samples: 20, Seed: 3, Requests: 2}
+	bench.Points = append(bench.Points, bench.Points[0])
+	bench.Points[1].Phase = rawfile.PhaseRecheck
+	data, _ = json.Marshal(bench)
+	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := rawfile.Parse(data)
 		if err != nil {
@@ -289,6 +317,42 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("accepted latency %d", v)
 				}
 			}
+		}
+		switch {
+		case !slices.Contains(rawfile.Commands, file.Command):
+			t.Fatalf("accepted command %q", file.Command)
+		case file.Created.IsZero():
+			t.Fatal("accepted a file without created")
+		case !slices.Contains(rawfile.OSes, file.Query.OS):
+			t.Fatalf("accepted query.os %q", file.Query.OS)
+		case file.Command == "measure" && len(file.Points) != 1:
+			t.Fatalf("accepted a measure file of %d points", len(file.Points))
+		case file.Command == "bench" && (file.Bench == nil || file.Bench.Requests < 1 || file.Query.Windows == nil && file.Query.Linux == nil):
+			t.Fatalf("accepted a bench file with %+v from %s", file.Bench, file.Query.OS)
+		case file.Command != "bench" && file.Bench != nil:
+			t.Fatal("accepted a bench block outside a bench file")
+		}
+		if file.Command == "compare" {
+			for _, p := range file.Points {
+				if p.Method == "" {
+					t.Fatal("accepted a compare point without a method")
+				}
+			}
+		}
+		if !utf8.Valid(data) {
+			t.Fatal("accepted a document that is not UTF-8")
+		}
+		// What the strict reader accepts, encoding/json (laxer) accepts too
+		// and reads the same way: the strict reader adds refusals, never a
+		// different meaning.
+		var lax rawfile.File
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&lax); err != nil {
+			t.Fatalf("encoding/json refuses an accepted file: %v", err)
+		}
+		if !reflect.DeepEqual(&lax, file) {
+			t.Fatalf("encoding/json reads an accepted file differently:\n%+v\n%+v", lax, *file)
 		}
 		path := filepath.Join(t.TempDir(), "f.json")
 		if err := rawfile.Write(path, file); err != nil {

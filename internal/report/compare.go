@@ -105,24 +105,36 @@ func abs64(v int64) int64 {
 
 // CompareOf builds the matrix from a compare raw file. With nil methods
 // or settings (analyze), they are the points' own, in the order measured.
+// It is linear in the points and the cells: each point finds its row and
+// column in a map, and only a file the reader accepted (at most
+// rawfile.MaxCompareMethods × rawfile.MaxCompareSettings cells) is given
+// to it from a file. A point outside the given methods or settings, or a
+// second point for a cell, is left out.
 func CompareOf(f *rawfile.File, methods, settings []string) *Compare {
 	if methods == nil || settings == nil {
-		for _, p := range f.Points {
-			if !slices.Contains(methods, p.Method) {
+		methods, settings = nil, nil
+		seenMethod, seenSetting := map[string]bool{}, map[string]bool{}
+		for i := range f.Points {
+			p := &f.Points[i]
+			if !seenMethod[p.Method] {
+				seenMethod[p.Method] = true
 				methods = append(methods, p.Method)
 			}
-			if s := p.Requested.String(); !slices.Contains(settings, s) {
+			if s := p.Requested.String(); !seenSetting[s] {
+				seenSetting[s] = true
 				settings = append(settings, s)
 			}
 		}
 	}
+	row, column := indexOf(methods), indexOf(settings)
 	c := &Compare{OS: f.Query.OS, OSBuild: OSBuild(f.Query), IntervalNs: f.DelayNs, Methods: methods, Settings: settings}
 	c.Cells = make([]Cell, len(methods)*len(settings))
 	for i := range f.Points {
 		p := &f.Points[i]
 		c.Partial = c.Partial || p.Stopped
-		m, s := slices.Index(methods, p.Method), slices.Index(settings, p.Requested.String())
-		if m >= 0 && s >= 0 {
+		m, okM := row[p.Method]
+		s, okS := column[p.Requested.String()]
+		if okM && okS && c.Cells[m*len(settings)+s].Count == 0 {
 			c.Cells[m*len(settings)+s] = CellOf(p, f.DelayNs)
 		}
 	}
@@ -150,6 +162,17 @@ func CompareOf(f *rawfile.File, methods, settings []string) *Compare {
 			fmtDuration(f.DelayNs), cell.Method, cell.Setting, ms(cell.P50), ms(cell.P95), 100*cell.CPU)
 	}
 	return c
+}
+
+// indexOf maps each name to its first position.
+func indexOf(names []string) map[string]int {
+	index := make(map[string]int, len(names))
+	for i, name := range names {
+		if _, dup := index[name]; !dup {
+			index[name] = i
+		}
+	}
+	return index
 }
 
 // WriteCompare renders the matrix: methods as rows, settings as columns,

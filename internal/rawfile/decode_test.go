@@ -1,0 +1,38 @@
+package rawfile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// FuzzPieces: the decoder reads its input in pieces and takes a fast path
+// for samples wholly inside a piece; read one byte at a time, every value
+// crosses a boundary, and the result must be the same.
+func FuzzPieces(f *testing.F) {
+	file := &File{Format: FormatName, Version: Version, Tool: Tool{Name: "tickscope", Version: "t"},
+		Created: time.Date(2026, 11, 30, 1, 2, 3, 0, time.UTC), Command: "measure", Method: "clock-abs", DelayNs: 1e6,
+		Query:  &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}, Warnings: []string{"é"}},
+		Points: []Point{{Latencies: []int64{1, 0, 60_000_000_000, 123456789}}}}
+	data, _ := json.Marshal(file)
+	f.Add(data)
+	f.Add([]byte(`{"format":"tickscope-raw","version":1,"points":[{"latencies_ns":[1 ,2,	3e2,-0,00,1.0,99999999999999]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole, errWhole := decode(context.Background(), bytes.NewReader(data))
+		pieces, errPieces := decode(context.Background(), iotest.OneByteReader(bytes.NewReader(data)))
+		switch {
+		case (errWhole == nil) != (errPieces == nil):
+			t.Fatalf("whole: %v; one byte at a time: %v", errWhole, errPieces)
+		case errWhole != nil && errWhole.Error() != errPieces.Error():
+			t.Fatalf("whole: %v; one byte at a time: %v", errWhole, errPieces)
+		case !reflect.DeepEqual(whole, pieces):
+			t.Fatalf("whole and one byte at a time decode differently")
+		}
+	})
+}
