@@ -43,8 +43,6 @@ func run(args []string) int {
 func (a *app) execute(args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := root.ExecuteContext(ctx)
@@ -91,6 +89,8 @@ than from one number. It changes nothing unless a command says so.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand())
+	root.SetOut(a.stdout) // before Harden, which adds cobra's completion command
+	root.SetErr(a.stderr)
 	options.Harden(root) // the rules every command shares: last, once the tree is whole
 	return root
 }

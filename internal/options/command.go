@@ -38,7 +38,8 @@ func Harden(root *cobra.Command) {
 		return nil
 	}
 	// cobra adds its completion command when it executes; adding it now
-	// lets its arguments be checked like any command's.
+	// lets its arguments be checked like any command's. It takes root's
+	// output as it is added: set it before.
 	root.InitDefaultCompletionCmd()
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
