@@ -46,28 +46,36 @@ type Cell struct {
 	CPU float64 `json:"cpu"`
 }
 
-// intervals turns a point's samples into intervals between wake-ups: a
-// relative method's samples already are; a periodic one's are the delay
-// plus each wake's lateness, so consecutive wakes are L[k] - L[k-1] + delay
-// apart.
-func intervals(p *rawfile.Point, delay int64) []int64 {
+// intervals turns a point's samples into intervals between wake-ups, in
+// buf (reused; grown as needed): a relative method's samples already are; a
+// periodic one's are the delay plus each wake's lateness, so consecutive
+// wakes are L[k] - L[k-1] + delay apart.
+func intervals(p *rawfile.Point, delay int64, buf []int64) []int64 {
 	if !p.Periodic {
-		return slices.Clone(p.Latencies)
+		return append(buf[:0], p.Latencies...)
 	}
-	out := make([]int64, len(p.Latencies))
+	out := buf[:0]
 	for i, l := range p.Latencies {
 		if i == 0 {
-			out[i] = l
+			out = append(out, l)
 			continue
 		}
-		out[i] = l - p.Latencies[i-1] + delay
+		out = append(out, l-p.Latencies[i-1]+delay)
 	}
 	return out
 }
 
 // CellOf summarises one compare point.
 func CellOf(p *rawfile.Point, delay int64) Cell {
-	iv := intervals(p, delay)
+	c, _ := cellOf(p, delay, nil)
+	return c
+}
+
+// cellOf is CellOf computing the intervals in buf, which it returns for
+// the next cell: a matrix of 48 cells of 100,000 samples then needs one
+// buffer instead of 48 of 800 KB each.
+func cellOf(p *rawfile.Point, delay int64, buf []int64) (Cell, []int64) {
+	iv := intervals(p, delay, buf)
 	var elapsed int64
 	long, early := 0, 0
 	for _, v := range iv {
@@ -79,7 +87,8 @@ func CellOf(p *rawfile.Point, delay int64) Cell {
 			early++
 		}
 	}
-	s := stats.Summarize(iv)
+	slices.Sort(iv)
+	s := stats.SummarizeSorted(iv)
 	c := Cell{Method: p.Method, Setting: p.Requested.String(), Granted: p.Granted.String(), Count: len(iv),
 		P50: s.P50, P95: s.P95, Max: s.Max, DriftNs: elapsed - int64(len(iv))*delay}
 	if n := float64(max(len(iv), 1)); n > 0 {
@@ -88,7 +97,7 @@ func CellOf(p *rawfile.Point, delay int64) Cell {
 	if p.Conditions.WallNs > 0 {
 		c.CPU = float64(p.Conditions.CPUNs) / float64(p.Conditions.WallNs)
 	}
-	return c
+	return c, iv
 }
 
 // score is how far a cell's typical and tail intervals sit from the target.
@@ -129,13 +138,14 @@ func CompareOf(f *rawfile.File, methods, settings []string) *Compare {
 	row, column := indexOf(methods), indexOf(settings)
 	c := &Compare{OS: f.Query.OS, OSBuild: OSBuild(f.Query), IntervalNs: f.DelayNs, Methods: methods, Settings: settings}
 	c.Cells = make([]Cell, len(methods)*len(settings))
+	var buf []int64
 	for i := range f.Points {
 		p := &f.Points[i]
 		c.Partial = c.Partial || p.Stopped
 		m, okM := row[p.Method]
 		s, okS := column[p.Requested.String()]
 		if okM && okS && c.Cells[m*len(settings)+s].Count == 0 {
-			c.Cells[m*len(settings)+s] = CellOf(p, f.DelayNs)
+			c.Cells[m*len(settings)+s], buf = cellOf(p, f.DelayNs, buf)
 		}
 	}
 	bestCell := -1
