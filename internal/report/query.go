@@ -60,7 +60,8 @@ func writeWindows(p *printer, win *timerinfo.Windows) {
 	p.kv("windows", fmt.Sprintf("%s (build %d, %s)", win.Version, win.Build, kind))
 	p.kv("request model", fmt.Sprintf("%s (this is %s)", win.RequestModel, win.Product))
 	key := "GlobalTimerResolutionRequests " + RegistryValue(win.GlobalTimerResolutionRequests)
-	if win.KernelKeyWrittenAfterBoot {
+	if win.PendingRebootWarning() != "" {
+		// Only on builds that read the key: elsewhere no reboot changes it.
 		key += " (written after this boot: takes effect after a reboot)"
 	}
 	p.kv("global key", key)
