@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sweep"
@@ -45,13 +46,20 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	if r.HeldElsewhere != 0 {
 		p.kv("held", fmt.Sprintf("another process holds %s ms: coarser candidates show that period and are marked affected", timerinfo.FormatPeriodMS(r.HeldElsewhere)))
 	}
+	if d := r.Discarded; d != nil {
+		p.kv("discarded", discardedLine(d, b.Current100ns))
+	}
 	p.line("")
 	p.line("curve  (median p50 per band of equivalent periods)")
 	for i, band := range r.Bands {
 		mark := ""
 		switch {
+		case i == r.Band && band.Equivalent:
+			mark = "  <- recommended (equivalent)"
 		case i == r.Band:
 			mark = "  <- recommended"
+		case band.Equivalent:
+			mark = "  (equivalent)"
 		case !band.Pass:
 			mark = "  (fails a gate)"
 		case !band.Confirmed(r.Rows):
@@ -62,9 +70,12 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	if n := countAffected(r); n > 0 {
 		p.line(fmt.Sprintf("  %d points affected by the period held elsewhere (not judged)", n))
 	}
+	if n := countEquivalent(r); n > 1 {
+		p.line(fmt.Sprintf("  %d bands equivalent: p50s within %s or the noise of the best; the lowest p99 (within %s), then the fewest waits a tick late, then the coarsest period chose", n, fmtDuration(sweep.NoticeableNs), fmtDuration(sweep.NoticeableNs)))
+	}
 	if rows {
 		p.line("")
-		p.line("rows  (requested, granted, same-grant requests, p50 / p95 / p99 ms, interference)")
+		p.line("rows  (requested, granted, same-grant requests, p50 / p95 / p99 ms, interference, stalls, a tick late)")
 		for _, row := range r.Rows {
 			flag := ""
 			switch {
@@ -73,14 +84,15 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 			case !row.Pass:
 				flag = " fails a gate"
 			}
-			p.line(fmt.Sprintf("  %6d  %6d  +%-2d  %s / %s / %s  %5.1f %%  n=%d%s", row.Requested, row.Granted, len(row.SameAs),
-				ms(row.Summary.P50), ms(row.Summary.P95), ms(row.Summary.P99), 100*row.Summary.Interference, row.Summary.Count, flag))
+			p.line(fmt.Sprintf("  %6d  %6d  +%-2d  %s / %s / %s  %5.1f %%  %5.1f %%  %5.1f %%  n=%d%s", row.Requested, row.Granted, len(row.SameAs),
+				ms(row.Summary.P50), ms(row.Summary.P95), ms(row.Summary.P99), 100*row.Summary.Interference, 100*row.StallShare, 100*row.TailShare,
+				row.Summary.Count, flag))
 		}
 	}
 	p.line("")
 	p.line("result")
 	if r.Recommended < 0 {
-		p.kv("recommend", "nothing: no band passes the gates (interference <= 2 %, p50 >= 0.99 ms, p95 <= 2.5 ms, at most ~5 % of waits over p50 by 0.25 ms)")
+		p.kv("recommend", "nothing: no band passes the gates (p50 >= 0.99 ms, p95 <= 2.5 ms, stalls over 1 ms and a tick not significantly over 2 %, waits over p50 by 0.25 ms not significantly over 5 %)")
 		return
 	}
 	row := r.Rows[r.Recommended]
@@ -101,6 +113,31 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 		p.line("")
 		p.line("raw samples written to " + b.RawFile)
 	}
+}
+
+// discardedLine says what Dawson's rule left out: the points measured while
+// the timer period was not the one the sweep began with.
+func discardedLine(d *sweep.Discards, before uint32) string {
+	seen := make([]string, len(d.PeriodsSeen))
+	for i, period := range d.PeriodsSeen {
+		seen[i] = timerinfo.FormatPeriodMS(period)
+	}
+	what := "the timer period changed"
+	if before != 0 {
+		what = "the timer period was not the " + timerinfo.FormatPeriodMS(before) + " ms the sweep began with"
+	}
+	return fmt.Sprintf("%d chunks (%d samples) measured while %s (seen %s ms): evidence for no band, left out",
+		d.Points, d.Samples, what, strings.Join(seen, ", "))
+}
+
+func countEquivalent(r *sweep.Result) int {
+	n := 0
+	for _, band := range r.Bands {
+		if band.Equivalent {
+			n++
+		}
+	}
+	return n
 }
 
 func countAffected(r *sweep.Result) int {

@@ -192,3 +192,53 @@ func TestSlackBenchNextStep(t *testing.T) {
 		t.Errorf("got\n%s\nwant a line %q", out.String(), want)
 	}
 }
+
+// Dawson's rule's discards and the equivalent bands are shown, not only
+// judged.
+func TestBenchShowsDiscardsAndEquivalence(t *testing.T) {
+	row := func(req uint32, p50 int64) sweep.Row {
+		return sweep.Row{Requested: req, Granted: req, Pass: true, Confirmed: true, Summary: stats.Summary{Count: 200, P50: p50, Min: p50, P95: p50, Max: p50}}
+	}
+	r := &sweep.Result{
+		Rows: []sweep.Row{row(5100, 1_012_000), row(5101, 1_012_000), row(5200, 1_008_000), row(5201, 1_008_000)},
+		Bands: []sweep.Band{
+			{LoGranted: 5100, HiGranted: 5101, Rows: []int{0, 1}, P50: 1_012_000, Pass: true, Equivalent: true},
+			{LoGranted: 5200, HiGranted: 5201, Rows: []int{2, 3}, P50: 1_008_000, Pass: true, Equivalent: true},
+		},
+		Recommended: 2, Band: 1, Floor: 0, Stability: sweep.Stable,
+		Discarded: &sweep.Discards{Points: 7, Samples: 140, PeriodsSeen: []uint32{5000}},
+	}
+	var out bytes.Buffer
+	report.WriteBench(&out, &report.Bench{Current100ns: 156250, Result: r}, false)
+	for _, want := range []string{
+		"  discarded        7 chunks (140 samples) measured while the timer period was not the 15.6250 ms the sweep began with (seen 0.5000 ms): evidence for no band, left out\n",
+		"  0.5100 - 0.5101 ms   p50 1.012 ms     2 points  (equivalent)\n",
+		"  0.5200 - 0.5201 ms   p50 1.008 ms     2 points  <- recommended (equivalent)\n",
+		"  2 bands equivalent: p50s within 10 µs or the noise of the best",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	r.Discarded, r.Bands[0].Equivalent, r.Bands[1].Equivalent = nil, false, false
+	out.Reset()
+	report.WriteBench(&out, &report.Bench{Current100ns: 156250, Result: r}, false)
+	if strings.Contains(out.String(), "discarded") || strings.Contains(out.String(), "(equivalent)") || strings.Contains(out.String(), "bands equivalent:") {
+		t.Errorf("an undisturbed run without equivalent bands mentions them:\n%s", out.String())
+	}
+}
+
+func TestSlackBenchShowsEquivalence(t *testing.T) {
+	zero := int32(0)
+	r := &sweep.SlackResult{Preferences: sweep.DefaultPreferences(), Rows: []sweep.SlackRow{
+		{Setting: timerinfo.Setting{SlackNs: 1, CPUDMALatencyUs: &zero}, Pass: true, Equivalent: true},
+		{Setting: timerinfo.Setting{SlackNs: 2000, CPUDMALatencyUs: &zero}, Pass: true, Equivalent: true},
+	}, Recommended: 0, Stability: sweep.Stable}
+	var out bytes.Buffer
+	report.WriteSlackBench(&out, &report.SlackBench{Method: "clock-abs", DelayNs: 1_000_000, Result: r})
+	for _, want := range []string{"<- recommended (equivalent)\n", "  (equivalent)\n", "  2 settings equivalent: p50s within 10 µs or the noise of the best"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

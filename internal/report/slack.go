@@ -49,12 +49,26 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	for i, row := range r.Rows {
 		mark := ""
 		switch {
+		case i == r.Recommended && row.Equivalent:
+			mark = "  <- recommended (equivalent)"
 		case i == r.Recommended:
 			mark = "  <- recommended"
+		case row.Equivalent:
+			mark = "  (equivalent)"
 		case !row.Pass:
 			mark = "  (fails a gate)"
 		}
 		p.line(fmt.Sprintf("  %-36s %11s / %-11s %5.1f %%%s", row.Setting, fmtSigned(row.Lateness.P50), fmtSigned(row.Lateness.P99), 100*row.Summary.Interference, mark))
+	}
+	equivalent := 0
+	for _, row := range r.Rows {
+		if row.Equivalent {
+			equivalent++
+		}
+	}
+	if equivalent > 1 && r.Preferences.Prefer != "power" {
+		p.line(fmt.Sprintf("  %d settings equivalent: p50s within %s or the noise of the best; the lowest p99 (within %s), then the least interference, then the least intrusive (no DMA hold, the largest slack) chose",
+			equivalent, fmtDuration(sweep.NoticeableNs), fmtDuration(sweep.NoticeableNs)))
 	}
 	p.line("")
 	p.line("result")

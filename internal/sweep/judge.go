@@ -7,7 +7,6 @@ package sweep
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 
@@ -41,6 +40,17 @@ const (
 // within it are indistinguishable for a 1 ms wait: the bench samples at
 // tick granularity, and half of 50 µs is beyond any jitter we model.
 const BandToleranceNs = 25_000
+
+// NoticeableNs is the smallest difference between two settings' p50 (and
+// then p99) that decides between them: 10 µs, 1 % of the 1 ms wait both
+// benches time. Below it no user of a 1 ms wait could notice the
+// difference: a game's frame or an audio buffer is scheduled in whole
+// milliseconds, and a desktop's own wake-up jitter is tens of µs (on this
+// project's Linux guests the p50 lateness of a 1 ms wait is 80-125 µs).
+// Settings closer than this, or than the noise of their figures
+// (stats.DiffersBeyond), are equivalent: the tail and then the least
+// intrusive setting choose among them.
+const NoticeableNs = 10_000
 
 // RecheckToleranceNs is how far the re-check's p50 may move before the
 // result is called unstable: 2 % of a 1 ms wait.
@@ -76,6 +86,16 @@ type Row struct {
 	Summary  stats.Summary `json:"summary"`
 	// TailShare is the share of samples more than ConsistencyNs over p50.
 	TailShare float64 `json:"tail_share"`
+	// StallShare is the share the interference gate judges (stallShare):
+	// waits over p50 by more than 1 ms and by more than one and a half
+	// granted periods.
+	StallShare float64 `json:"stall_share"`
+	// ExtraTickShare is the share of samples a tick or more late: over p50
+	// by more than half the granted period.
+	ExtraTickShare float64 `json:"extra_tick_share"`
+	// P50SE is the standard error of p50 (stats.PercentileSE): the noise
+	// two settings' p50s are compared against.
+	P50SE float64 `json:"p50_se_ns"`
 	// Pass says whether the row meets every gate; Confirmed whether it has
 	// the full sample count, without which it cannot be recommended.
 	Pass      bool `json:"pass"`
@@ -90,6 +110,10 @@ type Band struct {
 	// P50 is the median of the rows' p50s.
 	P50  int64 `json:"p50_ns"`
 	Pass bool  `json:"pass"`
+	// Equivalent marks the bands whose p50 was within NoticeableNs (or the
+	// noise) of the best eligible band's when the latency pick chose among
+	// them by the tail and then the coarsest period.
+	Equivalent bool `json:"equivalent,omitempty"`
 }
 
 // Result is the bench's judgement.
@@ -116,6 +140,19 @@ type Result struct {
 	RecheckWinner *stats.Summary `json:"recheck_winner,omitempty"`
 	RecheckFloor  *stats.Summary `json:"recheck_floor,omitempty"`
 	Partial       bool           `json:"partial"`
+	// Discarded counts the points measured while the timer period changed
+	// (Dawson's rule): they are evidence for no band.
+	Discarded *Discards `json:"discarded,omitempty"`
+}
+
+// Discards are the points a judgement left out because the timer period
+// changed while they were measured.
+type Discards struct {
+	Points  int `json:"points"`
+	Samples int `json:"samples"`
+	// PeriodsSeen are the periods in force around them other than the one
+	// the sweep started with, finest first.
+	PeriodsSeen []uint32 `json:"periods_seen_100ns"`
 }
 
 // Stability values.
@@ -131,11 +168,24 @@ func affected(p *rawfile.Point) bool {
 	return timerinfo.HeldFinerThan(p.Conditions.CurrentBefore100ns, p.Requested.Resolution100ns)
 }
 
+// Disturbed reports whether the timer period changed while a point was
+// measured (Dawson's rule: a result is valid only if the period did not
+// change while it was measured): it differs before and after, or from
+// period, the period in force when the sweep began (0 when unknown). The
+// period is read with nothing of this process's held, so only another
+// process can have changed it.
+func Disturbed(p *rawfile.Point, period uint32) bool {
+	before, after := p.Conditions.CurrentBefore100ns, p.Conditions.CurrentAfter100ns
+	return before != after || (period != 0 && before != 0 && before != period)
+}
+
 // Judge recommends from measured points. Points with Phase "" are the sweep,
 // one per granted period; "recheck" points are the re-check of the winner
 // and the floor. minSamples is the sample count a row needs to be
-// recommended.
-func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
+// recommended; period is the timer period in force when the sweep began (0
+// when unknown), and a point measured while the period was another is left
+// out (Disturbed) and counted.
+func Judge(points []rawfile.Point, prefs Preferences, minSamples int, period uint32) *Result {
 	prefs.BudgetLateness = 0 // a Linux budget: the Windows bench does not apply it
 	r := &Result{Preferences: prefs, Recommended: -1, Band: -1, Floor: -1, Stability: NotRechecked}
 	var rechecks []*rawfile.Point
@@ -143,6 +193,10 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
 		p := &points[i]
 		if p.Stopped {
 			r.Partial = true
+		}
+		if Disturbed(p, period) {
+			r.discard(p, period)
+			continue
 		}
 		if p.Phase == rawfile.PhaseRecheck {
 			rechecks = append(rechecks, p)
@@ -159,8 +213,11 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
 			r.HeldElsewhere = p.Conditions.CurrentBefore100ns
 		}
 		row.Confirmed = len(p.Latencies) >= minSamples
-		row.TailShare = tailShare(p.Latencies, row.Summary.P50)
-		row.Pass = passes(row.Summary, row.TailShare)
+		row.TailShare = tailShare(p.Latencies, row.Summary.P50, ConsistencyNs)
+		row.ExtraTickShare = tailShare(p.Latencies, row.Summary.P50, int64(row.Granted)*100/2)
+		row.StallShare = stallShare(p.Latencies, row.Summary.P50, row.Granted)
+		row.P50SE = p50Noise(p.Latencies)
+		row.Pass = passes(row.Summary, row.StallShare, row.TailShare)
 		r.Rows = append(r.Rows, row)
 	}
 	sort.SliceStable(r.Rows, func(i, j int) bool { return r.Rows[i].Requested < r.Rows[j].Requested })
@@ -172,7 +229,13 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
 		}
 	}
 	r.Bands = bands(r.Rows)
-	r.Band, r.FellBack = pick(r.Rows, r.Bands, prefs)
+	var equivalent []int
+	r.Band, equivalent, r.FellBack = pick(r.Rows, r.Bands, prefs)
+	if len(equivalent) > 1 {
+		for _, i := range equivalent {
+			r.Bands[i].Equivalent = true
+		}
+	}
 	if r.Band >= 0 {
 		r.Recommended = middle(r.Bands[r.Band])
 	}
@@ -180,27 +243,51 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int) *Result {
 	return r
 }
 
+// discard counts a disturbed point and the periods seen around it.
+func (r *Result) discard(p *rawfile.Point, period uint32) {
+	if r.Discarded == nil {
+		r.Discarded = &Discards{PeriodsSeen: []uint32{}}
+	}
+	d := r.Discarded
+	d.Points++
+	d.Samples += len(p.Latencies)
+	for _, seen := range []uint32{p.Conditions.CurrentBefore100ns, p.Conditions.CurrentAfter100ns} {
+		if seen != 0 && seen != period && !slices.Contains(d.PeriodsSeen, seen) {
+			d.PeriodsSeen = append(d.PeriodsSeen, seen)
+		}
+	}
+	slices.Sort(d.PeriodsSeen)
+}
+
 // JudgeFile judges a Windows bench's raw file, needing a row's full
-// sample count (the bench's --samples) to recommend it: bench and analyze
-// both judge through it, so analysing the file a bench wrote gives exactly
-// the bench's result.
+// sample count (the bench's --samples) to recommend it, and leaving out
+// the points measured while the period differed from the one its query
+// found before the sweep: bench and analyze both judge through it, so
+// analysing the file a bench wrote gives exactly the bench's result.
 func JudgeFile(f *rawfile.File, prefs Preferences) *Result {
 	minSamples := 0
 	if f.Bench != nil {
 		minSamples = f.Bench.Samples
 	}
-	return Judge(f.Points, prefs, minSamples)
+	var period uint32
+	if f.Query != nil && f.Query.Windows != nil {
+		period = f.Query.Windows.Current100ns
+	}
+	return Judge(f.Points, prefs, minSamples, period)
 }
 
-// erode fails every row next to a confirmed row that fails. Where a row
-// that passes sits between failing ones it is an edge, and edges are
-// marginal: across the knee of a busy machine, rows that pass and rows that
-// fail alternate by chance, and a sliver that passed once is no setting to
-// hold. It runs on the rows' own verdicts, so it erodes by one row only.
+// erode fails every row next to a confirmed row that fails the consistency
+// gate. Where a row that passes sits between failing ones it is an edge, and
+// edges are marginal: across the knee of a busy machine, rows that wake a
+// tick late and rows that do not alternate by chance, and a sliver that
+// passed once is no setting to hold. A row that fails on interference
+// (multi-millisecond stalls, which strike any period alike) says nothing
+// about its neighbours and erodes none. It runs on the rows' own verdicts,
+// so it erodes by one row only.
 func erode(rows []Row) {
 	failing := make([]bool, len(rows))
 	for i, row := range rows {
-		failing[i] = !row.Affected && row.Confirmed && !row.Pass
+		failing[i] = !row.Affected && row.Confirmed && stats.ShareAbove(row.TailShare, MaxTailShare, row.Summary.Count)
 	}
 	for i := range rows {
 		if (i > 0 && failing[i-1]) || (i+1 < len(rows) && failing[i+1]) {
@@ -209,23 +296,50 @@ func erode(rows []Row) {
 	}
 }
 
-func passes(s stats.Summary, tail float64) bool {
+// passes applies the gates to a row's samples. The two shares, stalls
+// (the interference gate) and the tail (the consistency gate), are judged
+// with one significance test (stats.ShareAbove): a row fails when its share
+// is significantly above the gate, so that a share sitting on its gate does
+// not pass or fail by chance from run to run (and with it which band
+// qualifies, and the --prefer power pick).
+func passes(s stats.Summary, stall, tail float64) bool {
 	if s.Count == 0 {
 		return false
 	}
-	limit := MaxTailShare + 2*math.Sqrt(MaxTailShare*(1-MaxTailShare)/float64(s.Count))
-	return s.Interference <= GateMaxInterference && s.P50 >= GateMinP50Ns && s.P95 <= GateMaxP95Ns && tail <= limit
+	return !stats.ShareAbove(stall, GateMaxInterference, s.Count) && s.P50 >= GateMinP50Ns && s.P95 <= GateMaxP95Ns &&
+		!stats.ShareAbove(tail, MaxTailShare, s.Count)
 }
 
-// tailShare is the share of latencies more than ConsistencyNs over p50.
-func tailShare(latencies []int64, p50 int64) float64 {
+// stallShare is the share the interference gate judges: waits over p50 by
+// more than stats.InterferenceThresholdNs (TickTune's 1 ms) and by more
+// than one and a half granted periods. At periods under 0.67 ms this is
+// TickTune's interference. From there up one extra tick alone overshoots
+// by a period, about 1 ms or more: TickTune's definition would count it as
+// interference at coarse periods and not at fine ones, and a busy machine's
+// 2 % of extra ticks would sit every coarse row on the 2 % gate, passing or
+// failing by chance. A single extra tick is the consistency gate's to judge
+// (TailShare counts it at every period); the interference gate counts the
+// stalls that one tick does not explain.
+func stallShare(latencies []int64, p50 int64, granted100ns uint32) float64 {
+	return tailShare(latencies, p50, max(stats.InterferenceThresholdNs, int64(granted100ns)*100*3/2))
+}
+
+// tailShare is the share of latencies more than over ns over p50.
+func tailShare(latencies []int64, p50, over int64) float64 {
 	n := 0
 	for _, v := range latencies {
-		if v > p50+ConsistencyNs {
+		if v > p50+over {
 			n++
 		}
 	}
 	return float64(n) / float64(max(len(latencies), 1))
+}
+
+// p50Noise is the standard error of p50.
+func p50Noise(latencies []int64) float64 {
+	sorted := slices.Clone(latencies)
+	slices.Sort(sorted)
+	return stats.PercentileSE(sorted, 50)
 }
 
 // bands partitions unaffected rows, in order of period, into runs whose
@@ -298,33 +412,23 @@ func (b Band) Confirmed(rows []Row) bool {
 	return false
 }
 
-// pick chooses a band by preference; -1 when none qualifies. For the
-// latency pick a band of one row is all edge: it is taken only when no
-// wider band qualifies, because
-// repeated runs do not agree on it (a row at the knee that wakes fast a
-// little over half the time has the lowest p50 of all, and is the worst
-// setting to hold).
-func pick(rows []Row, bs []Band, prefs Preferences) (band int, fellBack bool) {
-	band, fellBack = pickFrom(rows, bs, prefs, 2)
+// pick chooses a band by preference; -1 when none qualifies. equivalent
+// lists the bands the latency pick found equivalent on p50.
+//
+// The latency pick takes the lowest p50, but a difference no user could
+// notice, or within the noise, does not decide (chooseEquivalent): among
+// the equivalent bands the lower tail wins, then the coarsest period. A
+// band of one row is all edge: it is taken only when no wider band
+// qualifies, because repeated runs do not agree on it (a row at the knee
+// that wakes fast a little over half the time has the lowest p50 of all,
+// and is the worst setting to hold).
+func pick(rows []Row, bs []Band, prefs Preferences) (band int, equivalent []int, fellBack bool) {
+	band, equivalent = pickLatency(rows, bs, 2)
 	if band < 0 {
-		band, fellBack = pickFrom(rows, bs, prefs, 1)
-	}
-	return band, fellBack
-}
-
-func pickFrom(rows []Row, bs []Band, prefs Preferences, minRows int) (band int, fellBack bool) {
-	best := -1
-	for i, b := range bs {
-		if !eligible(rows, b) || len(b.Rows) < minRows {
-			continue
-		}
-		// Lowest p50; among equals the wider band, whose middle is safer.
-		if best < 0 || b.P50 < bs[best].P50 || (b.P50 == bs[best].P50 && len(b.Rows) > len(bs[best].Rows)) {
-			best = i
-		}
+		band, equivalent = pickLatency(rows, bs, 1)
 	}
 	if prefs.Prefer != "power" {
-		return best, false
+		return band, equivalent, false
 	}
 	// Power walks down from the coarsest band, where the grid is coarse
 	// and a ramp of one-row bands is no edge: every row may be taken.
@@ -333,12 +437,95 @@ func pickFrom(rows []Row, bs []Band, prefs Preferences, minRows int) (band int, 
 		if !eligible(rows, b) {
 			continue
 		}
-		mid := rows[middle(b)].Summary
-		if mid.P50 <= prefs.BudgetP50 && mid.P95 <= prefs.BudgetP95 {
-			return i, false
+		if inBudget(rows[middle(b)].Summary, prefs) {
+			return i, nil, false
 		}
 	}
-	return best, best >= 0
+	return band, nil, band >= 0
+}
+
+// inBudget reports whether a row is inside the power budget with a margin
+// of NoticeableNs: a p50 or p95 within it of the budget is on the budget,
+// and whether noise puts it just inside or just outside would decide the
+// pick (on a busy machine the 1.35 ms row sits on the default p50 budget).
+func inBudget(s stats.Summary, prefs Preferences) bool {
+	return s.P50 <= prefs.BudgetP50-NoticeableNs && s.P95 <= prefs.BudgetP95-NoticeableNs
+}
+
+// pickLatency is the latency pick among the eligible bands of at least
+// minRows rows, judged by each band's middle row (the one it recommends),
+// coarsest last.
+func pickLatency(rows []Row, bs []Band, minRows int) (int, []int) {
+	var cands []candidate
+	for i, b := range bs {
+		if !eligible(rows, b) || len(b.Rows) < minRows {
+			continue
+		}
+		mid := rows[middle(b)]
+		cands = append(cands, candidate{index: i, p50: float64(b.P50), p50SE: mid.P50SE, p99: float64(mid.Summary.P99),
+			late: mid.ExtraTickShare, n: mid.Summary.Count})
+	}
+	return chooseEquivalent(cands)
+}
+
+// candidate is a setting (Linux) or a band (Windows) as chooseEquivalent
+// sees it: its p50 with its standard error, its p99, and the share of its
+// waits an extra tick or more late, over n samples.
+type candidate struct {
+	index           int
+	p50, p50SE, p99 float64
+	late            float64
+	n               int
+}
+
+// chooseEquivalent is the latency pick of both benches. The candidates
+// come ordered from the most to the least intrusive setting. Those whose
+// p50 does not differ from the lowest by more than NoticeableNs or the
+// noise (two standard errors of the difference) are equivalent. Among them
+// the lowest p99 wins, unless others are within NoticeableNs of it: a p99
+// of a few hundred samples is too noisy for a significance test to ever
+// separate two tails (its interval reaches the maximum), but between
+// settings whose p50s are equivalent, taking the lower observed tail costs
+// nothing and avoids a tail that may be real. Among those the lowest share
+// of waits a tick late, unless others are within the noise of it; and among
+// those the least intrusive. It returns the pick (-1 when there are no
+// candidates) and the equivalent candidates' indices.
+func chooseEquivalent(cands []candidate) (pick int, equivalent []int) {
+	if len(cands) == 0 {
+		return -1, nil
+	}
+	lowest := func(set []candidate, value func(candidate) float64) candidate {
+		best := set[0]
+		for _, c := range set[1:] {
+			if value(c) < value(best) {
+				best = c
+			}
+		}
+		return best
+	}
+	best := lowest(cands, func(c candidate) float64 { return c.p50 })
+	var same []candidate
+	for _, c := range cands {
+		if !stats.DiffersBeyond(c.p50, best.p50, c.p50SE, best.p50SE, NoticeableNs) {
+			same = append(same, c)
+			equivalent = append(equivalent, c.index)
+		}
+	}
+	best = lowest(same, func(c candidate) float64 { return c.p99 })
+	var tail []candidate
+	for _, c := range same {
+		if c.p99-best.p99 <= NoticeableNs {
+			tail = append(tail, c)
+		}
+	}
+	best = lowest(tail, func(c candidate) float64 { return c.late })
+	var late []candidate
+	for _, c := range tail {
+		if !stats.DiffersBeyond(c.late, best.late, stats.ShareSE(c.late, c.n), stats.ShareSE(best.late, best.n), 0) {
+			late = append(late, c)
+		}
+	}
+	return late[len(late)-1].index, equivalent
 }
 
 // middle is a band's middle row: its edges are marginal by definition.
@@ -364,7 +551,7 @@ func (r *Result) judgeRecheck(rechecks []*rawfile.Point) {
 	}
 	w := stats.Summarize(winnerLat)
 	r.RecheckWinner = &w
-	stable := passes(w, tailShare(winnerLat, w.P50)) && abs(w.P50-winner.Summary.P50) <= RecheckToleranceNs
+	stable := passes(w, stallShare(winnerLat, w.P50, winner.Granted), tailShare(winnerLat, w.P50, ConsistencyNs)) && abs(w.P50-winner.Summary.P50) <= RecheckToleranceNs
 	if len(floorLat) > 0 {
 		f := stats.Summarize(floorLat)
 		r.RecheckFloor = &f

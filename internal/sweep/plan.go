@@ -75,6 +75,13 @@ const (
 	// tierReach is how many rows either side of a band's middle get the
 	// full count.
 	tierReach = 2
+	// maxDiscards bounds how often one point's chunks are discarded
+	// because the timer period changed while they were measured. A chunk
+	// is measured again after the round it was discarded in, so a point
+	// gives up only when the period stayed changed over that many rounds:
+	// another process holds it for good, and the point is left short (or
+	// out) rather than measured forever.
+	maxDiscards = 4
 )
 
 // Runner measures a plan on a host.
@@ -84,10 +91,19 @@ type Runner struct {
 	// Progress is told the samples taken and the current estimate of the
 	// total.
 	Progress func(done, total int)
+	// Period100ns is the timer period in force before the sweep, as the
+	// raw file's query records it, which every chunk must see before and
+	// after it (Dawson's rule). 0: Run reads it when it starts.
+	Period100ns uint32
 
 	done, total int
 	rng         *rand.Rand
 	method      string
+	// discards counts each point's discarded chunks; discarded keeps
+	// them, to be written with the points: they were measured, and
+	// analyze counts them as the bench did.
+	discards  map[*rawfile.Point]int
+	discarded []rawfile.Point
 }
 
 // group is one distinct setting: the requests the OS granted one period.
@@ -103,6 +119,10 @@ type group struct {
 func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, error) {
 	r.rng = rand.New(rand.NewPCG(r.Plan.Seed, 0x7469636b))
 	r.method = "sleep"
+	r.discards, r.discarded = map[*rawfile.Point]int{}, nil
+	if r.Period100ns == 0 {
+		r.Period100ns = r.Host.Observe().Current100ns
+	}
 	groups, err := r.groups(requests)
 	if err != nil {
 		return nil, err
@@ -165,14 +185,22 @@ func result(ctx context.Context, points []rawfile.Point, err error) ([]rawfile.P
 	return points, err
 }
 
+// finish lists the points to judge or write: the sweep's, the re-check's,
+// and the chunks discarded because the period changed.
 func (r *Runner) finish(groups []group, rechecks []rawfile.Point) []rawfile.Point {
-	out := make([]rawfile.Point, 0, len(groups)+len(rechecks))
+	out := make([]rawfile.Point, 0, len(groups)+len(rechecks)+len(r.discarded))
 	for _, g := range groups {
 		if len(g.point.Latencies) > 0 {
 			out = append(out, g.point)
 		}
 	}
-	return append(out, rechecks...)
+	out = append(out, rechecks...)
+	for _, d := range r.discarded {
+		if len(d.Latencies) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // groups asks the OS for every request once, without waiting, and merges
@@ -205,26 +233,51 @@ func (r *Runner) groups(requests []uint32) ([]group, error) {
 
 // measureRound adds chunks[i] samples to targets[i], in that order, through
 // the one measurement loop, merging each chunk into its point as it is
-// measured. It returns context.Canceled when ctx stopped the round.
+// measured. A chunk across which the timer period changed, or that saw
+// another period than the sweep began with (Disturbed), is discarded, kept
+// for the raw file, and measured again after the round, up to maxDiscards
+// times a point. It returns context.Canceled when ctx stopped the round.
 func (r *Runner) measureRound(ctx context.Context, targets []*rawfile.Point, chunks []int) error {
-	specs := make([]sample.Spec, len(targets))
-	for i, p := range targets {
-		specs[i] = sample.Spec{Method: r.method, Delay: time.Millisecond, Samples: chunks[i], Warmup: chunkWarmup, Setting: p.Requested}
-	}
-	stopped := false
-	_, err := sample.Series(ctx, r.Host, specs, func(i int, chunk *rawfile.Point) {
-		merge(targets[i], chunk)
-		r.done += len(chunk.Latencies)
-		if r.Progress != nil {
-			r.Progress(r.done, r.total)
+	for len(targets) > 0 {
+		specs := make([]sample.Spec, len(targets))
+		for i, p := range targets {
+			specs[i] = sample.Spec{Method: r.method, Delay: time.Millisecond, Samples: chunks[i], Warmup: chunkWarmup, Setting: p.Requested}
 		}
-		stopped = stopped || chunk.Stopped
-	})
-	if stopped || errors.Is(err, sample.ErrNothingMeasured) {
-		return context.Canceled
+		stopped := false
+		var again []*rawfile.Point
+		var againChunks []int
+		_, err := sample.Series(ctx, r.Host, specs, func(i int, chunk *rawfile.Point) {
+			r.done += len(chunk.Latencies)
+			stopped = stopped || chunk.Stopped
+			if Disturbed(chunk, r.Period100ns) {
+				chunk.Phase = targets[i].Phase
+				r.discarded = append(r.discarded, *chunk)
+				r.discards[targets[i]]++
+				if r.discards[targets[i]] < maxDiscards {
+					again, againChunks = append(again, targets[i]), append(againChunks, chunks[i])
+					r.total += chunks[i]
+				}
+			} else {
+				merge(targets[i], chunk)
+			}
+			if r.Progress != nil {
+				r.Progress(r.done, r.total)
+			}
+		})
+		if stopped || errors.Is(err, sample.ErrNothingMeasured) {
+			return context.Canceled
+		}
+		if err != nil {
+			return err
+		}
+		targets, chunks = again, againChunks
 	}
-	return err
+	return nil
 }
+
+// givenUp reports whether a point's chunks were discarded maxDiscards times:
+// the period stays changed, and it is measured no more.
+func (r *Runner) givenUp(p *rawfile.Point) bool { return r.discards[p] >= maxDiscards }
 
 // merge adds a chunk to a point, keeping the finest period seen held.
 func merge(p *rawfile.Point, chunk *rawfile.Point) {
@@ -248,7 +301,7 @@ func merge(p *rawfile.Point, chunk *rawfile.Point) {
 // power the coarsest band inside the budget and its finer neighbour):
 // tier1 every row of them, tier2 the rows around each one's middle.
 func (r *Runner) targets(groups []group) (tier1, tier2 []int) {
-	res := Judge(r.finish(groups, nil), r.Plan.Prefs, r.Plan.Samples)
+	res := Judge(r.finish(groups, nil), r.Plan.Prefs, r.Plan.Samples, r.Period100ns)
 	want := map[int]bool{}
 	best := int64(-1)
 	for _, b := range res.Bands {
@@ -281,7 +334,7 @@ func (r *Runner) targets(groups []group) (tier1, tier2 []int) {
 		want[res.Band] = true
 	}
 	short := func(row, n int) bool {
-		return len(groups[row].point.Latencies) < n && !groups[row].affected
+		return len(groups[row].point.Latencies) < n && !groups[row].affected && !r.givenUp(&groups[row].point)
 	}
 	// Rows are sorted by request, and so are groups (built in request
 	// order), so a row index is a group index.
@@ -313,7 +366,7 @@ func (r *Runner) interleave(ctx context.Context, groups []group, targets []int, 
 		var round []*rawfile.Point
 		var chunks []int
 		for _, t := range targets {
-			if short := n - len(groups[t].point.Latencies); short > 0 {
+			if short := n - len(groups[t].point.Latencies); short > 0 && !r.givenUp(&groups[t].point) {
 				round, chunks = append(round, &groups[t].point), append(chunks, min(short, chunkSamples))
 			}
 		}
@@ -329,7 +382,7 @@ func (r *Runner) interleave(ctx context.Context, groups []group, targets []int, 
 // recheck measures the recommended setting, its band neighbours and the
 // floor again, interleaved, half the sample count each.
 func (r *Runner) recheck(ctx context.Context, groups []group) ([]rawfile.Point, error) {
-	res := Judge(r.finish(groups, nil), r.Plan.Prefs, r.Plan.Samples)
+	res := Judge(r.finish(groups, nil), r.Plan.Prefs, r.Plan.Samples, r.Period100ns)
 	if res.Recommended < 0 {
 		return nil, nil
 	}
@@ -367,7 +420,7 @@ func (r *Runner) recheckRows(ctx context.Context, groups []group, idx []int) ([]
 		var round []*rawfile.Point
 		var chunks []int
 		for _, i := range order {
-			if short := n - len(points[i].Latencies); short > 0 {
+			if short := n - len(points[i].Latencies); short > 0 && !r.givenUp(&points[i]) {
 				round, chunks = append(round, &points[i]), append(chunks, min(short, chunkSamples))
 			}
 		}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -40,6 +41,7 @@ func SlackGrid(dmaHold bool) []timerinfo.Setting {
 func (r *Runner) RunSettings(ctx context.Context, method string, settings []timerinfo.Setting, judge func([]rawfile.Point) int) ([]rawfile.Point, error) {
 	r.rng = rand.New(rand.NewPCG(r.Plan.Seed, 0x736c61636b))
 	r.method = method
+	r.discards, r.discarded = map[*rawfile.Point]int{}, nil
 	groups := make([]group, len(settings))
 	all := make([]int, len(settings))
 	for i, s := range settings {
@@ -63,6 +65,12 @@ type SlackRow struct {
 	Summary  stats.Summary     `json:"summary"`
 	Lateness stats.Lateness    `json:"lateness"`
 	Pass     bool              `json:"pass"`
+	// P50SE is the standard error of p50 (stats.PercentileSE): the noise
+	// two settings' p50s are compared against.
+	P50SE float64 `json:"p50_se_ns"`
+	// Equivalent marks the settings whose p50 was within NoticeableNs (or
+	// the noise) of the best's when the latency pick chose among them.
+	Equivalent bool `json:"equivalent,omitempty"`
 }
 
 // SlackResult is the Linux bench's judgement.
@@ -76,10 +84,16 @@ type SlackResult struct {
 	Partial       bool           `json:"partial"`
 }
 
-// JudgeSlack recommends a Linux setting. latency: the lowest p50 that
-// passes the gates (interference ≤ 2 %, p95 ≤ 2.5 ms). power: the largest
-// slack, preferring no DMA hold, whose p99 lateness is within
-// prefs.BudgetLateness; the latency pick when none is.
+// JudgeSlack recommends a Linux setting. latency: among the settings that
+// pass the gates (interference ≤ 2 %, p95 ≤ 2.5 ms), the lowest p50, except
+// that settings whose p50s differ by no more than NoticeableNs or the noise
+// are equivalent, and among those the lowest p99 (within the same
+// tolerance), then the lowest interference (the waits a 1 ms tick or more
+// late: Linux's high-resolution timers have no tick of their own, and 1 ms
+// is the finest a kernel's HZ gives), then the least intrusive setting (no
+// DMA hold, the largest slack) wins. power: the largest slack, preferring
+// no DMA hold, whose p99 lateness is within prefs.BudgetLateness; the
+// latency pick when none is.
 //
 // The Windows bench's consistency gate (ConsistencyNs) is not applied: it
 // guards against waits that end a whole tick late, and Linux's
@@ -98,15 +112,26 @@ func JudgeSlack(points []rawfile.Point, delayNs int64, prefs Preferences) *Slack
 			continue
 		}
 		s := stats.Summarize(p.Latencies)
+		p50SE := p50Noise(p.Latencies)
 		r.Rows = append(r.Rows, SlackRow{
 			Setting: p.Requested, Summary: s, Lateness: stats.LatenessOf(s, delayNs),
-			Pass: s.Count > 0 && s.Interference <= GateMaxInterference && s.P95 <= GateMaxP95Ns,
+			Pass:  s.Count > 0 && s.Interference <= GateMaxInterference && s.P95 <= GateMaxP95Ns,
+			P50SE: p50SE,
 		})
 	}
-	best := -1
+	var cands []candidate
 	for i, row := range r.Rows {
-		if row.Pass && (best < 0 || row.Summary.P50 < r.Rows[best].Summary.P50) {
-			best = i
+		if row.Pass {
+			s := row.Summary
+			cands = append(cands, candidate{index: i, p50: float64(s.P50), p50SE: row.P50SE, p99: float64(s.P99), late: s.Interference, n: s.Count})
+		}
+	}
+	// Most intrusive first: a DMA hold, then the smallest slack.
+	sort.SliceStable(cands, func(i, j int) bool { return better(r.Rows[cands[j].index].Setting, r.Rows[cands[i].index].Setting) })
+	best, equivalent := chooseEquivalent(cands)
+	if len(equivalent) > 1 && prefs.Prefer != "power" {
+		for _, i := range equivalent {
+			r.Rows[i].Equivalent = true
 		}
 	}
 	r.Recommended = best

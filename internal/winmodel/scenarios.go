@@ -17,6 +17,11 @@ type Scenario struct {
 	Global bool
 	// OtherHeld is another process's request, 0 for none.
 	OtherHeld uint32
+	// InterruptPeriod is another process's request made InterruptFromNs
+	// into the run (virtual time) and released at InterruptUntilNs: a game
+	// or a browser raising the timer in the middle of a bench.
+	InterruptPeriod                   uint32
+	InterruptFromNs, InterruptUntilNs int64
 	// Grants are published request → grant pairs that override Quantise.
 	Grants map[uint32]uint32
 	// CallDelayNs and CallJitterNs: the few µs from a tick to the woken
@@ -56,23 +61,39 @@ var scenarios = []Scenario{
 		CallDelayNs: 4 * us, CallJitterNs: us / 2, ExtraTickProb: 0.002,
 	},
 	{
+		// Quantised, 5021-5022 are granted 5020 (2 ticks = 1.0040 ms) and
+		// 5023-5025 are granted 5023 (1.0046 ms): with the tick-to-call
+		// delay at 4.3 µs and a jitter of 0.05 µs both sides of TickTune's
+		// knee at 5023 are six standard deviations clear of it.
 		Name:    "knee-26100",
 		Summary: "Windows 11 24H2: requests from 5023 (0.5023 ms) up sleep two ticks (~1.01 ms), below it three (~1.50)",
 		Build:   26100, Coarsest: 156250, Finest: 5000,
-		CallDelayNs: 44 * us / 10, CallJitterNs: 15 * us / 100, ExtraTickProb: 0.002,
+		CallDelayNs: 43 * us / 10, CallJitterNs: 5 * us / 100, ExtraTickProb: 0.002,
 	},
 	{
+		// Quantised, 5016-5017 are granted 5015 (2 ticks = 1.0030 ms) and
+		// 5018-5019 are granted 5017 (1.0034 ms): with the tick-to-call
+		// delay at 3.2 µs and a jitter of 0.06 µs both sides of TickTune's
+		// knee at 5018 are over three standard deviations clear of it.
+		// (At 3.4 µs, the delay earlier versions used, request 5018 sat
+		// exactly on the knee and woke fast about half the time.)
 		Name:    "knee-26200",
 		Summary: "Windows 11 25H2: the knee at 5018 and a fast window under 1 us wide (5018-5027); above it requests fall back to 0.5 ms",
 		Build:   26200, Coarsest: 156250, Finest: 5000,
-		CallDelayNs: 34 * us / 10, CallJitterNs: 15 * us / 100, ExtraTickProb: 0.002,
+		CallDelayNs: 32 * us / 10, CallJitterNs: 6 * us / 100, ExtraTickProb: 0.002,
 		HonouredHi: 5027, FallbackHi: 9000, FallbackTo: 5000,
 	},
 	{
+		// Quantised, 5105-5106 are granted 5104 (2 ticks = 1.0208 ms) and
+		// 5107-5109 are granted 5107 (1.0214 ms): with the tick-to-call
+		// delay at 21.1 µs and a jitter of 0.1 µs both sides of the knee are
+		// three standard deviations clear of it. TickTune's band starts at
+		// 5106, which quantisation cannot separate from 5105: the model's
+		// starts at 5107.
 		Name:    "narrow-band",
-		Summary: "TickTune's example: slow to 0.5105 ms, a fast band 0.5106-0.5132 ms, and requests above it falling back to the slow 0.5 ms tick",
+		Summary: "TickTune's example, quantised: slow to 0.5106 ms, a fast band 0.5107-0.5132 ms, and requests above it falling back to the slow 0.5 ms tick",
 		Build:   22631, Coarsest: 156250, Finest: 5000,
-		CallDelayNs: 212 * us / 10, CallJitterNs: us / 2, ExtraTickProb: 0.003,
+		CallDelayNs: 211 * us / 10, CallJitterNs: us / 10, ExtraTickProb: 0.003,
 		HonouredHi: 5132, FallbackHi: 10000, FallbackTo: 5000,
 	},
 	{
@@ -97,6 +118,13 @@ var scenarios = []Scenario{
 		CallDelayNs: 46 * us / 10, CallJitterNs: us / 5, ExtraTickProb: 0.002,
 	},
 	{
+		Name:    "interrupted",
+		Summary: "knee-26100's machine, with another process raising the timer to 0.5 ms 4 s into the run and releasing it 3 s later (a game started and closed mid-bench)",
+		Build:   26100, Coarsest: 156250, Finest: 5000,
+		CallDelayNs: 43 * us / 10, CallJitterNs: 5 * us / 100, ExtraTickProb: 0.002,
+		InterruptPeriod: 5000, InterruptFromNs: 4_000 * ms, InterruptUntilNs: 7_000 * ms,
+	},
+	{
 		Name:    "global-key",
 		Summary: "GlobalTimerResolutionRequests=1 on Windows 11 with another process holding 1 ms: this process's waits follow it even without a request",
 		Build:   26100, Coarsest: 156250, Finest: 5000, Global: true, OtherHeld: 10000,
@@ -115,6 +143,13 @@ func Find(name string) (Scenario, bool) {
 		}
 	}
 	return Scenario{}, false
+}
+
+// Undisturbed is the scenario without its interruption: the same machine
+// with nothing raising the timer mid-run.
+func (s Scenario) Undisturbed() Scenario {
+	s.InterruptPeriod, s.InterruptFromNs, s.InterruptUntilNs = 0, 0, 0
+	return s
 }
 
 // Names lists the scenario names, comma-separated.

@@ -6,17 +6,21 @@
 // computed on it is reported as SIMULATED, never as a measurement.
 //
 // What it models:
-//   - granted periods quantised to steps of the 3.579545 MHz ACPI PM timer
-//     (the inference that fits the published 0.9996 / 0.5068 / 0.4992 ms
-//     grants), with a scenario's table of published grants taking precedence;
+//   - granted periods quantised to whole steps of the 3.579545 MHz ACPI PM
+//     timer, rounded to 100 ns (Quantise). This is an inference, and only a
+//     partial fit: it gives 0.5070 -> 0.5068 ms as published, but 0.5000 ->
+//     0.4998 and 1.0000 -> 0.9998 where 0.4992 and 0.9996 were published.
+//     Only the published-pairs scenario's table of grants (which takes
+//     precedence over Quantise) reproduces all three;
 //   - the timer interrupt firing every granted period, and Sleep(n) ending on
 //     the first tick at or after its due time, so a call made just after a
 //     tick wakes after k ticks, k the smallest with k × period ≥ n ms + the
-//     few µs between the tick and the call (which places the knee: 2 ×
-//     0.5023 ms = 1 ms + 4.6 µs);
+//     few µs between the tick and the call (which places the knee: a
+//     request is fast when 2 × its grant ≥ 1 ms + that delay);
 //   - per-process requests (a process without one waits on the 15.625 ms
 //     tick) and the global model, and another process holding a finer
-//     request, which NtSetTimerResolution then reports as granted;
+//     request, which NtSetTimerResolution then reports as granted, for the
+//     whole run or for a while in the middle of it;
 //   - a narrow honoured band above which requests fall back to another
 //     period; 1 µs neighbours alternating between clean and noisy;
 //   - interference: an extra tick now and then, a rare multi-millisecond
@@ -64,9 +68,16 @@ func New(name string, seed uint64) (*Host, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown scenario %q: the scenarios are %s", name, Names())
 	}
+	return NewFor(sc, seed), nil
+}
+
+// NewFor returns a host simulating a scenario, seeded: the random stream
+// depends on the scenario's name and the seed only, so a scenario and its
+// Undisturbed variant start alike.
+func NewFor(sc Scenario, seed uint64) *Host {
 	h := fnv.New64a()
 	h.Write([]byte(sc.Name))
-	return &Host{sc: sc, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}, nil
+	return &Host{sc: sc, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}
 }
 
 // Scenario returns the scenario the host simulates.
@@ -95,10 +106,19 @@ func (h *Host) grant(request uint32) uint32 {
 	return Quantise(request)
 }
 
+// other is the finest request another process holds now, 0 for none.
+func (h *Host) other() uint32 {
+	other := h.sc.OtherHeld
+	if p := h.sc.InterruptPeriod; p != 0 && h.now >= h.sc.InterruptFromNs && h.now < h.sc.InterruptUntilNs && (other == 0 || p < other) {
+		other = p
+	}
+	return other
+}
+
 // current is the interrupt period in force for the whole machine.
 func (h *Host) current() uint32 {
 	current := h.sc.Coarsest
-	for _, p := range []uint32{h.own, h.sc.OtherHeld} {
+	for _, p := range []uint32{h.own, h.other()} {
 		if p != 0 && p < current {
 			current = p
 		}
@@ -118,7 +138,7 @@ func (h *Host) effectivePeriod() uint32 {
 		return h.sc.Coarsest
 	}
 	period := h.sc.Coarsest
-	for _, p := range []uint32{own, h.sc.OtherHeld} {
+	for _, p := range []uint32{own, h.other()} {
 		if p != 0 && p < period {
 			period = p
 		}

@@ -6,7 +6,7 @@
 // target (issue 3): agreement in at least 99 % of runs for at most 20 % of
 // the time. Everything it prints is SIMULATED.
 //
-//	go run ./tools/bench-agreement [-seeds 100] [-samples 200] [-prefer latency]
+//	go run ./tools/bench-agreement [-seeds 100] [-first 1] [-samples 200] [-prefer latency] [-scenario NAME]
 package main
 
 import (
@@ -22,8 +22,10 @@ import (
 
 func main() {
 	seeds := flag.Int("seeds", 100, "seeds per scenario")
+	first := flag.Int("first", 1, "the first seed")
 	samples := flag.Int("samples", 200, "--samples of the bench")
 	prefer := flag.String("prefer", "latency", "latency or power")
+	only := flag.String("scenario", "", "run only this scenario")
 	flag.Parse()
 	prefs := sweep.DefaultPreferences()
 	prefs.Prefer = *prefer
@@ -33,9 +35,12 @@ func main() {
 	var allAdaptive, allExhaustive int64
 	worstRatio := 0.0
 	for _, sc := range winmodel.Scenarios() {
+		if *only != "" && sc.Name != *only {
+			continue
+		}
 		agree := 0
 		var adaptive, exhaustive int64
-		for seed := 1; seed <= *seeds; seed++ {
+		for seed := *first; seed < *first+*seeds; seed++ {
 			a, aSlept, err := run(sc.Name, uint64(seed), false, *samples, prefs)
 			check(err)
 			e, eSlept, err := run(sc.Name, uint64(seed), true, *samples, prefs)
@@ -68,12 +73,18 @@ func run(scenario string, seed uint64, exhaustive bool, samples int, prefs sweep
 		return nil, 0, err
 	}
 	sc := h.Scenario()
+	// The bench's query, before the sweep: the period the sweep starts
+	// with, which the judgement holds every point to.
+	q, err := h.Query()
+	if err != nil {
+		return nil, 0, err
+	}
 	r := &sweep.Runner{Host: h, Plan: sweep.Plan{Samples: samples, Exhaustive: exhaustive, Seed: seed, Prefs: prefs}}
 	points, err := r.Run(context.Background(), sweep.Grid(sc.Finest, sc.Coarsest, sc.Finest, sc.Coarsest))
 	if err != nil {
 		return nil, 0, err
 	}
-	return sweep.Judge(points, prefs, samples), h.SleptNs(), nil
+	return sweep.Judge(points, prefs, samples, q.Windows.Current100ns), h.SleptNs(), nil
 }
 
 // Agree reports whether the adaptive recommendation falls in the exhaustive
