@@ -1,0 +1,232 @@
+// Command checkrelease checks the archives GoReleaser wrote into a dist
+// directory (.ci/run runs it after `goreleaser release --snapshot`): one
+// archive per shipped target; in each Windows zip the console program
+// tickscope.exe (IMAGE_SUBSYSTEM_WINDOWS_CUI) and the windowless holder
+// tickscope-holder.exe (IMAGE_SUBSYSTEM_WINDOWS_GUI, so that Task
+// Scheduler opens no console for it), both with the manifest and version
+// resource; every binary built for its target's machine and carrying the
+// version GoReleaser set. The checksums are checked by sha256sum -c, as a
+// user checks them.
+//
+// Usage: go run ./.ci/checkrelease DIST (the version is read from
+// DIST/metadata.json, which GoReleaser writes)
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// The PE constants (winnt.h; "PE Format", Microsoft Learn).
+const (
+	imageSubsystemWindowsGUI = 2
+	imageSubsystemWindowsCUI = 3
+)
+
+type target struct {
+	goos, goarch, ext string
+}
+
+var targets = []target{
+	{"windows", "amd64", "zip"},
+	{"windows", "arm64", "zip"},
+	{"linux", "amd64", "tar.gz"},
+	{"linux", "arm64", "tar.gz"},
+	{"darwin", "arm64", "tar.gz"},
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: checkrelease DIST")
+		os.Exit(2)
+	}
+	dist := os.Args[1]
+	version, err := readVersion(dist)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "checkrelease:", err)
+		os.Exit(1)
+	}
+	fmt.Println("version", version)
+	failed := false
+	for _, t := range targets {
+		name := fmt.Sprintf("tickscope_%s_%s_%s.%s", version, t.goos, t.goarch, t.ext)
+		if err := check(filepath.Join(dist, name), t, version); err != nil {
+			fmt.Printf("FAIL %s: %v\n", name, err)
+			failed = true
+			continue
+		}
+		fmt.Printf("ok   %s\n", name)
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// check reads an archive's binaries and checks each.
+func check(path string, t target, version string) error {
+	files, err := read(path, t.ext)
+	if err != nil {
+		return err
+	}
+	want := map[string]int{"tickscope": 0}
+	if t.goos == "windows" {
+		want = map[string]int{"tickscope.exe": imageSubsystemWindowsCUI, "tickscope-holder.exe": imageSubsystemWindowsGUI}
+	}
+	for name, subsystem := range want {
+		data, ok := files[name]
+		if !ok {
+			return fmt.Errorf("no %s in the archive (it holds %d files)", name, len(files))
+		}
+		if !bytes.Contains(data, []byte(version)) {
+			return fmt.Errorf("%s does not carry the version %s (-X .../internal/version.override)", name, version)
+		}
+		if err := checkBinary(name, data, t, subsystem); err != nil {
+			return err
+		}
+	}
+	if _, ok := files["README.md"]; !ok {
+		return fmt.Errorf("no README.md in the archive")
+	}
+	return nil
+}
+
+func checkBinary(name string, data []byte, t target, subsystem int) error {
+	switch t.goos {
+	case "windows":
+		f, err := pe.NewFile(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		machine := map[string]uint16{"amd64": pe.IMAGE_FILE_MACHINE_AMD64, "arm64": pe.IMAGE_FILE_MACHINE_ARM64}[t.goarch]
+		if f.Machine != machine {
+			return fmt.Errorf("%s: machine %#x, want %#x", name, f.Machine, machine)
+		}
+		var got uint16
+		switch h := f.OptionalHeader.(type) {
+		case *pe.OptionalHeader64:
+			got = h.Subsystem
+		case *pe.OptionalHeader32:
+			got = h.Subsystem
+		}
+		if int(got) != subsystem {
+			return fmt.Errorf("%s: subsystem %d, want %d (2 GUI, 3 console)", name, got, subsystem)
+		}
+		// The resources the committed rsrc_windows_*.syso files link in
+		// (cmd/tickscope/wine_test.go's checkResources looks for the same).
+		for _, want := range [][]byte{
+			[]byte(`<supportedOS Id="{8e0f7a12-bfb3-4fe8-b9a5-48fd50a15a9a}"/>`),
+			[]byte(`level="asInvoker"`),
+			utf16("VS_VERSION_INFO"),
+		} {
+			if !bytes.Contains(data, want) {
+				return fmt.Errorf("%s lacks the resource text %q", name, want)
+			}
+		}
+	case "linux":
+		f, err := elf.NewFile(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		machine := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[t.goarch]
+		if f.Machine != machine {
+			return fmt.Errorf("%s: machine %v, want %v", name, f.Machine, machine)
+		}
+	case "darwin":
+		f, err := macho.NewFile(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		if f.Cpu != macho.CpuArm64 {
+			return fmt.Errorf("%s: CPU %v, want arm64", name, f.Cpu)
+		}
+	}
+	return nil
+}
+
+// read returns an archive's regular files by base name.
+func read(path, ext string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	if ext == "zip" {
+		z, err := zip.OpenReader(path)
+		if err != nil {
+			return nil, err
+		}
+		defer z.Close()
+		for _, f := range z.File {
+			r, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			data, err := io.ReadAll(r)
+			r.Close()
+			if err != nil {
+				return nil, err
+			}
+			files[filepath.Base(f.Name)] = data
+		}
+		return files, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, err
+		}
+		files[filepath.Base(h.Name)] = data
+	}
+}
+
+func utf16(s string) []byte {
+	var b []byte
+	for _, r := range s {
+		b = append(b, byte(r), 0)
+	}
+	return b
+}
+
+// readVersion reads the version GoReleaser built from its metadata.json.
+func readVersion(dist string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
+	if err != nil {
+		return "", err
+	}
+	var meta struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(data, &meta); err != nil {
+		return "", fmt.Errorf("metadata.json: %v", err)
+	}
+	if meta.Version == "" {
+		return "", fmt.Errorf("metadata.json names no version")
+	}
+	return meta.Version, nil
+}
