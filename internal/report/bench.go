@@ -126,7 +126,7 @@ func discardedLine(d *sweep.Discards, before uint32) string {
 	if before != 0 {
 		what = "the timer period was not the " + timerinfo.FormatPeriodMS(before) + " ms the sweep began with"
 	}
-	return fmt.Sprintf("%d chunks (%d samples) measured while %s (seen %s ms): evidence for no band, left out",
+	return fmt.Sprintf("%d points (%d samples) measured while %s (seen %s ms): evidence for no band, left out",
 		d.Points, d.Samples, what, strings.Join(seen, ", "))
 }
 

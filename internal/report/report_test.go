@@ -211,7 +211,7 @@ func TestBenchShowsDiscardsAndEquivalence(t *testing.T) {
 	var out bytes.Buffer
 	report.WriteBench(&out, &report.Bench{Current100ns: 156250, Result: r}, false)
 	for _, want := range []string{
-		"  discarded        7 chunks (140 samples) measured while the timer period was not the 15.6250 ms the sweep began with (seen 0.5000 ms): evidence for no band, left out\n",
+		"  discarded        7 points (140 samples) measured while the timer period was not the 15.6250 ms the sweep began with (seen 0.5000 ms): evidence for no band, left out\n",
 		"  0.5100 - 0.5101 ms   p50 1.012 ms     2 points  (equivalent)\n",
 		"  0.5200 - 0.5201 ms   p50 1.008 ms     2 points  <- recommended (equivalent)\n",
 		"  2 bands equivalent: p50s within 10 µs or the noise of the best",

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/stats"
@@ -577,10 +578,22 @@ func abs(v int64) int64 {
 // went wrong otherwise.
 func (r *Result) Usable() error {
 	if r.Floor < 0 {
+		if d := r.Discarded; d != nil && len(r.Rows) == 0 {
+			return fmt.Errorf("the timer period changed while every candidate was measured (seen %s ms; %d points, %d samples left out): close what raises the timer and run again",
+				periodsMS(d.PeriodsSeen), d.Points, d.Samples)
+		}
 		if r.HeldElsewhere != 0 {
 			return fmt.Errorf("another process holds the timer at %d x 100ns: every candidate is affected, nothing usable remains", r.HeldElsewhere)
 		}
 		return fmt.Errorf("no candidate was measured")
 	}
 	return nil
+}
+
+func periodsMS(periods []uint32) string {
+	out := make([]string, len(periods))
+	for i, p := range periods {
+		out[i] = timerinfo.FormatPeriodMS(p)
+	}
+	return strings.Join(out, ", ")
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -99,11 +100,18 @@ type Runner struct {
 	done, total int
 	rng         *rand.Rand
 	method      string
-	// discards counts each point's discarded chunks; discarded keeps
-	// them, to be written with the points: they were measured, and
-	// analyze counts them as the bench did.
-	discards  map[*rawfile.Point]int
-	discarded []rawfile.Point
+	// discards counts each point's discarded chunks. discarded keeps
+	// them, merged into one point per target, to be written with the
+	// points: they were measured, and analyze counts them as the bench
+	// did. room is how many such points the raw file can still hold: a
+	// reader accepts no more points than the grid's requests and the
+	// re-checks (rawfile), and the distinct granted periods take their
+	// share of those.
+	discards    map[*rawfile.Point]int
+	discarded   []rawfile.Point
+	discardedAt map[*rawfile.Point]int
+	room        int
+	seen        []uint32
 }
 
 // group is one distinct setting: the requests the OS granted one period.
@@ -119,7 +127,7 @@ type group struct {
 func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, error) {
 	r.rng = rand.New(rand.NewPCG(r.Plan.Seed, 0x7469636b))
 	r.method = "sleep"
-	r.discards, r.discarded = map[*rawfile.Point]int{}, nil
+	r.resetDiscards()
 	if r.Period100ns == 0 {
 		r.Period100ns = r.Host.Observe().Current100ns
 	}
@@ -127,6 +135,7 @@ func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, e
 	if err != nil {
 		return nil, err
 	}
+	r.room = len(requests) - len(groups)
 	if r.Plan.Exhaustive {
 		// The fixed design: every setting gets the full count, in chunks
 		// that take turns, so that each row's samples span the whole run's
@@ -169,7 +178,13 @@ func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, e
 		}
 	}
 	rechecks, err := r.recheck(ctx, groups)
-	return result(ctx, r.finish(groups, rechecks), err)
+	points, err := result(ctx, r.finish(groups, rechecks), err)
+	if errors.Is(err, sample.ErrNothingMeasured) && ctx.Err() == nil && len(r.discards) > 0 {
+		// Not stopped: every chunk was discarded and none could be written.
+		return nil, fmt.Errorf("the timer period changed while every candidate was measured (%s ms seen, not the %s ms the sweep began with): close what raises the timer and run again",
+			periodsMS(r.seen), timerinfo.FormatPeriodMS(r.Period100ns))
+	}
+	return points, err
 }
 
 // result is what a run returns: the points measured, without an error
@@ -250,8 +265,7 @@ func (r *Runner) measureRound(ctx context.Context, targets []*rawfile.Point, chu
 			r.done += len(chunk.Latencies)
 			stopped = stopped || chunk.Stopped
 			if Disturbed(chunk, r.Period100ns) {
-				chunk.Phase = targets[i].Phase
-				r.discarded = append(r.discarded, *chunk)
+				r.keepDiscarded(targets[i], chunk)
 				r.discards[targets[i]]++
 				if r.discards[targets[i]] < maxDiscards {
 					again, againChunks = append(again, targets[i]), append(againChunks, chunks[i])
@@ -273,6 +287,45 @@ func (r *Runner) measureRound(ctx context.Context, targets []*rawfile.Point, chu
 		targets, chunks = again, againChunks
 	}
 	return nil
+}
+
+func (r *Runner) resetDiscards() {
+	r.discards, r.discarded, r.discardedAt, r.room, r.seen = map[*rawfile.Point]int{}, nil, map[*rawfile.Point]int{}, 0, nil
+}
+
+// keepDiscarded adds a discarded chunk to its target's discarded point, up
+// to the full sample count (the most a reader accepts in a bench's point).
+// The point keeps its first chunk's conditions, which show the change. When
+// the file has no room for another point the chunk is measured again all
+// the same but not written, and the discards shown are a lower bound: it
+// takes a period that changes during most of the sweep's settings.
+func (r *Runner) keepDiscarded(target, chunk *rawfile.Point) {
+	for _, seen := range []uint32{chunk.Conditions.CurrentBefore100ns, chunk.Conditions.CurrentAfter100ns} {
+		if seen != 0 && seen != r.Period100ns && !slices.Contains(r.seen, seen) {
+			r.seen = append(r.seen, seen)
+			slices.Sort(r.seen)
+		}
+	}
+	i, ok := r.discardedAt[target]
+	if !ok {
+		if r.room <= 0 {
+			return
+		}
+		r.room--
+		d := *chunk
+		d.Phase = target.Phase
+		d.Latencies = nil
+		r.discarded = append(r.discarded, d)
+		i = len(r.discarded) - 1
+		r.discardedAt[target] = i
+	} else {
+		d := &r.discarded[i]
+		d.Warmup += chunk.Warmup
+		d.Overruns += chunk.Overruns
+		d.Stopped = d.Stopped || chunk.Stopped
+	}
+	d := &r.discarded[i]
+	d.Latencies = append(d.Latencies, chunk.Latencies[:min(len(chunk.Latencies), max(r.Plan.Samples-len(d.Latencies), 0))]...)
 }
 
 // givenUp reports whether a point's chunks were discarded maxDiscards times:

@@ -41,7 +41,7 @@ func SlackGrid(dmaHold bool) []timerinfo.Setting {
 func (r *Runner) RunSettings(ctx context.Context, method string, settings []timerinfo.Setting, judge func([]rawfile.Point) int) ([]rawfile.Point, error) {
 	r.rng = rand.New(rand.NewPCG(r.Plan.Seed, 0x736c61636b))
 	r.method = method
-	r.discards, r.discarded = map[*rawfile.Point]int{}, nil
+	r.resetDiscards()
 	groups := make([]group, len(settings))
 	all := make([]int, len(settings))
 	for i, s := range settings {

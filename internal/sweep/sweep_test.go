@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sample"
@@ -471,5 +473,58 @@ func TestPowerBudgetMargin(t *testing.T) {
 	res := sweep.Judge(points, prefs, 200, c)
 	if got := res.Rows[res.Recommended].Requested; got != 13000 {
 		t.Errorf("power pick %d, want 13000 (13500 sits on the budget)", got)
+	}
+}
+
+// A period that stays changed for the rest of the sweep: every point gives
+// up after its bound of discards, the bench ends, the file it writes is one
+// a reader accepts (no more points than the grid's requests and the
+// re-checks), and the judgement says why nothing is usable.
+func TestPeriodChangedForGood(t *testing.T) {
+	sc, _ := winmodel.Find("interrupted")
+	sc.InterruptFromNs, sc.InterruptUntilNs = 1, 1<<62
+	// The whole grid, where many requests share a grant and the file has
+	// room for a discarded point per setting; and the 1 ms steps above
+	// 2 ms, every one its own grant, where it has none.
+	for _, requests := range [][]uint32{sweep.Grid(sc.Finest, sc.Coarsest, sc.Finest, sc.Coarsest), sweep.Grid(sc.Finest, sc.Coarsest, 20_000, sc.Coarsest)} {
+		periodChangedForGood(t, sc, requests)
+	}
+}
+
+func periodChangedForGood(t *testing.T, sc winmodel.Scenario, requests []uint32) {
+	h := winmodel.NewFor(sc, 1)
+	q, err := h.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &sweep.Runner{Host: h, Plan: sweep.Plan{Samples: 20, Seed: 1, Prefs: sweep.DefaultPreferences()}}
+	points, err := r.Run(context.Background(), requests)
+	if err != nil {
+		// Nothing could be written: the error says why.
+		if !strings.Contains(err.Error(), "the timer period changed while every candidate was measured (0.5000 ms seen, not the 15.6250 ms the sweep began with)") {
+			t.Fatal(err)
+		}
+		return
+	}
+	f := &rawfile.File{Format: rawfile.FormatName, Version: rawfile.Version, Tool: rawfile.Tool{Name: "tickscope", Version: "test"},
+		Created: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Command: "bench", Simulated: sc.Name, Query: q, Method: "sleep",
+		DelayNs: 1_000_000, Bench: &rawfile.BenchParams{Samples: 20, Seed: 1, Requests: len(requests)}, Points: points}
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := rawfile.Parse(data)
+	if err != nil {
+		t.Fatalf("the bench wrote a file the reader refuses: %v", err)
+	}
+	res := sweep.JudgeFile(back, sweep.DefaultPreferences())
+	if len(res.Rows) != 0 {
+		t.Fatalf("%d rows; want none", len(res.Rows))
+	}
+	if len(points) > len(requests) {
+		t.Errorf("%d points for %d requests", len(points), len(requests))
+	}
+	if err := res.Usable(); res.Discarded != nil && (err == nil || !strings.Contains(err.Error(), "the timer period changed while every candidate was measured (seen 0.5000 ms")) {
+		t.Errorf("Usable() = %v", err)
 	}
 }
