@@ -20,7 +20,9 @@ func (a *app) runCommand() *cobra.Command {
 		Long: `Run a program with a timer setting in force while it runs, then release it.
 Its standard input, output and error are its own; tickscope's one line about
 the setting goes to standard error. Signals tickscope receives (Ctrl+C,
-SIGTERM, SIGHUP, SIGQUIT) are passed on to the program.
+SIGTERM, SIGHUP, SIGQUIT) are passed on to the program. If tickscope itself
+is killed, the program is killed with it (Linux: the program; Windows: the
+program and what it started, through a job object).
 
 Linux:
   --slack D         the program's timer slack (inherited across fork and exec,
