@@ -47,9 +47,18 @@ type Cell struct {
 }
 
 // intervals turns a point's samples into intervals between wake-ups, in
-// buf (reused; grown as needed): a relative method's samples already are; a
-// periodic one's are the delay plus each wake's lateness, so consecutive
-// wakes are L[k] - L[k-1] + delay apart.
+// buf (reused; grown as needed): a relative method's samples already are. A
+// periodic one's are the delay plus each wake's lateness past its
+// deadline, and deadline k follows deadline k-1 by one delay, plus one more
+// for each deadline that had already passed when wait k began (the
+// measurement loop skips those and counts them as overruns). The loop
+// begins wait k right after wake k-1, so those skipped are the whole
+// delays in wake k-1's lateness: wakes k-1 and k are
+// L[k] - L[k-1] + delay × (1 + ⌊max(L[k-1] - delay, 0) / delay⌋) apart.
+// (A deadline that falls in the few ns between a wake and the next wait's
+// start is skipped by the loop but not counted here; that costs one
+// interval one delay, rarely.) Without the skipped deadlines a wake more
+// than a delay late would make the next interval negative.
 func intervals(p *rawfile.Point, delay int64, buf []int64) []int64 {
 	if !p.Periodic {
 		return append(buf[:0], p.Latencies...)
@@ -60,7 +69,9 @@ func intervals(p *rawfile.Point, delay int64, buf []int64) []int64 {
 			out = append(out, l)
 			continue
 		}
-		out = append(out, l-p.Latencies[i-1]+delay)
+		previous := p.Latencies[i-1]
+		skipped := max(previous-delay, 0) / delay
+		out = append(out, l-previous+delay*(1+skipped))
 	}
 	return out
 }

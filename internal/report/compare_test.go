@@ -100,3 +100,39 @@ func TestCompareOfIsBounded(t *testing.T) {
 		t.Errorf("%d lines for %d cells", lines, len(c.Cells))
 	}
 }
+
+// TestPeriodicIntervalsCountSkippedDeadlines: a periodic wake more than a
+// delay late makes the loop skip the deadlines that passed (overruns); the
+// next interval spans them. Before, it came out negative.
+func TestPeriodicIntervalsCountSkippedDeadlines(t *testing.T) {
+	const delay = 1_000_000
+	for _, tc := range []struct {
+		name      string
+		latencies []int64 // delay + lateness past each deadline
+		want      []int64
+	}{
+		{"on time", []int64{delay, delay, delay}, []int64{delay, delay, delay}},
+		{"late, no skip", []int64{delay, 1_900_000, delay}, []int64{delay, 1_900_000, 100_000}},
+		// 3.5 ms late: deadlines at +1, +2 and +3 ms had passed; the next
+		// wake, 0.1 ms late, is 4 ms later in deadlines, 0.6 ms in time.
+		{"one wake 3.5 delays late", []int64{delay, 4_500_000, 1_100_000}, []int64{delay, 4_500_000, 600_000}},
+		{"exactly one delay late", []int64{2_000_000, delay}, []int64{2_000_000, delay}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &rawfile.File{Command: "compare", Method: "(per point)", DelayNs: delay,
+				Query:  &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}},
+				Points: []rawfile.Point{{Method: "clock-abs", Periodic: true, Latencies: tc.latencies}}}
+			c := report.CompareOf(f, nil, nil)
+			var elapsed int64
+			for _, v := range tc.want {
+				elapsed += v
+			}
+			if got, want := c.Cells[0].DriftNs, elapsed-int64(len(tc.want))*delay; got != want {
+				t.Errorf("drift %d, want %d (intervals %v)", got, want, tc.want)
+			}
+			if c.Cells[0].P50 < 0 {
+				t.Errorf("a negative interval: p50 %d", c.Cells[0].P50)
+			}
+		})
+	}
+}
