@@ -93,8 +93,12 @@ func TestGatesAreNeverViolated(t *testing.T) {
 			if res.Recommended < 0 {
 				continue
 			}
-			s := res.Rows[res.Recommended].Summary
-			if s.Interference > sweep.GateMaxInterference || s.P50 < sweep.GateMinP50Ns || s.P95 > sweep.GateMaxP95Ns {
+			// The shares are judged for significance (at most 8.1 % at 200
+			// samples where the gate says 5 %, 4 % where it says 2 %), so a
+			// recommended row may show a p95 over 2.5 ms, never a p90.
+			row := res.Rows[res.Recommended]
+			s := row.Summary
+			if row.StallShare >= 0.04 || s.P50 < sweep.GateMinP50Ns || s.P90 > sweep.GateMaxP95Ns {
 				t.Errorf("%s --prefer %s: recommended a row outside the gates: %+v", sc.Name, prefer, s)
 			}
 			if res.Rows[res.Recommended].Affected {
@@ -456,6 +460,20 @@ func TestGateSharesAreJudgedForSignificance(t *testing.T) {
 	}
 	if r := sweep.Judge([]rawfile.Point{p}, sweep.DefaultPreferences(), 200, c).Rows[0]; !r.Pass || r.StallShare != 0 || r.Summary.Interference != 0.04 {
 		t.Errorf("1.3 ms row with 4 %% extra ticks: pass %v, stall share %.3f, interference %.3f; want a pass, no stalls, 4 %% interference", r.Pass, r.StallShare, r.Summary.Interference)
+	}
+	// 7 % of them: its p95 is a tick late, over 2.5 ms, but 7 % is not
+	// significantly over the 5 % a p95 allows; 12 % is.
+	for _, tt := range []struct {
+		late int
+		pass bool
+	}{{14, true}, {24, false}} {
+		p := sweepPoint(13000, 1_300_000, 200, c, c)
+		for i := 0; i < tt.late; i++ {
+			p.Latencies[i] = 2_600_000
+		}
+		if r := sweep.Judge([]rawfile.Point{p}, sweep.DefaultPreferences(), 200, c).Rows[0]; r.Pass != tt.pass || r.Summary.P95 != 2_600_000 {
+			t.Errorf("1.3 ms row with %d of 200 waits a tick late: pass %v, p95 %d; want pass %v, p95 2.6 ms", tt.late, r.Pass, r.Summary.P95, tt.pass)
+		}
 	}
 }
 
