@@ -75,7 +75,7 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	}
 	if rows {
 		p.line("")
-		p.line("rows  (requested, granted, same-grant requests, p50 / p95 / p99 ms, interference, stalls, a tick late)")
+		p.line("rows  (requested, granted, same-grant requests, p50 / p95 / p99 ms, interference, stalls, over p50 by 0.25 ms)")
 		for _, row := range r.Rows {
 			flag := ""
 			switch {
