@@ -113,23 +113,11 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	return res, nil
 }
 
-// userSIDSystem is a System that names the user tickscope runs as: the
-// Windows one does (its token user). It is asserted here rather than asked
-// of every System so that the in-memory fakes, which have no user, still
-// serve the other tests; on Windows the task always names its user.
-type userSIDSystem interface {
-	// UserSID is the SID of this process's token user, in string form.
-	UserSID() (string, error)
-}
-
-// taskUser is the SID the logon task names in its trigger and principal,
-// or "" for a System that has no user (the fakes).
+// taskUser is the SID the logon task names in its trigger and principal:
+// without it a logon trigger fires at every user's logon, and a
+// non-administrator may not register it at all (MS-TSCH).
 func taskUser(sys seam.System) (string, error) {
-	u, ok := sys.(userSIDSystem)
-	if !ok {
-		return "", nil
-	}
-	sid, err := u.UserSID()
+	sid, err := sys.UserSID()
 	if err != nil {
 		return "", &seam.OSError{Call: "read this process's user (GetTokenInformation(TokenUser))", Err: err}
 	}

@@ -11,6 +11,7 @@ import (
 // What only Windows has, for every other OS: no timer-request throttling,
 // no console to detach from, no desktop-wide keyboard hook, no registry.
 
+func (system) UserSID() (string, error)                  { return "", seam.ErrUnsupported }
 func (system) Elevated() bool                            { return os.Geteuid() == 0 }
 func (system) IgnoreTimerThrottling() error              { return seam.ErrUnsupported }
 func (system) DetachConsole() error                      { return seam.ErrUnsupported }

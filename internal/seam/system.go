@@ -43,6 +43,10 @@ type System interface {
 	// started but could not be tied gives a *NotTiedError: it runs, and
 	// the caller says so.
 	StartTied(cmd *exec.Cmd) (untie func(), err error)
+	// UserSID is the SID, in string form, of the user tickscope runs as
+	// (Windows: the token user): the user the logon task names in its
+	// trigger and principal. Elsewhere it returns ErrUnsupported.
+	UserSID() (string, error)
 	// IgnoreTimerThrottling opts this process out of Windows 11's
 	// throttling of hidden processes' timer requests; where the OS has no
 	// such throttling it returns an error the caller may report and ignore.

@@ -55,6 +55,8 @@ type System struct {
 	// Tied counts the programs StartTied started, and Untied the unties
 	// called.
 	Tied, Untied int
+	// SID is UserSID's answer ("" gives FakeSID).
+	SID string
 	// ThrottlingErr fails IgnoreTimerThrottling (Windows 10 and earlier).
 	ThrottlingErr error
 	// EscapeErr fails WatchDesktopEscape.
@@ -174,6 +176,16 @@ func (s *System) StartTied(cmd *exec.Cmd) (func(), error) {
 }
 
 func (s *System) IgnoreTimerThrottling() error { return s.ThrottlingErr }
+
+// FakeSID is the user a fake System runs as unless its SID says otherwise.
+const FakeSID = "S-1-5-21-1004336348-1177238915-682003330-1001"
+
+func (s *System) UserSID() (string, error) {
+	if s.SID == "" {
+		return FakeSID, nil
+	}
+	return s.SID, nil
+}
 
 func (s *System) DetachConsole() error { s.Detached = true; return nil }
 
