@@ -12,9 +12,11 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -37,6 +39,7 @@ func (a *app) hintf(format string, args ...any) {
 
 func run(args []string) int {
 	a := &app{stdout: os.Stdout, stderr: os.Stderr}
+	defer hold.LogHolderOutput(machineSystem(), args, &a.stdout, &a.stderr)()
 	return a.execute(args)
 }
 
@@ -85,8 +88,13 @@ than from one number. It changes nothing unless a command says so.`,
 			return platform.Supported()
 		},
 		// Runnable, so that cobra rejects an unknown command instead of
-		// printing the help and exiting 0.
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// printing the help and exiting 0; a double-click shows the status.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !hold.DoubleClicked(machineSystem()) {
+				return cmd.Help()
+			}
+			return hold.DoubleClick(cmd.Context(), machineHost(), machineSystem(), os.Stdin, func(rep *hold.StatusReport, err error) { report.WriteDoubleClick(a.stdout, a.stderr, rep, err) })
+		},
 	}
 	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand())
 	root.SetOut(a.stdout) // before Harden, which adds cobra's completion command

@@ -223,6 +223,10 @@ func taskOf(t *testing.T, exe string, ours bool) []byte {
 
 const windowsExe = `C:\Tools\tickscope.exe`
 
+// windowsHolder is the windowless holder beside windowsExe, which the
+// logon task runs (hold.HolderPath).
+const windowsHolder = `C:\Tools\tickscope-holder.exe`
+
 // persistMachine is a Windows machine whose requests are global, with the
 // Task Scheduler task mechanism and nothing installed.
 func persistMachine(t *testing.T) (*windowsHost, *seamfake.System, *seamfake.Startup) {
@@ -339,7 +343,7 @@ func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
 				t.Errorf("installed %d times", st.Installs)
 			}
 			installed, err := persist.ParseTask(st.Definition)
-			if err != nil || installed.Exe != windowsExe || !installed.Ours() || strings.Join(installed.Args, " ") != strings.Join(args, " ") {
+			if err != nil || installed.Exe != windowsHolder || !installed.Ours() || strings.Join(installed.Args, " ") != strings.Join(args, " ") {
 				t.Errorf("installed %+v, %v", installed, err)
 			}
 			if res.Running != tt.wantRunning || (tt.startErr != nil) != (res.StartErr != nil) {
@@ -359,7 +363,7 @@ func TestPersistDryRunChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.Definition, "<Command>"+windowsExe+"</Command>") || !strings.Contains(res.Definition, "[tickscope holder, build test]") {
+	if !strings.Contains(res.Definition, "<Command>"+windowsHolder+"</Command>") || !strings.Contains(res.Definition, "[tickscope holder, build test]") {
 		t.Errorf("the dry run's task:\n%s", res.Definition)
 	}
 	if st.Installs+st.Starts != 0 || st.Definition != nil {
@@ -376,8 +380,9 @@ func TestStatusSeesStaleAndForeignDefinitions(t *testing.T) {
 		want       hold.StartupState
 	}{
 		{"nothing", nil, false, 0, hold.StartupState{}},
-		{"ours, this exe", taskOf(t, windowsExe, true), true, 9, hold.StartupState{Installed: true, Ours: true, Exe: windowsExe, Holds: "--ms 1", Running: true, PID: 9}},
-		{"ours, the same exe in other case", taskOf(t, `c:\tools\TICKSCOPE.EXE`, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: `c:\tools\TICKSCOPE.EXE`, Holds: "--ms 1"}},
+		{"ours, this exe's holder", taskOf(t, windowsHolder, true), true, 9, hold.StartupState{Installed: true, Ours: true, Exe: windowsHolder, Holds: "--ms 1", Running: true, PID: 9}},
+		{"ours, the same holder in other case", taskOf(t, `c:\tools\TICKSCOPE-HOLDER.EXE`, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: `c:\tools\TICKSCOPE-HOLDER.EXE`, Holds: "--ms 1"}},
+		{"ours, this exe itself (a console holder)", taskOf(t, windowsExe, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: windowsExe, Holds: "--ms 1", Stale: true}},
 		{"ours, another exe", taskOf(t, `D:\old\tickscope.exe`, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: `D:\old\tickscope.exe`, Holds: "--ms 1", Stale: true}},
 		{"foreign", taskOf(t, `D:\x.exe`, false), false, 0, hold.StartupState{Installed: true, Exe: `D:\x.exe`, Holds: "--ms 1", Stale: true}},
 		{"running, pid unreadable", nil, true, 0, hold.StartupState{Running: true}},

@@ -3,6 +3,9 @@ package hold
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/version"
 )
 
 // StartupDelaySeconds is how long after logon the logon holder starts.
@@ -73,26 +77,32 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	if TemporaryBuild(sys.TempDir(), exe) {
 		return nil, fmt.Errorf("--persist refused: %s is a temporary build (go run) that will be deleted; build tickscope with go build or go install and run --persist from that binary", exe)
 	}
+	holder := HolderPath(exe, q.Windows != nil)
+	if q.Windows != nil {
+		if err := checkHolder(sys, exe, holder); err != nil {
+			return nil, err
+		}
+	}
 	if err := refuseForeign(st); err != nil {
 		return nil, err
 	}
 	description := fmt.Sprintf("Holds %s (tickscope %s). Remove with: tickscope startup remove %s", req, args[0], persist.Marker(o.Version))
 	var definition []byte
 	if q.Windows != nil {
-		if name := persist.ExpandedByTaskScheduler(exe, sys.LookupEnv); name != "" {
-			return nil, fmt.Errorf("--persist refused: the path %s contains %%%s%%, which Task Scheduler would expand; move tickscope elsewhere", exe, name)
+		if name := persist.ExpandedByTaskScheduler(holder, sys.LookupEnv); name != "" {
+			return nil, fmt.Errorf("--persist refused: the path %s contains %%%s%%, which Task Scheduler would expand; move tickscope elsewhere", holder, name)
 		}
 		sid, err := taskUser(sys)
 		if err != nil {
 			return nil, err
 		}
-		if definition, err = persist.TaskXML(persist.Task{Exe: exe, Args: args, Description: description, DelaySeconds: StartupDelaySeconds, UserSID: sid}); err != nil {
+		if definition, err = persist.TaskXML(persist.Task{Exe: holder, Args: args, Description: description, DelaySeconds: StartupDelaySeconds, UserSID: sid}); err != nil {
 			return nil, err
 		}
 	} else {
-		definition = []byte(persist.SystemdUnit(persist.Unit{Exe: exe, Args: args, Description: description}))
+		definition = []byte(persist.SystemdUnit(persist.Unit{Exe: holder, Args: args, Description: description}))
 	}
-	res := &PersistResult{Startup: st.Describe(), Exe: exe, Args: args, When: startupWhen(q)}
+	res := &PersistResult{Startup: st.Describe(), Exe: holder, Args: args, When: startupWhen(q)}
 	if o.DryRun {
 		if res.Definition, err = persist.DefinitionText(definition); err != nil {
 			return nil, err
@@ -111,6 +121,103 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	}
 	res.PID, res.Running = awaitHolder(host, sys, req, sleep)
 	return res, nil
+}
+
+// HolderExeName is the windowless holder's file name on Windows: the same
+// program as tickscope.exe, linked for the GUI subsystem (-H=windowsgui)
+// and shipped beside it in the release archive. Windows makes a console,
+// and so a window, for a console program it starts with none to inherit,
+// as Task Scheduler does at logon, and the window shows until the program
+// calls FreeConsole: a console holder would flash a window at every
+// logon. A GUI-subsystem program gets no console at all ("Creation of a
+// Console", Microsoft Learn; "/SUBSYSTEM", link.exe's documentation).
+const HolderExeName = "tickscope-holder.exe"
+
+// HolderPath is the executable the startup holder of the tickscope at exe
+// runs: on Windows the windowless build in exe's directory, elsewhere exe
+// itself (systemd starts a unit with no terminal to open). exe is split
+// on either slash so that Windows paths are handled the same on every OS.
+func HolderPath(exe string, windows bool) string {
+	if !windows {
+		return exe
+	}
+	return exe[:strings.LastIndexAny(exe, `\/`)+1] + HolderExeName
+}
+
+// BuildHolderCommand is the command that builds the windowless holder at
+// path from tickscope's source directory.
+func BuildHolderCommand(path string) string {
+	return "go build -ldflags -H=windowsgui -o " + persist.WindowsCommandLine([]string{path}) + " ./cmd/tickscope"
+}
+
+// checkHolder refuses --persist on Windows unless the windowless holder is
+// beside exe and is a GUI-subsystem program. Without it tickscope does not
+// make one by patching a copy of itself (the PE header's Subsystem field):
+// a patched copy of a signed executable is no longer signed, and a program
+// that writes a new executable beside itself is what antivirus software
+// watches for; a user of the release has the holder already, and one who
+// built tickscope with go build can build it with the same tool.
+func checkHolder(sys seam.System, exe, holder string) error {
+	subsystem, err := sys.ExeSubsystem(holder)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--persist refused: the windowless holder %s is not beside %s (the logon task runs it so that no console window opens at logon); it ships in the release archive, or build it in tickscope's source directory with: %s", HolderExeName, exe, BuildHolderCommand(holder))
+	case err != nil:
+		return &seam.OSError{Call: "read the PE header of " + holder, Err: err}
+	case subsystem != seam.IMAGE_SUBSYSTEM_WINDOWS_GUI:
+		return fmt.Errorf("--persist refused: %s is not a GUI-subsystem program (PE subsystem %d, not %d), so a console window would open at every logon; rebuild it in tickscope's source directory with: %s", holder, subsystem, seam.IMAGE_SUBSYSTEM_WINDOWS_GUI, BuildHolderCommand(holder))
+	}
+	return nil
+}
+
+// holderLogName is the windowless holder's log, in the user's temporary
+// directory beside its lock.
+const holderLogName = "tickscope-holder.log"
+
+// HolderLogPath is where the windowless holder writes its output.
+func HolderLogPath(sys seam.System) string { return filepath.Join(sys.TempDir(), holderLogName) }
+
+// LogHolderOutput gives the startup holder a place for its output when it
+// would otherwise go nowhere (the windowless holder has no console and no
+// standard error): the log, emptied, with a first line saying when it
+// started and with what, becomes its stdout and stderr. status prints its
+// last line, which says that it holds, or why it stopped. Every other run
+// keeps its output (it has a place, or it is not the startup holder, whose
+// log it must not empty), as does a holder whose log cannot be made
+// (nothing could report it). The returned function closes the log.
+func LogHolderOutput(sys seam.System, args []string, stdout, stderr *io.Writer) (closeLog func()) {
+	if sys.Console() != seam.ConsoleNone || !asStartup(args) {
+		return func() {}
+	}
+	f, err := os.Create(HolderLogPath(sys))
+	if err != nil {
+		return func() {}
+	}
+	fmt.Fprintf(f, "tickscope %s started %s: %s\n", version.String(), time.Now().Format(time.RFC3339), strings.Join(args, " "))
+	*stdout, *stderr = f, f
+	return func() { f.Close() }
+}
+
+// asStartup reports whether args run the startup holder (apply
+// --as-startup, as the task and unit pass it).
+func asStartup(args []string) bool {
+	for _, a := range args {
+		if a == "--as-startup" || a == "--as-startup=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// lastLogLine is the last line of the holder's log, or "" when there is
+// none.
+func lastLogLine(sys seam.System) string {
+	data, err := os.ReadFile(HolderLogPath(sys))
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // taskUser is the SID the logon task names in its trigger and principal:

@@ -1,7 +1,10 @@
 package hold
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -29,14 +32,23 @@ type StartupState struct {
 	Mechanism string `json:"mechanism"`
 	Installed bool   `json:"installed"`
 	// Ours is false for a definition of that name tickscope did not write.
-	Ours    bool     `json:"ours"`
-	Exe     string   `json:"exe,omitempty"`
-	Args    []string `json:"args,omitempty"`
-	Holds   string   `json:"holds,omitempty"`
-	Stale   bool     `json:"stale"`
-	Running bool     `json:"running"`
-	PID     int      `json:"pid,omitempty"`
-	Error   string   `json:"error,omitempty"`
+	Ours  bool     `json:"ours"`
+	Exe   string   `json:"exe,omitempty"`
+	Args  []string `json:"args,omitempty"`
+	Holds string   `json:"holds,omitempty"`
+	// Stale is set when the definition runs another executable than this
+	// tickscope's holder (HolderPath).
+	Stale   bool `json:"stale"`
+	Running bool `json:"running"`
+	PID     int  `json:"pid,omitempty"`
+	// InForce is whether, while the holder runs, the timer is at or finer
+	// than what it holds (the holder's request, or another program's
+	// finer one: the timer does not say whose).
+	InForce bool `json:"in_force"`
+	// Log is the last line of the windowless holder's log (Windows), ""
+	// when it has none: that it holds, or why it stopped.
+	Log   string `json:"log,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Status measures the default wait in this process without and with its
@@ -67,39 +79,53 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 	if rep.Query, err = host.Query(); err != nil {
 		return nil, err
 	}
-	rep.Startup = ReadStartup(sys, q.Windows != nil)
+	var held timerinfo.Setting
+	rep.Startup, held = readStartup(sys, rep.Query.Windows != nil)
+	if s := rep.Startup; s != nil && s.Running && s.Ours {
+		s.InForce = inForce(rep.Query, held)
+	}
 	return &rep, nil
 }
 
-// ReadStartup reads the startup holder's definition and whether it runs;
-// nil where the OS has no startup mechanism. windows says how the OS
-// compares paths.
+// ReadStartup reads the startup holder's definition, whether it runs, and
+// (Windows) its log's last line; nil where the OS has no startup
+// mechanism. windows says how the OS compares paths and where the holder
+// is.
 func ReadStartup(sys seam.System, windows bool) *StartupState {
+	s, _ := readStartup(sys, windows)
+	return s
+}
+
+// readStartup is ReadStartup, with the setting the definition holds.
+func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Setting) {
 	st := sys.Startup()
 	if st == nil {
-		return nil
+		return nil, timerinfo.Setting{}
 	}
 	s := &StartupState{Mechanism: st.Describe()}
 	s.PID, s.Running = sys.Holder()
+	if windows {
+		s.Log = lastLogLine(sys)
+	}
 	definition, err := st.Read()
 	if err != nil {
 		s.Error = err.Error()
-		return s
+		return s, timerinfo.Setting{}
 	}
 	if definition == nil {
-		return s
+		return s, timerinfo.Setting{}
 	}
 	s.Installed = true
 	installed, err := parseDefinition(definition)
 	if err != nil {
 		s.Error = err.Error()
-		return s
+		return s, timerinfo.Setting{}
 	}
 	s.Ours, s.Exe, s.Args, s.Holds = installed.Ours(), installed.Exe, installed.Args, installed.Setting()
 	if self, err := sys.Executable(); err == nil {
-		s.Stale = !SamePath(self, installed.Exe, windows)
+		s.Stale = !SamePath(HolderPath(self, windows), installed.Exe, windows)
 	}
-	return s
+	return s, installed.HeldSetting()
 }
 
 // SamePath compares executable paths as the OS does: case-insensitively
@@ -114,4 +140,59 @@ func SamePath(a, b string, windows bool) bool {
 		return filepath.Clean(a) == filepath.Clean(b)
 	}
 	return ra == rb
+}
+
+// DoubleClicked reports whether tickscope, run with no command, is alone on
+// a console made for it, as when a gamer double-clicks tickscope.exe in
+// Explorer: the window closes when tickscope exits, so the help would
+// flash and vanish. It then shows the status, the commands they most
+// likely want, and waits for Enter. In a terminal (other processes on the
+// console) and on every other OS, a bare tickscope prints the help.
+func DoubleClicked(sys seam.System) bool { return sys.Console() == seam.ConsoleAlone }
+
+// Suggestion is a command a newcomer most likely wants, and what it does.
+type Suggestion struct {
+	Command string
+	Does    string
+}
+
+// SuggestedPeriod100ns is the period the suggested apply holds, 0.5 ms,
+// within what the machine offers; bench finds the best one for it.
+const SuggestedPeriod100ns = 5000
+
+// Suggestions are the three commands a double-click shows, for the
+// machine q describes.
+func Suggestions(q *timerinfo.Report) []Suggestion {
+	bench := Suggestion{"tickscope bench", "measures a 1 ms wait at each timer setting this machine offers and recommends the best (ESC stops it early, with a result)"}
+	status := Suggestion{"tickscope status", "shows this again: what a wait takes now, the timer's state and the startup holder"}
+	apply := Suggestion{"tickscope apply --dma-latency 0", "holds /dev/cpu_dma_latency at 0 until ESC or Ctrl+C (root)"}
+	if w := q.Windows; w != nil {
+		period := min(max(uint32(SuggestedPeriod100ns), w.Finest100ns), max(w.Coarsest100ns, w.Finest100ns))
+		apply = Suggestion{
+			fmt.Sprintf("tickscope apply --resolution %d", period),
+			fmt.Sprintf("holds a %s ms timer period until ESC, Ctrl+C or the window closes (bench's recommendation is better); it reaches %s", timerinfo.FormatPeriodMS(period), w.Reach()),
+		}
+	}
+	return []Suggestion{bench, apply, status}
+}
+
+// DoubleClick is a double-clicked tickscope: it measures and reads the
+// status as status does, has show render it (or the error that stopped it)
+// with the suggestions, and waits for a line on in (Enter), or for ctx to
+// end, so that the window stays open to be read. It returns the status's
+// error, already shown.
+func DoubleClick(ctx context.Context, host seam.Host, sys seam.System, in io.Reader, show func(*StatusReport, error)) error {
+	rep, err := Status(ctx, host, sys)
+	show(rep, err)
+	entered := make(chan struct{})
+	go func() {
+		// A console read ends at Enter, or at EOF when input closes.
+		bufio.NewReader(in).ReadString('\n')
+		close(entered)
+	}()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+	}
+	return err
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // What only Windows has, for every other OS: no timer-request throttling,
-// no console to detach from, no desktop-wide keyboard hook, no registry.
+// no console to detach from, no desktop-wide keyboard hook, no registry,
+// no PE executables.
 
 func (system) UserSID() (string, error)                  { return "", seam.ErrUnsupported }
 func (system) Elevated() bool                            { return os.Geteuid() == 0 }
@@ -18,6 +19,11 @@ func (system) DetachConsole() error                      { return seam.ErrUnsupp
 func (system) WatchDesktopEscape(func()) (func(), error) { return nil, seam.ErrUnsupported }
 func (system) GlobalRequests() *uint32                   { return nil }
 func (system) SetGlobalRequests(bool) error              { return seam.ErrUnsupported }
+func (system) ExeSubsystem(string) (uint16, error)       { return 0, seam.ErrUnsupported }
+
+// Output goes where the parent put it: a terminal, a pipe, systemd's
+// journal. No console is made for a process here, so none is alone on one.
+func (system) Console() seam.Console { return seam.ConsoleShared }
 
 // A signal sent to tickscope's process id reaches only tickscope: run passes
 // it on to its program.

@@ -3,6 +3,7 @@ package platform
 import (
 	"bytes"
 	"context"
+	"debug/pe"
 	"errors"
 	"fmt"
 	"os"
@@ -47,12 +48,61 @@ func (system) UserSID() (string, error) {
 func (system) ForwardSignals() bool { return false }
 
 func (system) DetachConsole() error {
+	// The windowless holder (tickscope-holder.exe, the GUI subsystem) has
+	// no console to detach from: --no-console, which its task still
+	// passes, is then moot, not a failure.
+	if _, err := winapi.GetConsoleProcessList(); err != nil {
+		return nil
+	}
 	// Once detached, closing the console or Ctrl+C no longer reaches
 	// tickscope.
 	if err := winapi.FreeConsole(); err != nil {
 		return &seam.OSError{Call: "FreeConsole", Err: err}
 	}
 	return nil
+}
+
+// Console counts the processes on this process's console
+// (GetConsoleProcessList). One is a console made for tickscope alone, as
+// Explorer makes for a double-clicked console program, provided its
+// standard input is that console (GetConsoleMode succeeds), so that a
+// program that started tickscope on a console of its own with input from
+// a pipe never waits for a key. No console and no standard error is the
+// GUI-subsystem holder started by Task Scheduler, whose output would go
+// nowhere ("GetStdHandle function": a GUI process started without
+// redirection has no standard handles, Microsoft Learn).
+func (system) Console() seam.Console {
+	n, err := winapi.GetConsoleProcessList()
+	if err == nil {
+		var mode uint32
+		if n == 1 && windows.GetConsoleMode(windows.Handle(os.Stdin.Fd()), &mode) == nil {
+			return seam.ConsoleAlone
+		}
+		return seam.ConsoleShared
+	}
+	if h, err := windows.GetStdHandle(windows.STD_ERROR_HANDLE); err != nil || h == 0 || h == windows.InvalidHandle {
+		return seam.ConsoleNone
+	}
+	return seam.ConsoleShared
+}
+
+// ExeSubsystem reads the Subsystem field of an executable's PE optional
+// header with debug/pe ("PE Format", Optional Header Windows-Specific
+// Fields, Microsoft Learn): the windowless holder must be a GUI-subsystem
+// build, or Task Scheduler's logon start opens a console window.
+func (system) ExeSubsystem(path string) (uint16, error) {
+	f, err := pe.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	switch h := f.OptionalHeader.(type) {
+	case *pe.OptionalHeader64:
+		return h.Subsystem, nil
+	case *pe.OptionalHeader32:
+		return h.Subsystem, nil
+	}
+	return 0, fmt.Errorf("%s has no PE optional header", path)
 }
 
 var (

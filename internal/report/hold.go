@@ -137,18 +137,55 @@ func writeStartup(w io.Writer, s *hold.StartupState) {
 		fmt.Fprintf(w, "  %-14s %s\n", "holds", s.Holds)
 		fmt.Fprintf(w, "  %-14s %s %s\n", "runs", s.Exe, strings.Join(s.Args, " "))
 		if s.Stale {
-			fmt.Fprintf(w, "  %-14s stale: it runs another executable than this one; run apply --persist again to update it\n", "path")
+			fmt.Fprintf(w, "  %-14s stale: it runs another executable than this tickscope's holder; run apply --persist again to update it\n", "path")
+		}
+	}
+	held := ""
+	if s.Running && s.Installed && s.Ours {
+		held = ", the timer is not at what it holds"
+		if s.InForce {
+			held = ", the timer is at what it holds or finer"
 		}
 	}
 	switch {
 	case s.Running && s.PID != 0:
-		fmt.Fprintf(w, "  %-14s running (process %d)\n", "state", s.PID)
+		fmt.Fprintf(w, "  %-14s running (process %d)%s\n", "state", s.PID, held)
 	case s.Running:
-		fmt.Fprintf(w, "  %-14s running (process id unreadable)\n", "state")
+		fmt.Fprintf(w, "  %-14s running (process id unreadable)%s\n", "state", held)
 	default:
 		fmt.Fprintf(w, "  %-14s not running\n", "state")
 	}
+	if s.Log != "" {
+		fmt.Fprintf(w, "  %-14s %s\n", "last logged", s.Log)
+	}
 }
+
+// WriteDoubleClick is what a double-clicked tickscope shows: the status
+// (or the error that stopped it, with the house prefix), the commands a
+// newcomer most likely wants and where to type them, and how to close the
+// window. Standard output and error share the one console window.
+func WriteDoubleClick(w, errW io.Writer, rep *hold.StatusReport, err error) {
+	if err != nil {
+		fmt.Fprintf(errW, "tickscope: error: %s\n", err)
+	} else {
+		WriteStatus(w, rep)
+		fmt.Fprintln(w)
+		writeSuggestions(w, hold.Suggestions(rep.Query))
+	}
+	fmt.Fprintln(w, DoubleClickPrompt)
+}
+
+func writeSuggestions(w io.Writer, suggestions []hold.Suggestion) {
+	fmt.Fprintln(w, "what to do next: open a terminal (PowerShell or Command Prompt) in this folder and type")
+	for _, s := range suggestions {
+		fmt.Fprintf(w, "  %s\n      %s\n", s.Command, s.Does)
+	}
+	fmt.Fprintln(w, "tickscope --help lists every command")
+}
+
+// DoubleClickPrompt is the last line a double-clicked tickscope shows,
+// before it waits for Enter.
+const DoubleClickPrompt = "press Enter to close this window"
 
 // WriteGlobalCheck is verify-global.
 func WriteGlobalCheck(w io.Writer, res *hold.GlobalCheck) {

@@ -3,6 +3,7 @@ package report_test
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tickscope/tickscope/internal/hold"
@@ -65,5 +66,50 @@ func TestHoldTexts(t *testing.T) {
 	}
 	if w := report.PersistWarning(&hold.PersistResult{StartErr: errors.New("denied"), When: "boot"}); w != "starting it now failed: denied (it will start at the next boot)" {
 		t.Errorf("PersistWarning = %q", w)
+	}
+}
+
+func TestStatusStartupLines(t *testing.T) {
+	tests := []struct {
+		name  string
+		state hold.StartupState
+		want  []string
+	}{
+		{"windowless holder holding", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Exe: `C:\t\tickscope-holder.exe`, Holds: "--resolution 5000", Running: true, PID: 4, InForce: true, Log: "holding until the process is ended"},
+			[]string{"  state          running (process 4), the timer is at what it holds or finer\n", "  last logged    holding until the process is ended\n"}},
+		{"running, not holding", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4},
+			[]string{"  state          running (process 4), the timer is not at what it holds\n"}},
+		{"stopped, its error logged", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Stale: true, Log: "tickscope: error: another startup holder runs"},
+			[]string{"stale: it runs another executable than this tickscope's holder", "  state          not running\n", "  last logged    tickscope: error: another startup holder runs\n"}},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		report.WriteStatus(&b, &hold.StatusReport{Self: hold.SelfCheck{Without: &hold.WaitCheck{Method: "sleep"}}, Query: &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{}}, Startup: &tt.state})
+		for _, want := range tt.want {
+			if !bytes.Contains(b.Bytes(), []byte(want)) {
+				t.Errorf("%s: status lacks %q:\n%s", tt.name, want, b.String())
+			}
+		}
+	}
+}
+
+func TestDoubleClickText(t *testing.T) {
+	w := &timerinfo.Windows{Build: 26100, RequestModel: timerinfo.RequestModelPerProcess, Finest100ns: 5000, Coarsest100ns: 156250, Current100ns: 156250}
+	rep := &hold.StatusReport{Self: hold.SelfCheck{Without: &hold.WaitCheck{Method: "sleep"}}, Query: &timerinfo.Report{OS: "windows", Windows: w}, Startup: &hold.StartupState{Mechanism: "task"}}
+	var out, errOut bytes.Buffer
+	report.WriteDoubleClick(&out, &errOut, rep, nil)
+	text := out.String()
+	for _, want := range []string{"this process, measured now\n", "startup holder\n", "open a terminal", "  tickscope bench\n", "  tickscope apply --resolution 5000\n", "  tickscope status\n", "tickscope itself only"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the double-click text lacks %q:\n%s", want, text)
+		}
+	}
+	if !strings.HasSuffix(text, report.DoubleClickPrompt+"\n") || errOut.Len() != 0 {
+		t.Errorf("the text does not end with the prompt, or wrote %q on standard error:\n%s", errOut.String(), text)
+	}
+	out.Reset()
+	report.WriteDoubleClick(&out, &errOut, nil, errors.New("NtQueryTimerResolution failed"))
+	if errOut.String() != "tickscope: error: NtQueryTimerResolution failed\n" || out.String() != report.DoubleClickPrompt+"\n" {
+		t.Errorf("a failed status shows %q and %q", errOut.String(), out.String())
 	}
 }

@@ -65,9 +65,45 @@ type System interface {
 	Executable() (string, error)
 	// LookupEnv reads an environment variable.
 	LookupEnv(name string) (string, bool)
-	// TempDir is the directory temporary builds (go run) live under.
+	// TempDir is the directory temporary builds (go run) live under, and
+	// the user's own: the holder's lock and log live there.
 	TempDir() string
+	// Console says how this process sits on a console: alone on one made
+	// for it (a double-click in Explorer), on none with nowhere to write
+	// (the windowless holder), or anything else, which is every OS but
+	// Windows.
+	Console() Console
+	// ExeSubsystem reads the Subsystem field of the PE optional header of
+	// the executable at path (Windows: 2 for the GUI subsystem, 3 for the
+	// console); an error wrapping fs.ErrNotExist when there is no such
+	// file, ErrUnsupported on other OSes.
+	ExeSubsystem(path string) (uint16, error)
 }
+
+// Console is how a process sits on a console.
+type Console int
+
+const (
+	// ConsoleShared: what the process writes goes where its parent put it
+	// (a terminal other processes share, a pipe, a file, a journal). Every
+	// OS but Windows always answers this.
+	ConsoleShared Console = iota
+	// ConsoleAlone: the process is the only one on its console, which was
+	// therefore made for it, as when Explorer starts a console program
+	// that was double-clicked; its window closes when the process exits.
+	ConsoleAlone
+	// ConsoleNone: no console and no standard error: what the process
+	// writes goes nowhere, as for the GUI-subsystem holder Task Scheduler
+	// starts at logon.
+	ConsoleNone
+)
+
+// The PE optional header's Subsystem values ("PE Format", Windows
+// Subsystem, Microsoft Learn).
+const (
+	IMAGE_SUBSYSTEM_WINDOWS_GUI = 2
+	IMAGE_SUBSYSTEM_WINDOWS_CUI = 3
+)
 
 // Startup is the OS's way of starting the holder when the user logs on
 // (Windows: a Task Scheduler task) or at boot (Linux: a systemd unit).

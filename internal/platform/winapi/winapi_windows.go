@@ -322,12 +322,13 @@ func QPCNanos() int64 {
 var (
 	user32 = windows.NewLazySystemDLL("user32.dll")
 
-	procFreeConsole         = kernel32.NewProc("FreeConsole")
-	procSetWindowsHookExW   = user32.NewProc("SetWindowsHookExW")
-	procCallNextHookEx      = user32.NewProc("CallNextHookEx")
-	procUnhookWindowsHookEx = user32.NewProc("UnhookWindowsHookEx")
-	procGetMessageW         = user32.NewProc("GetMessageW")
-	procPostThreadMessageW  = user32.NewProc("PostThreadMessageW")
+	procFreeConsole           = kernel32.NewProc("FreeConsole")
+	procGetConsoleProcessList = kernel32.NewProc("GetConsoleProcessList")
+	procSetWindowsHookExW     = user32.NewProc("SetWindowsHookExW")
+	procCallNextHookEx        = user32.NewProc("CallNextHookEx")
+	procUnhookWindowsHookEx   = user32.NewProc("UnhookWindowsHookEx")
+	procGetMessageW           = user32.NewProc("GetMessageW")
+	procPostThreadMessageW    = user32.NewProc("PostThreadMessageW")
 )
 
 // Constants for the desktop-wide ESC watch (winuser.h).
@@ -370,6 +371,28 @@ func FreeConsole() error {
 		return err
 	}
 	return nil
+}
+
+// GetConsoleProcessList counts the processes attached to this process's
+// console: 1 when the console was made for this process alone (Explorer
+// starting a double-clicked console program), more in a terminal. A
+// process with no console gets the call's error.
+//
+//	DWORD WINAPI GetConsoleProcessList(LPDWORD lpdwProcessList,
+//	    DWORD dwProcessCount);
+//
+// ("GetConsoleProcessList function", Microsoft Learn; consoleapi3.h.) It
+// returns the number of ids stored, or when the buffer is too small the
+// number it needs, storing none; 0 on failure, since every console has at
+// least one process. The buffer needs room for one id at least: a count is
+// all that is wanted here, so a small buffer serves.
+func GetConsoleProcessList() (uint32, error) {
+	var ids [4]uint32
+	r, _, err := procGetConsoleProcessList.Call(uintptr(unsafe.Pointer(&ids[0])), uintptr(len(ids)))
+	if r == 0 {
+		return 0, err
+	}
+	return uint32(r), nil
 }
 
 // SetWindowsHookEx installs a hook; for WH_KEYBOARD_LL, threadID is 0 and

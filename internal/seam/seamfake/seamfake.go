@@ -7,6 +7,7 @@ package seamfake
 
 import (
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"sync"
 
@@ -67,6 +68,14 @@ type System struct {
 	// Escape, when set, is called with WatchDesktopEscape's stop: a test
 	// presses ESC by calling it.
 	Escape func(stop func())
+	// ConsoleState is Console's answer (the zero value: a shared
+	// terminal).
+	ConsoleState seam.Console
+	// Executables are the PE executables on the fake disk, by path, with
+	// their Subsystem; ExeSubsystem of any other path is not found. While
+	// it is nil every path is a GUI-subsystem executable, for the tests
+	// that do not look at the windowless holder.
+	Executables map[string]uint16
 }
 
 var _ seam.System = (*System)(nil)
@@ -210,6 +219,19 @@ func (s *System) LookupEnv(name string) (string, bool) {
 }
 
 func (s *System) TempDir() string { return s.Temp }
+
+func (s *System) Console() seam.Console { return s.ConsoleState }
+
+func (s *System) ExeSubsystem(path string) (uint16, error) {
+	if s.Executables == nil {
+		return seam.IMAGE_SUBSYSTEM_WINDOWS_GUI, nil
+	}
+	subsystem, ok := s.Executables[path]
+	if !ok {
+		return 0, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
+	return subsystem, nil
+}
 
 // Startup is an in-memory startup mechanism of a System.
 type Startup struct {

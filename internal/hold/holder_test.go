@@ -1,0 +1,294 @@
+package hold_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/persist"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// The windowless holder (issue 16): the logon task runs the GUI-subsystem
+// build beside tickscope.exe, status calls a task stale when it runs
+// anything else, and the holder's output goes to its log. A double-clicked
+// tickscope shows the status and waits for Enter.
+
+func TestHolderPath(t *testing.T) {
+	tests := []struct {
+		exe     string
+		windows bool
+		want    string
+	}{
+		{`C:\Tools\tickscope.exe`, true, `C:\Tools\tickscope-holder.exe`},
+		{`C:\Program Files\tick scope\TICKSCOPE.EXE`, true, `C:\Program Files\tick scope\tickscope-holder.exe`},
+		{`C:/Tools/tickscope.exe`, true, `C:/Tools/tickscope-holder.exe`},
+		{`\\server\share\tickscope.exe`, true, `\\server\share\tickscope-holder.exe`},
+		{`C:\Tools\tickscope-holder.exe`, true, `C:\Tools\tickscope-holder.exe`}, // run from the holder itself
+		{`tickscope.exe`, true, `tickscope-holder.exe`},
+		{`/usr/local/bin/tickscope`, false, `/usr/local/bin/tickscope`}, // systemd opens no terminal
+	}
+	for _, tt := range tests {
+		if got := hold.HolderPath(tt.exe, tt.windows); got != tt.want {
+			t.Errorf("HolderPath(%q, %v) = %q, want %q", tt.exe, tt.windows, got, tt.want)
+		}
+	}
+}
+
+func TestPersistRunsTheWindowlessHolder(t *testing.T) {
+	req := timerinfo.Setting{Resolution100ns: 10000}
+	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
+	const spaced = `C:\Program Files\tick scope\tickscope.exe`
+	const spacedHolder = `C:\Program Files\tick scope\tickscope-holder.exe`
+	tests := []struct {
+		name        string
+		exe         string
+		executables map[string]uint16
+		subErr      error
+		want        string // the error, or "" for a task that runs wantExe
+		wantExe     string
+	}{
+		{"beside it, GUI", windowsExe, map[string]uint16{windowsHolder: seam.IMAGE_SUBSYSTEM_WINDOWS_GUI}, nil, "", windowsHolder},
+		{"absent", windowsExe, map[string]uint16{windowsExe: seam.IMAGE_SUBSYSTEM_WINDOWS_CUI}, nil,
+			`--persist refused: the windowless holder tickscope-holder.exe is not beside C:\Tools\tickscope.exe (the logon task runs it so that no console window opens at logon); it ships in the release archive, or build it in tickscope's source directory with: go build -ldflags -H=windowsgui -o C:\Tools\tickscope-holder.exe ./cmd/tickscope`, ""},
+		{"absent, from a path with spaces", spaced, map[string]uint16{}, nil,
+			`go build -ldflags -H=windowsgui -o "` + spacedHolder + `" ./cmd/tickscope`, ""},
+		{"a console program under the holder's name", windowsExe, map[string]uint16{windowsHolder: seam.IMAGE_SUBSYSTEM_WINDOWS_CUI}, nil,
+			`--persist refused: C:\Tools\tickscope-holder.exe is not a GUI-subsystem program (PE subsystem 3, not 2), so a console window would open at every logon; rebuild it`, ""},
+		{"unreadable", windowsExe, map[string]uint16{}, errors.New("bad PE header"), "read the PE header of " + windowsHolder, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, dryRun := range []bool{false, true} {
+				h, sys, st := persistMachine(t)
+				sys.Exe, sys.Executables = tt.exe, tt.executables
+				system := seam.System(sys)
+				if tt.subErr != nil {
+					system = &subsystemErr{sys, tt.subErr}
+				}
+				res, err := hold.Persist(h, system, query(t, h), req, args, hold.PersistOptions{Version: "test", DryRun: dryRun, Sleep: func(time.Duration) {}})
+				if tt.want != "" {
+					wantError(t, err, tt.want)
+					if st.Installs != 0 || st.Starts != 0 {
+						t.Errorf("refused, yet installed %d and started %d times", st.Installs, st.Starts)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Exe != tt.wantExe {
+					t.Errorf("dry run %v: the task runs %q, want %q", dryRun, res.Exe, tt.wantExe)
+				}
+				definition := st.Definition
+				if dryRun {
+					definition = []byte(res.Definition)
+				}
+				if installed, err := persist.ParseTask(definition); err != nil || installed.Exe != tt.wantExe {
+					t.Errorf("dry run %v: the task reads back as %+v, %v; want it to run %q", dryRun, installed, err, tt.wantExe)
+				}
+			}
+		})
+	}
+}
+
+// subsystemErr is a System whose PE headers cannot be read.
+type subsystemErr struct {
+	*seamfake.System
+	err error
+}
+
+func (s *subsystemErr) ExeSubsystem(string) (uint16, error) { return 0, s.err }
+
+func TestPersistOnLinuxRunsItself(t *testing.T) {
+	dma := int32(0)
+	sys := &seamfake.System{Exe: "/usr/local/bin/tickscope", IsElevated: true, Executables: map[string]uint16{}}
+	st := sys.NewStartup("systemd unit tickscope-holder.service")
+	res, err := hold.Persist(&linuxHost{}, sys, linuxReport(0), timerinfo.Setting{CPUDMALatencyUs: &dma}, []string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Exe != sys.Exe || !strings.Contains(string(st.Definition), `ExecStart="/usr/local/bin/tickscope" "apply"`) {
+		t.Errorf("the unit runs %q:\n%s\nwant this executable, no holder beside it", res.Exe, st.Definition)
+	}
+}
+
+func TestStatusStaleComparesWithTheHolder(t *testing.T) {
+	tests := []struct {
+		name      string
+		taskExe   string
+		wantStale bool
+	}{
+		{"this tickscope's holder", windowsHolder, false},
+		{"the holder in other case", `c:\TOOLS\Tickscope-Holder.exe`, false},
+		{"tickscope.exe itself: a console opens at logon", windowsExe, true},
+		{"another copy's holder", `D:\old\tickscope-holder.exe`, true},
+	}
+	for _, tt := range tests {
+		sys := &seamfake.System{Exe: windowsExe, Temp: t.TempDir()}
+		sys.NewStartup("task").Definition = taskOf(t, tt.taskExe, true)
+		if got := hold.ReadStartup(sys, true); got.Stale != tt.wantStale {
+			t.Errorf("%s: stale %v, want %v", tt.name, got.Stale, tt.wantStale)
+		}
+	}
+}
+
+func TestStatusSaysWhetherTheHolderHolds(t *testing.T) {
+	tests := []struct {
+		name        string
+		running     bool
+		current     uint32
+		wantInForce bool
+	}{
+		{"running, its period in force", true, 9996, true},
+		{"running, a finer period in force", true, 5000, true},
+		{"running, the timer coarser than it holds", true, 156250, false},
+		{"not running", false, 5000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newWindows(t, "knee-26100")
+			h.current = tt.current
+			sys := &seamfake.System{Exe: windowsExe, Temp: t.TempDir(), HolderRunning: tt.running, HolderPID: 8}
+			sys.NewStartup("task").Definition = taskOf(t, windowsHolder, true)
+			rep, err := hold.Status(context.Background(), h, sys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Startup.InForce != tt.wantInForce || rep.Startup.Stale {
+				t.Errorf("in force %v, stale %v; want %v, false", rep.Startup.InForce, rep.Startup.Stale, tt.wantInForce)
+			}
+		})
+	}
+}
+
+func TestHolderLog(t *testing.T) {
+	holderArgs := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
+	tests := []struct {
+		name    string
+		console seam.Console
+		args    []string
+		wantLog bool
+	}{
+		{"the windowless holder", seam.ConsoleNone, holderArgs, true},
+		{"the holder in a terminal", seam.ConsoleShared, holderArgs, false},
+		{"the holder on a console of its own", seam.ConsoleAlone, holderArgs, false},
+		{"another windowless run must not empty the holder's log", seam.ConsoleNone, []string{"status"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sys := &seamfake.System{Temp: t.TempDir(), ConsoleState: tt.console}
+			var stdout, stderr io.Writer = os.Stdout, os.Stderr
+			closeLog := hold.LogHolderOutput(sys, tt.args, &stdout, &stderr)
+			io.WriteString(stdout, "holding\n")
+			io.WriteString(stderr, "tickscope: error: NtSetTimerResolution failed\n")
+			closeLog()
+			data, err := os.ReadFile(hold.HolderLogPath(sys))
+			if !tt.wantLog {
+				if err == nil || stdout != os.Stdout || stderr != os.Stderr {
+					t.Errorf("a log was made (%q), or the output was moved", data)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if len(lines) != 3 || !strings.HasPrefix(lines[0], "tickscope ") || !strings.HasSuffix(lines[0], strings.Join(holderArgs, " ")) || lines[1] != "holding" {
+				t.Errorf("the log:\n%s", data)
+			}
+			sys.NewStartup("task")
+			if got := hold.ReadStartup(sys, true).Log; got != "tickscope: error: NtSetTimerResolution failed" {
+				t.Errorf("status shows the log's last line as %q", got)
+			}
+			if got := hold.ReadStartup(sys, false).Log; got != "" {
+				t.Errorf("status elsewhere than Windows shows %q, want no log", got)
+			}
+		})
+	}
+	if got := hold.ReadStartup(&seamfake.System{Temp: filepath.Join(t.TempDir(), "none"), StartupMechanism: &seamfake.Startup{}}, true); got.Log != "" {
+		t.Errorf("no log: status shows %q", got.Log)
+	}
+}
+
+func TestDoubleClicked(t *testing.T) {
+	for console, want := range map[seam.Console]bool{seam.ConsoleShared: false, seam.ConsoleNone: false, seam.ConsoleAlone: true} {
+		if got := hold.DoubleClicked(&seamfake.System{ConsoleState: console}); got != want {
+			t.Errorf("console %d: double-clicked %v, want %v", console, got, want)
+		}
+	}
+}
+
+func TestDoubleClickWaitsForEnter(t *testing.T) {
+	h := newWindows(t, "knee-26100")
+	sys := &seamfake.System{Exe: windowsExe, Temp: t.TempDir(), ConsoleState: seam.ConsoleAlone}
+	sys.NewStartup("task")
+	in, enter := io.Pipe()
+	done := make(chan error, 1)
+	var shown *hold.StatusReport
+	go func() {
+		done <- hold.DoubleClick(context.Background(), h, sys, in, func(rep *hold.StatusReport, err error) { shown = rep })
+	}()
+	// Until Enter, it waits: the pipe's write returns only once it is read.
+	if _, err := enter.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil || shown == nil || shown.Query.Windows == nil {
+		t.Fatalf("DoubleClick = %v, showing %+v", err, shown)
+	}
+
+	// Input that ends, and a cancelled context, end the wait too.
+	if err := hold.DoubleClick(context.Background(), h, sys, strings.NewReader(""), func(*hold.StatusReport, error) {}); err != nil {
+		t.Error(err)
+	}
+	// A cancelled context (Ctrl+C) ends the wait on input that never comes;
+	// whatever the status got to, it was shown.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	blocked, _ := io.Pipe()
+	calls := 0
+	hold.DoubleClick(ctx, h, sys, blocked, func(*hold.StatusReport, error) { calls++ })
+	if calls != 1 {
+		t.Errorf("shown %d times, want once", calls)
+	}
+}
+
+func TestSuggestions(t *testing.T) {
+	h := newWindows(t, "knee-26100")
+	q := query(t, h)
+	tests := []struct {
+		name             string
+		finest, coarsest uint32
+		global           bool
+		wantApply        string
+		wantReach        string
+	}{
+		{"0.5 ms offered, per-process", 5000, 156250, false, "tickscope apply --resolution 5000", "tickscope itself only"},
+		{"0.5 ms offered, global", 5000, 156250, true, "tickscope apply --resolution 5000", "every process"},
+		{"finest 1 ms", 10000, 156250, true, "tickscope apply --resolution 10000", "every process"},
+	}
+	for _, tt := range tests {
+		w := *q.Windows
+		w.Finest100ns, w.Coarsest100ns = tt.finest, tt.coarsest
+		w.RequestModel = timerinfo.RequestModelPerProcess
+		if tt.global {
+			w.RequestModel = timerinfo.RequestModelGlobalKey
+		}
+		got := hold.Suggestions(&timerinfo.Report{OS: "windows", Windows: &w})
+		if len(got) != 3 || got[0].Command != "tickscope bench" || got[1].Command != tt.wantApply || got[2].Command != "tickscope status" {
+			t.Errorf("%s: %+v", tt.name, got)
+			continue
+		}
+		if !strings.Contains(got[1].Does, tt.wantReach) {
+			t.Errorf("%s: apply %q does not say it reaches %q", tt.name, got[1].Does, tt.wantReach)
+		}
+	}
+}
