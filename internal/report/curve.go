@@ -27,6 +27,7 @@ type CurvePoint struct {
 	DelayNs       int64   `json:"delay_ns"`
 	Samples       int     `json:"samples"`
 	MeanOvershoot float64 `json:"mean_overshoot_ns"`
+	P50Overshoot  int64   `json:"p50_overshoot_ns"`
 	P95Overshoot  int64   `json:"p95_overshoot_ns"`
 }
 
@@ -37,10 +38,13 @@ const (
 	maxTickNs = 50_000_000
 )
 
-// CurveOf summarises a curve's raw file.
+// CurveOf summarises a curve's raw file. The tick is fitted to each
+// delay's median overshoot, not its mean: waits stalled by the machine (a
+// preemption of a few ms) move a mean of a few waits enough for a sawtooth
+// to "explain" them (TestCurveIgnoresStalledWaits).
 func CurveOf(f *rawfile.File) *Curve {
 	c := &Curve{Simulated: f.Simulated, OS: f.Query.OS, OSBuild: OSBuild(f.Query), Method: f.Method}
-	var delays, means []float64
+	var delays, medians []float64
 	for _, p := range f.Points {
 		delay := p.DelayNs
 		if delay == 0 {
@@ -49,13 +53,13 @@ func CurveOf(f *rawfile.File) *Curve {
 		sorted := slices.Clone(p.Latencies)
 		slices.Sort(sorted)
 		s := stats.SummarizeSorted(sorted)
-		point := CurvePoint{DelayNs: delay, Samples: s.Count, MeanOvershoot: s.Mean - float64(delay), P95Overshoot: s.P95 - delay}
+		point := CurvePoint{DelayNs: delay, Samples: s.Count, MeanOvershoot: s.Mean - float64(delay), P50Overshoot: s.P50 - delay, P95Overshoot: s.P95 - delay}
 		c.Points = append(c.Points, point)
 		c.Partial = c.Partial || p.Stopped
 		delays = append(delays, float64(delay))
-		means = append(means, point.MeanOvershoot)
+		medians = append(medians, float64(point.P50Overshoot))
 	}
-	c.Tick = stats.FitTick(delays, means, minTickNs, min(maxTickNs, int64(slices.Max(delays))))
+	c.Tick = stats.FitTick(delays, medians, minTickNs, min(maxTickNs, int64(slices.Max(delays))))
 	return c
 }
 
