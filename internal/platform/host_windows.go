@@ -145,22 +145,17 @@ func (h *windowsHost) holdWholeMilliseconds(ms uint32, granted timerinfo.Setting
 
 // throttlingOptOut opts the process out of Windows 11's timer-resolution
 // throttling once: the setting is the process's, and lasts. Its outcome is
-// what TimerThrottling reports.
+// what Observe reports.
 var throttlingOptOut = sync.OnceValue(func() string {
 	return timerinfo.ThrottlingOutcome(winapi.IgnoreTimerResolutionThrottling())
 })
 
-// TimerThrottling is the outcome of the opt-out Apply made before it held
-// a period (timerinfo.Conditions.TimerThrottling), or "" when Apply has
-// held none.
-func (h *windowsHost) TimerThrottling() string {
-	v, _ := h.throttling.Load().(string)
-	return v
-}
-
+// Observe reads the period in force, and the outcome of the opt-out Apply
+// made before it held a period ("" when it has held none).
 func (h *windowsHost) Observe() seam.Observation {
 	_, _, current, _ := winapi.NtQueryTimerResolution()
-	return seam.Observation{Current100ns: current}
+	throttling, _ := h.throttling.Load().(string)
+	return seam.Observation{Current100ns: current, TimerThrottling: throttling}
 }
 
 func (h *windowsHost) NewWaiter(method string, delay time.Duration) (seam.Waiter, error) {

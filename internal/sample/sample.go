@@ -87,7 +87,8 @@ func measureLocked(ctx context.Context, h seam.Host, method seam.Method, spec Sp
 		res.Conditions.CurrentAfter100ns = h.Observe().Current100ns
 	}()
 	res.Granted = granted
-	res.Conditions.TimerSlackNs = h.Observe().TimerSlackNs
+	held := h.Observe()
+	res.Conditions.TimerSlackNs, res.Conditions.TimerThrottling = held.TimerSlackNs, held.TimerThrottling
 
 	w, err := h.NewWaiter(method.Name, spec.Delay)
 	if err != nil {

@@ -21,6 +21,9 @@ type fakeHost struct {
 	released bool
 	failAt   int
 	onWait   func(i int)
+	// applied is set by Apply: Observe then reports the throttling opt-out
+	// the Windows host makes before it holds a period.
+	applied bool
 }
 
 func (h *fakeHost) Query() (*timerinfo.Report, error) { return &timerinfo.Report{OS: "fake"}, nil }
@@ -29,13 +32,20 @@ func (h *fakeHost) Methods() []seam.Method {
 }
 func (h *fakeHost) Now() int64                      { return h.now }
 func (h *fakeHost) PrepareThread() (string, func()) { return "fake priority", func() {} }
-func (h *fakeHost) Observe() seam.Observation       { return seam.Observation{Current100ns: 156250} }
+func (h *fakeHost) Observe() seam.Observation {
+	o := seam.Observation{Current100ns: 156250}
+	if h.applied {
+		o.TimerThrottling = timerinfo.ThrottlingOptedOut
+	}
+	return o
+}
 func (h *fakeHost) NewWaiter(string, time.Duration) (seam.Waiter, error) {
 	return h, nil
 }
 func (h *fakeHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	granted := s
 	granted.Resolution100ns -= s.Resolution100ns % 10 // a quantised grant
+	h.applied = s.Resolution100ns != 0
 	return granted, func() error { h.released = true; return nil }, nil
 }
 
@@ -187,5 +197,19 @@ func TestDefaultWarmup(t *testing.T) {
 		if got := sample.DefaultWarmup(tt.n); got != tt.want {
 			t.Errorf("DefaultWarmup(%d) = %d, want %d", tt.n, got, tt.want)
 		}
+	}
+}
+
+// TestConditionsRecordTheThrottlingOptOut: the outcome of the opt-out the
+// host made before it held the period is recorded with the samples, which
+// were taken with the request in force only if it held (issue 16, defect 2).
+func TestConditionsRecordTheThrottlingOptOut(t *testing.T) {
+	h := &fakeHost{lateness: []int64{100}, schedule: seam.Relative}
+	p, err := sample.Measure(context.Background(), h, spec(3, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Conditions.TimerThrottling != timerinfo.ThrottlingOptedOut {
+		t.Errorf("conditions record throttling %q, want %q", p.Conditions.TimerThrottling, timerinfo.ThrottlingOptedOut)
 	}
 }

@@ -54,6 +54,10 @@ type Observation struct {
 	Current100ns uint32
 	// TimerSlackNs is the calling thread's timer slack (Linux; 0 elsewhere).
 	TimerSlackNs int64
+	// TimerThrottling is the outcome of the Windows 11 timer-resolution
+	// throttling opt-out the process made before it held a period
+	// (timerinfo.Conditions.TimerThrottling), "" before any was held.
+	TimerThrottling string
 }
 
 // Schedule is how a method's waits relate to one another.
