@@ -369,6 +369,10 @@ func NewBench(host seam.Host, q *timerinfo.Report, file *rawfile.File, o BenchOp
 			b.Warnings = append(b.Warnings, fmt.Sprintf("the timer is already held at %s ms by another process: candidates coarser than that cannot be seen and will be marked", timerinfo.FormatPeriodMS(win.Current100ns)))
 		}
 		requests := sweep.Grid(win.Finest100ns, win.Coarsest100ns, from, to)
+		// The sweep keeps a chunk only at the period the query found, which
+		// is the period the judgement (sweep.JudgeFile, also analyze's)
+		// holds the points to: both must read it from the same place.
+		runner.Period100ns = win.Current100ns
 		file.Method, file.Bench.Requests, b.Total = "sleep", len(requests), len(requests)*10
 		b.run = func(ctx context.Context) ([]rawfile.Point, error) { return runner.Run(ctx, requests) }
 	default:
