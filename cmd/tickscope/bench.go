@@ -34,22 +34,22 @@ high-resolution clock, and recommend the best setting, then re-check it.
 Candidates: every 100 ns over the first 50 µs above the finest period (where
 the narrow fast band lives), every 5 µs up to 1 ms, every 50 µs up to 2 ms, and
 every 1 ms up to the coarsest. Requests the OS grants the same period are
-measured once. Neighbouring periods that measure the same form a band, and a
-band is recommended by its middle. No row is recommended unless interference
-<= 2 %, p50 >= 0.99 ms, p95 <= 2.5 ms, and no more than about 5 % of its
-waits land over its p50 by 0.25 ms (a tick); rows next to a failing row are
-edges and fail too.
+measured once; a chunk measured while the period changed is measured again.
+Rows that measure the same form a band, recommended by its middle. A row
+passes if p50 >= 0.99 ms and (by one significance test) at most 5 % of waits
+exceed 2.5 ms, 2 % stall, 5 % are a tick (0.25 ms) over p50. Bands whose
+p50s differ within the noise or 10 µs are equivalent: better tail wins.
 
-The default design samples adaptively: a short look at every period, then the
-full --samples only where the answer is. --exhaustive gives every period the
-full count (TickTune's fixed design). Ctrl+C stops early and recommends from
-what was measured, saying so.
+Adaptive by default: a short look at every period, the full --samples only
+where the answer is; --exhaustive gives all the full count (TickTune's).
+Ctrl+C stops early and recommends from what was measured, saying so.
 
 Linux: sweeps the measuring thread's timer slack from 1 ns to 500 µs for a
 1 ms clock_nanosleep wait (and as root each again with /dev/cpu_dma_latency
 held at 0), every setting to the full --samples in interleaved chunks.
-latency picks the lowest p50 that passes the gates; power the largest slack,
-preferring no DMA hold, whose p99 lateness is within --budget-lateness.
+latency picks the lowest p50 passing the gates (within the noise or 10 µs:
+the better p99, then the least intrusive); power the largest slack, no DMA
+hold if possible, with p99 lateness 10 µs inside --budget-lateness.
 --simulate runs the whole bench on the model of Windows timers, on any OS.`,
 		Args: noArgs,
 	}
