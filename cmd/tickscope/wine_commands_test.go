@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -20,7 +22,71 @@ func init() {
 	scriptCommands["regdiff"] = regdiff
 	scriptCommands["taskxml"] = taskxml
 	scriptCommands["waitfile"] = waitfile
+	scriptCommands["consolealone"] = consolealone
 }
+
+// consolealone OUT [ARG...]: runs tickscope.exe with ARGs alone on a
+// console of its own, as Explorer runs a double-clicked program. Wine makes
+// such a console for a program started on a Unix terminal, so it runs
+// under script(1)'s pseudo-terminal, widened so that Wine's console does
+// not wrap lines. Once "press Enter to close this window" shows, the
+// program must still run 1 s later (it waits), and end when Enter is
+// typed. OUT gets what the console showed, without its escape sequences.
+func consolealone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: consolealone OUT [ARG...]")
+	}
+	raw := ts.MkAbs(args[0] + ".raw")
+	line := "stty cols 250 rows 200; exec wine64 " + shellQuote(ts.Getenv("TICKSCOPE_EXE"))
+	for _, a := range args[1:] {
+		line += " " + shellQuote(a)
+	}
+	cmd := exec.Command("script", "-qfec", line, raw)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = append(os.Environ(), "PATH="+ts.Getenv("PATH"), "WINEPREFIX="+ts.Getenv("WINEPREFIX"), "WINEDEBUG=-all", "LANG=C.UTF-8")
+	enter, err := cmd.StdinPipe()
+	ts.Check(err)
+	ts.Check(cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	shown := func() bool {
+		data, _ := os.ReadFile(raw)
+		return strings.Contains(string(data), "press Enter to close this window")
+	}
+	for deadline := time.Now().Add(60 * time.Second); !shown(); time.Sleep(100 * time.Millisecond) {
+		select {
+		case err := <-done:
+			ts.Fatalf("it ended (%v) before asking for Enter:\n%s", err, ts.ReadFile(args[0]+".raw"))
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			ts.Fatalf("no prompt for Enter within 60 s")
+		}
+	}
+	select {
+	case err := <-done:
+		ts.Fatalf("it closed (%v) without waiting for Enter", err)
+	case <-time.After(time.Second):
+	}
+	io.WriteString(enter, "\r")
+	select {
+	case err := <-done:
+		ts.Check(err)
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		ts.Fatalf("still running 30 s after Enter")
+	}
+	data, err := os.ReadFile(raw)
+	ts.Check(err)
+	text := consoleEscapes.ReplaceAllString(string(data), "")
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.ReplaceAll(text, "\r", "")), 0o644))
+}
+
+// consoleEscapes are the terminal escape sequences Wine's console writes.
+var consoleEscapes = regexp.MustCompile(`\x1b\[[0-9;?]*[a-zA-Z]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Z]`)
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // waitfile GLOB: a file matching GLOB exists within 30 s (a background
 // command has got that far).

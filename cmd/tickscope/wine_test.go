@@ -82,6 +82,7 @@ func TestWine(t *testing.T) {
 type wineSetup struct {
 	wine     string // the wine64 loader
 	exe      string // tickscope.exe
+	holder   string // tickscope-holder.exe, beside it
 	prefixes map[string]string
 }
 
@@ -118,6 +119,15 @@ func setUpWine(t *testing.T) *wineSetup {
 		t.Fatalf("building tickscope.exe: %v\n%s", err, out)
 	}
 	checkResources(t, w.exe)
+	// The windowless holder apply --persist registers: the same program
+	// linked for the GUI subsystem, beside tickscope.exe as the release
+	// ships it.
+	w.holder = filepath.Join(dir, "tickscope-holder.exe")
+	build = exec.Command("go", "build", "-ldflags=-H=windowsgui", "-o", w.holder, ".")
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building tickscope-holder.exe: %v\n%s", err, out)
+	}
 
 	// The scaffolding: the shim Go's runtime needs on Wine 8.
 	shim := filepath.Join(dir, "bcryptprimitives.dll")
@@ -215,6 +225,7 @@ func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
 	e.Setenv("PATH", bin+string(os.PathListSeparator)+filepath.Dir(w.wine)+string(os.PathListSeparator)+e.Getenv("PATH"))
 	e.Setenv("WINEPREFIX", prefix)
 	e.Setenv("TICKSCOPE_EXE", w.exe)
+	e.Setenv("TICKSCOPE_HOLDER_EXE", w.holder)
 	// Wine maps file names through the locale's code page: UTF-8 lets
 	// scripts use non-ASCII paths.
 	e.Setenv("LANG", "C.UTF-8")
