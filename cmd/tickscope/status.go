@@ -22,8 +22,9 @@ func (a *app) statusCommand() *cobra.Command {
     Linux: timer slack 1 ns);
   - what query reports;
   - the startup holder that apply --persist installs: installed or not,
-    running or not, the setting it holds, and "stale" when it runs another
-    executable than this one.
+    running or not and whether the timer is at what it holds, the setting,
+    the windowless holder's last logged line (Windows), and "stale" when it
+    runs another executable than this tickscope's holder.
 
 It changes nothing: the request it measures with is released at once.`,
 		Args: noArgs,
