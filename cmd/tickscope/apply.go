@@ -32,9 +32,11 @@ Windows 11 / Server 2022+ (tickscope global on): in per-process mode the
 request held here speeds up tickscope itself and nothing else.
   --no-console  detach from the console (Ctrl+C no longer reaches it; ESC is
                 then watched desktop-wide unless --no-esc)
-  --persist     register the Task Scheduler task "tickscope" that starts this
-                holder 15 s after logon, start it, and return; undo with
-                tickscope startup remove. Refused unless requests are global.
+  --persist     register the Task Scheduler task "tickscope" that starts
+                tickscope-holder.exe (beside tickscope.exe: the same program
+                with no console window) 15 s after your logon, start it, and
+                return; undo with tickscope startup remove. Refused unless
+                requests are global in the running boot.
 
 Linux: --dma-latency US holds /dev/cpu_dma_latency (root) while tickscope
 runs; the kernel drops it when tickscope exits, also when it is killed.

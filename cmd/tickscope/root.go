@@ -52,12 +52,12 @@ func (a *app) execute(args []string) int {
 	if err == nil {
 		return 0
 	}
-	var exit *exitCode
+	var exit *hold.ExitStatus
 	if errors.As(err, &exit) {
-		if exit.msg != "" {
-			fmt.Fprintf(a.stderr, "tickscope: error: %s\n", options.OneLine(exit.msg))
+		if exit.Msg != "" {
+			fmt.Fprintf(a.stderr, "tickscope: error: %s\n", options.OneLine(exit.Msg))
 		}
-		return exit.code
+		return exit.Code
 	}
 	fmt.Fprintf(a.stderr, "tickscope: error: %s\n", options.OneLine(err.Error()))
 	var usage *options.UsageError

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"strings"
 
@@ -62,15 +61,6 @@ setting fails, before the program starts.`,
 	return cmd
 }
 
-// exitCode ends tickscope with a code of its own choosing; msg, when set,
-// is printed as an error.
-type exitCode struct {
-	code int
-	msg  string
-}
-
-func (e *exitCode) Error() string { return e.msg }
-
 func (a *app) runProgram(cmd *cobra.Command, f hold.RunFlags, args []string) error {
 	host := machineHost()
 	q, err := host.Query()
@@ -89,7 +79,7 @@ func (a *app) runProgram(cmd *cobra.Command, f hold.RunFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	err = hold.Run(cmd.Context(), host, machineSystem(), q, req, args, hold.RunOptions{
+	return hold.Run(cmd.Context(), host, machineSystem(), q, req, args, hold.RunOptions{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Warn: func(msg string) { a.warnf("%s", msg) },
 		Started: func(s hold.RunStart) {
@@ -99,9 +89,4 @@ func (a *app) runProgram(cmd *cobra.Command, f hold.RunFlags, args []string) err
 			}
 		},
 	})
-	var status *hold.ExitStatus
-	if errors.As(err, &status) {
-		return &exitCode{code: status.Code, msg: status.Msg}
-	}
-	return err
 }

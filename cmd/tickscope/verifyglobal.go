@@ -43,7 +43,7 @@ func (a *app) verifyGlobal(ctx context.Context, asJSON bool) error {
 		return err
 	}
 	if res.Verdict == timerinfo.VerdictInconclusive {
-		return &exitCode{code: 1}
+		return &hold.ExitStatus{Code: 1}
 	}
 	return nil
 }

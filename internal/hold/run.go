@@ -24,8 +24,9 @@ const (
 	ExitNotFound  = 127
 )
 
-// ExitStatus ends tickscope with a status of its own choosing (the
-// program's, or 126/127); Msg, when set, is printed as an error.
+// ExitStatus ends tickscope with a status of its own choosing (run: the
+// program's, or 126/127; verify-global: 1 when inconclusive); Msg, when
+// set, is printed as an error.
 type ExitStatus struct {
 	Code int
 	Msg  string
