@@ -95,6 +95,40 @@ func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() erro
 	// request ignored ("SetProcessInformation function",
 	// PROCESS_POWER_THROTTLING_IGNORE_TIMER_RESOLUTION, Microsoft Learn).
 	h.throttling.Store(throttlingOptOut())
+	_, _, before, _ := winapi.NtQueryTimerResolution()
+	granted, release, err := h.apply(s)
+	if err != nil {
+		return granted, release, err
+	}
+	return granted, func() error {
+		err := release()
+		settle(before)
+		return err
+	}, nil
+}
+
+// settle waits, after a request is withdrawn, until the current period is
+// back to what it was before the request (at most two default ticks,
+// polling each 0.5 ms). Whether the kernel applies the coarser period at
+// once or only at a later clock interrupt is not documented; the bench
+// holds each chunk to the period read before and after it (Dawson's rule),
+// so a reading taken in that interval would discard every chunk on a quiet
+// machine. A period that does not come back within the bound was changed by
+// another process, and the measurement records that.
+func settle(before uint32) {
+	deadline := time.Now().Add(2 * 15625 * time.Microsecond)
+	for {
+		_, _, current, err := winapi.NtQueryTimerResolution()
+		if err != nil || current == before || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(500 * time.Microsecond)
+	}
+}
+
+// apply makes the request of Apply.
+func (h *windowsHost) apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	noop := func() error { return nil }
 	if ms := s.TimeBeginPeriodMs; ms != 0 {
 		return h.holdWholeMilliseconds(ms, timerinfo.Setting{TimeBeginPeriodMs: ms})
 	}
@@ -274,7 +308,8 @@ func readDWORD(path, name string) *uint32 {
 
 // kernelKeyWrittenAfterBoot compares the kernel key's last write time
 // (RegQueryInfoKey's lpftLastWriteTime, "RegQueryInfoKeyW function",
-// Microsoft Learn) with the boot time, now less GetTickCount64. The time
+// Microsoft Learn) with the boot time, now less the time since boot
+// (x/sys's DurationSinceBoot: GetTickCount64). The time
 // is the key's, not the value's: any value written under the key after
 // boot counts, so the answer errs towards "not yet in force", and points
 // to verify-global, which measures. An unreadable key counts as not
@@ -289,7 +324,7 @@ func kernelKeyWrittenAfterBoot() bool {
 	if err != nil {
 		return false
 	}
-	uptime := time.Duration(winapi.GetTickCount64()) * time.Millisecond
+	uptime := windows.DurationSinceBoot()
 	return timerinfo.WrittenAfterBoot(info.ModTime(), time.Now(), uptime)
 }
 

@@ -27,7 +27,6 @@ var (
 	procTimeKillEvent             = winmm.NewProc("timeKillEvent")
 	procTimeBeginPeriod           = winmm.NewProc("timeBeginPeriod")
 	procTimeEndPeriod             = winmm.NewProc("timeEndPeriod")
-	procGetTickCount64            = kernel32.NewProc("GetTickCount64")
 )
 
 // Constants, with their documented names.
@@ -248,18 +247,6 @@ func TimeBeginPeriod(ms uint32) error {
 func TimeEndPeriod(ms uint32) error {
 	r, _, _ := procTimeEndPeriod.Call(uintptr(ms))
 	return MMError(uint32(r))
-}
-
-// GetTickCount64 is the number of milliseconds since the system started,
-// sleep and hibernation included.
-//
-//	ULONGLONG GetTickCount64(void);
-//
-// Documented in sysinfoapi.h ("GetTickCount64 function", Microsoft Learn;
-// Windows Vista and later). x/sys binds it unexported only.
-func GetTickCount64() uint64 {
-	r, _, _ := procGetTickCount64.Call()
-	return uint64(r)
 }
 
 // CreateTimerQueueTimer starts a timer on the default timer queue that
