@@ -127,7 +127,10 @@ func ParseBCDEdit(out string) BootTimerSettings {
 		case "no", "off", "false", "0":
 			value = "no"
 		default:
-			continue
+			// bcdedit prints booleans in the display language (German
+			// "Ja"/"Nein"): a setting that is present with a value this
+			// parser does not know is reported as such, never as "default".
+			value = "unknown (" + fields[1] + ")"
 		}
 		switch strings.ToLower(fields[0]) {
 		case "disabledynamictick":
