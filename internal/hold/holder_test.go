@@ -292,3 +292,26 @@ func TestSuggestions(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondHolderKeepsTheLog: a second start of the holder while one runs
+// fails on the holder lock; it must append its reason to the running
+// holder's log, not empty it.
+func TestSecondHolderKeepsTheLog(t *testing.T) {
+	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
+	sys := &seamfake.System{Temp: t.TempDir(), ConsoleState: seam.ConsoleNone}
+	var stdout, stderr io.Writer
+	closeLog := hold.LogHolderOutput(sys, args, &stdout, &stderr)
+	io.WriteString(stdout, "holding\n")
+	closeLog()
+	sys.HolderRunning, sys.HolderPID = true, 8
+	closeLog = hold.LogHolderOutput(sys, args, &stdout, &stderr)
+	io.WriteString(stderr, "tickscope: error: another startup holder runs\n")
+	closeLog()
+	data, err := os.ReadFile(hold.HolderLogPath(sys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "holding\n") || !strings.HasSuffix(string(data), "another startup holder runs\n") {
+		t.Errorf("the log after a second start:\n%s", data)
+	}
+}

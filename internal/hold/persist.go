@@ -179,7 +179,8 @@ func HolderLogPath(sys seam.System) string { return filepath.Join(sys.TempDir(),
 
 // LogHolderOutput gives the startup holder a place for its output when it
 // would otherwise go nowhere (the windowless holder has no console and no
-// standard error): the log, emptied, with a first line saying when it
+// standard error): the log, emptied unless a holder already runs, with a
+// first line saying when it
 // started and with what, becomes its stdout and stderr. status prints its
 // last line, which says that it holds, or why it stopped. Every other run
 // keeps its output (it has a place, or it is not the startup holder, whose
@@ -189,7 +190,13 @@ func LogHolderOutput(sys seam.System, args []string, stdout, stderr *io.Writer) 
 	if sys.Console() != seam.ConsoleNone || !asStartup(args) {
 		return func() {}
 	}
-	f, err := os.Create(HolderLogPath(sys))
+	// A holder that already runs keeps its log: this start will fail on
+	// the holder lock, and appends why after what the running one wrote.
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if _, running := sys.Holder(); running {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	}
+	f, err := os.OpenFile(HolderLogPath(sys), flags, 0o644)
 	if err != nil {
 		return func() {}
 	}
