@@ -46,7 +46,9 @@ func run(args []string) int {
 func (a *app) execute(args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A closed terminal (SIGHUP) ends work as Ctrl+C does: holds are
+	// released and a --raw file's temporary removed, not left behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	err := root.ExecuteContext(ctx)
 	if err == nil {
