@@ -97,7 +97,7 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 			return err
 		}
 		report.WritePersist(a.stdout, res)
-		if w := report.PersistWarning(res); w != "" {
+		for _, w := range report.PersistWarnings(res) {
 			a.warnf("%s", w)
 		}
 		return nil

@@ -45,6 +45,11 @@ type PersistResult struct {
 	// 2 s of its start, and PID its process id (0 when unreadable).
 	Running bool
 	PID     int
+	// ElevatedUser is set on Windows when --persist ran elevated: the task
+	// names the token's user, which after over-the-shoulder elevation (an
+	// administrator's credentials typed in) is that administrator, not the
+	// person at the keyboard, so the holder would start at their logon.
+	ElevatedUser bool
 }
 
 // Persist registers the startup holder with args, starts it, and checks for
@@ -102,7 +107,7 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	} else {
 		definition = []byte(persist.SystemdUnit(persist.Unit{Exe: holder, Args: args, Description: description}))
 	}
-	res := &PersistResult{Startup: st.Describe(), Exe: holder, Args: args, When: startupWhen(q)}
+	res := &PersistResult{Startup: st.Describe(), Exe: holder, Args: args, When: startupWhen(q), ElevatedUser: q.Windows != nil && sys.Elevated()}
 	if o.DryRun {
 		if res.Definition, err = persist.DefinitionText(definition); err != nil {
 			return nil, err

@@ -127,3 +127,21 @@ func TestRemoveStartupWarnsOnlyAtOrBelowTheHoldersPeriod(t *testing.T) {
 		})
 	}
 }
+
+// TestPersistSaysWhoseLogonWhenElevated: the task names the token's user;
+// from an elevated terminal that may be an administrator, not the person
+// at the keyboard, and the result says so.
+func TestPersistSaysWhoseLogonWhenElevated(t *testing.T) {
+	for _, elevated := range []bool{false, true} {
+		h, sys := wfMachine(t)
+		sys.IsElevated = elevated
+		res, err := hold.Persist(h, sys, wfQuery(t, h, false), timerinfo.Setting{Resolution100ns: 5000},
+			[]string{"apply", "--resolution", "5000"}, hold.PersistOptions{Version: "test", DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ElevatedUser != elevated {
+			t.Errorf("elevated %v: ElevatedUser %v", elevated, res.ElevatedUser)
+		}
+	}
+}

@@ -70,9 +70,21 @@ func WritePersist(w io.Writer, r *hold.PersistResult) {
 	}
 }
 
-// PersistWarning is apply --persist's warning when the holder did not
-// start or its setting did not appear, or "".
-func PersistWarning(r *hold.PersistResult) string {
+// PersistWarnings are apply --persist's warnings: the task names an
+// elevated terminal's user, and the holder did not start or its setting
+// did not appear.
+func PersistWarnings(r *hold.PersistResult) []string {
+	var warnings []string
+	if r.ElevatedUser {
+		warnings = append(warnings, "this terminal runs elevated, so the task starts at the logon of the account it runs as: if you typed an administrator's credentials to elevate, that is the administrator's logon, not yours; run --persist from a terminal that is not elevated")
+	}
+	if w := persistStartWarning(r); w != "" {
+		warnings = append(warnings, w)
+	}
+	return warnings
+}
+
+func persistStartWarning(r *hold.PersistResult) string {
 	switch {
 	case r.Definition != "" || r.Running:
 		return ""

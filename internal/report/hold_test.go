@@ -64,8 +64,13 @@ func TestHoldTexts(t *testing.T) {
 	if w := report.RunWarning(hold.RunStart{Program: "game", Windows: perProcess}); w == "" {
 		t.Error("no warning when the request does not reach the program")
 	}
-	if w := report.PersistWarning(&hold.PersistResult{StartErr: errors.New("denied"), When: "boot"}); w != "starting it now failed: denied (it will start at the next boot)" {
-		t.Errorf("PersistWarning = %q", w)
+	if w := report.PersistWarnings(&hold.PersistResult{StartErr: errors.New("denied"), When: "boot"}); len(w) != 1 || w[0] != "starting it now failed: denied (it will start at the next boot)" {
+		t.Errorf("PersistWarnings = %q", w)
+	}
+	// An elevated --persist names the elevated account's SID: said even on
+	// a dry run, whose definition is printed.
+	if w := report.PersistWarnings(&hold.PersistResult{ElevatedUser: true, Definition: "<Task/>"}); len(w) != 1 || !strings.Contains(w[0], "runs elevated") {
+		t.Errorf("PersistWarnings(elevated) = %q", w)
 	}
 }
 
