@@ -32,8 +32,10 @@ func (system) IgnoreTimerThrottling() error { return winapi.IgnoreTimerResolutio
 // UserSID is the SID of this process's token user in string form: the
 // user the logon task names in its LogonTrigger and Principal
 // ("GetTokenInformation function", TokenUser; "ConvertSidToStringSidW
-// function", Microsoft Learn). Elevated or not, the token user is the
-// person logged on.
+// function", Microsoft Learn). Elevated by the same account, the token
+// user is the person logged on; elevated with an administrator's
+// credentials (over the shoulder) it is that administrator, which
+// apply --persist warns about.
 func (system) UserSID() (string, error) {
 	user, err := windows.GetCurrentProcessToken().GetTokenUser()
 	if err != nil {
