@@ -3,10 +3,13 @@
 //
 // A wait sleeps on the OS's best native timer until a margin before the
 // deadline, then spins on the high-resolution clock for the rest, and never
-// returns early. The margin is not a fixed guess: it is calibrated from the
-// lateness the native timer actually shows on this machine, adapts when
-// that changes, and stays within bounds. Stats reports the margin in use and
-// what the spinning costs.
+// returns early. The margin is not a fixed guess: it covers the 99th
+// percentile of the lateness the native timer shows on this machine, adapts
+// when that changes, and never exceeds spin_sleep's fixed margin (125 µs on
+// Linux, 700 µs on Windows), so a wait spins no more than spin_sleep's and
+// is late no more often, and spins far less where the native timer is good.
+// WithTail trades more spinning for fewer late ticks. Stats reports the
+// margin in use and what the spinning costs.
 //
 // The native timer is, on Linux, clock_nanosleep on an absolute
 // CLOCK_MONOTONIC deadline from a thread whose timer slack is 1 ns; on
@@ -21,8 +24,6 @@
 package precise
 
 import (
-	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,7 +36,7 @@ func Sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	sleepUntil(now() + int64(d))
+	sleepUntil(cal, now()+int64(d))
 }
 
 // SleepUntil pauses the calling goroutine until t. A t in the past returns
@@ -53,19 +54,25 @@ func SleepUntil(t time.Time) {
 // Go's monotonic clock elsewhere.
 func now() int64 { return nativewait.Now() }
 
-// sleepUntil waits until the clock reads deadline (ns on now's clock).
-func sleepUntil(deadline int64) {
+// sleepUntil waits until the clock reads deadline (ns on now's clock),
+// with the margin policy p. The policy learns from the wake-up after the
+// spin, so its bookkeeping never eats into the margin.
+func sleepUntil(p *marginPolicy, deadline int64) {
 	start := now()
-	margin := cal.margin()
+	margin := p.margin()
+	slept, late := false, int64(0)
 	if wake := deadline - margin; wake-start > 0 {
 		nativewait.BestSleepUntil(wake)
-		cal.observe(now() - wake)
+		slept, late = true, now()-wake
 	}
 	spinStart := now()
 	for now() < deadline {
 	}
 	end := now()
 	stats.record(end-start, end-spinStart)
+	if slept {
+		p.observe(late)
+	}
 }
 
 // Statistics describe the waits made so far in this process.
@@ -109,63 +116,6 @@ func (s *waitStats) record(waited, spun int64) {
 
 var stats waitStats
 
-// calibrator keeps the margin at a high quantile of the native timer's
-// recent lateness, with headroom, within [minMargin, maxMargin].
-type calibrator struct {
-	mu      sync.Mutex
-	window  [calWindow]int64
-	scratch [calWindow]int64 // sorted copy, reused: a wait allocates nothing
-	n, next int
-	current atomic.Int64
-}
-
-const (
-	// calWindow is how many recent wake-ups the margin follows: enough for
-	// a 97th percentile that ignores the rare host stall no margin should
-	// chase, few enough to adapt within a second at 1 kHz.
-	calWindow = 512
-	// calMinSamples is how many wake-ups are seen before the margin moves
-	// from its starting value.
-	calMinSamples = 16
-	// calEvery is how often (in wake-ups) the quantile is recomputed: a
-	// sort of the window costs microseconds, which every wait would pay.
-	calEvery = 8
-	// minMargin keeps a spin long enough to absorb the wake-up's own
-	// jitter; headroom is added to the observed quantile for the same reason.
-	minMargin = int64(10 * time.Microsecond)
-	headroom  = int64(5 * time.Microsecond)
-	// initialMargin (spin_sleep's default accuracy on Linux and Windows)
-	// and maxMargin are the native timer's, from package nativewait.
-	initialMargin = int64(nativewait.InitialMargin)
-	maxMargin     = int64(nativewait.MaxMargin)
-)
-
-var cal = newCalibrator()
-
-func newCalibrator() *calibrator {
-	c := &calibrator{}
-	c.current.Store(initialMargin)
-	return c
-}
-
-func (c *calibrator) margin() int64 { return c.current.Load() }
-
-// observe records how late the native timer woke (ns; negative is early)
-// and moves the margin to the window's 97th percentile plus a quarter and
-// the headroom.
-func (c *calibrator) observe(late int64) {
-	late = max(late, 0)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.window[c.next] = late
-	c.next = (c.next + 1) % calWindow
-	c.n = min(c.n+1, calWindow)
-	if c.n < calMinSamples || c.next%calEvery != 0 {
-		return
-	}
-	recent := c.scratch[:c.n]
-	copy(recent, c.window[:c.n])
-	slices.Sort(recent)
-	q := recent[(len(recent)*97+99)/100-1]
-	c.current.Store(min(max(q+q/4+headroom, minMargin), maxMargin))
-}
+// cal is the default margin policy, shared by Sleep, SleepContext and every
+// Ticker without WithTail.
+var cal = newMarginPolicy(DefaultTail, min(initialMargin, maxMargin), calWindow)

@@ -78,7 +78,7 @@ func (t *Ticker) Wait() bool {
 			t.missed.Add(1)
 		}
 	}
-	sleepUntil(t.next)
+	sleepUntil(cal, t.next)
 	t.next += t.period
 	return !t.stopped.Load()
 }

@@ -105,6 +105,41 @@ func Run(ctx context.Context, h seam.Host, name string, period time.Duration, ti
 	return finish(late, float64(point.Conditions.CPUNs)/float64(point.Conditions.WallNs), point.Stopped), nil
 }
 
+// Record keeps the native loop name (a periodic wait method of the OS
+// seam, e.g. clock-abs or timerfd) for ticks ticks of period under
+// Setting(h) and returns each tick's lateness in ns in the order measured:
+// the trace of the native timer's wake-ups that precise's margin policies
+// are replayed against.
+func Record(ctx context.Context, h seam.Host, name string, period time.Duration, ticks int) ([]int64, error) {
+	setting, err := Setting(h)
+	if err != nil {
+		return nil, err
+	}
+	points, err := sample.Series(ctx, h, []sample.Spec{{Method: name, Delay: period, Samples: ticks, Warmup: sample.DefaultWarmup(ticks), Setting: setting}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	late := make([]int64, len(points[0].Latencies))
+	for i, l := range points[0].Latencies {
+		late[i] = l - int64(period)
+	}
+	return late, nil
+}
+
+// Median is the median of xs (the mean of the middle two for an even
+// count), without changing xs: the summary of repeated runs.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
 // ownSchedule times a ticker on its own schedule, on a locked thread with
 // the setting the other loops get: start returns the wait of one tick
 // (returning its lateness) and stop.

@@ -39,3 +39,25 @@ func TestSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestMedian(t *testing.T) {
+	for _, tt := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{9, 1, 5}, 5},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		in := append([]float64(nil), tt.xs...)
+		if got := loopbench.Median(tt.xs); got != tt.want {
+			t.Errorf("Median(%v) = %v, want %v", tt.xs, got, tt.want)
+		}
+		for i := range in {
+			if in[i] != tt.xs[i] {
+				t.Errorf("Median changed its input to %v", tt.xs)
+			}
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package precise
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/nativewait"
+)
+
+// The margin policy. A wait sleeps natively to deadline − margin and spins
+// the rest: a native wake-up later than the margin makes the wait late by
+// the difference, an earlier one costs the difference in spinning. The
+// policy was chosen by replaying recorded and synthetic traces of the
+// native timer's lateness (policy_eval_test.go; the table is in
+// BENCHMARKS.md):
+//
+//   - The default covers the native timer's 99th percentile of lateness
+//     over the last 1,024 wake-ups, with headroom, and never exceeds
+//     spin_sleep's fixed margin (nativewait.InitialMargin, which is nativewait.SpinSleepMargin on Linux and Windows). Below that
+//     cap it spins only as much as the timer needs (on a quiet bare-metal
+//     trace about 8 % of the fixed margin's spin); at the cap it is the
+//     fixed margin. Its p99 lateness is within a µs of the fixed margin's
+//     on every trace replayed, and its CPU never above it.
+//   - WithTail(q) covers quantile q instead, up to nativewait.MaxMargin:
+//     fewer late wake-ups where the native timer's tail is heavy, at the
+//     cost of more spinning.
+type marginPolicy struct {
+	mu sync.Mutex
+	// tail is the quantile of lateness covered, in parts per 10,000.
+	tail int
+	// limit is the largest margin the policy may choose.
+	limit int64
+	// window holds the last calWindow lateness values (ns, ≥ 0); counts is
+	// their histogram, kept incrementally so a wait's bookkeeping costs a
+	// scan of the buckets, never a sort.
+	window  []int64
+	counts  [histBuckets]uint16 // a window holds at most 1<<15 values
+	n, next int
+	current atomic.Int64
+}
+
+const (
+	// calWindow is how many recent wake-ups the margin follows: a second at
+	// 1 kHz, enough that a 99th percentile rests on ten values.
+	calWindow = 1024
+	// calMinSamples wake-ups are seen before the margin moves from its
+	// starting value.
+	calMinSamples = 32
+	// minMargin keeps a spin long enough to absorb the wake-up's own
+	// jitter; headroom is added to the quantile for the same reason, and a
+	// quarter of the quantile on top for a tail that grows between samples.
+	minMargin = int64(10 * time.Microsecond)
+	headroom  = int64(5 * time.Microsecond)
+	// initialMargin (spin_sleep's default accuracy on Linux and Windows)
+	// and maxMargin are the native timer's, from package nativewait.
+	initialMargin = int64(nativewait.InitialMargin)
+	maxMargin     = int64(nativewait.MaxMargin)
+	// DefaultTail is the quantile of the native timer's lateness the
+	// default policy covers.
+	DefaultTail = 0.99
+)
+
+func newMarginPolicy(tail float64, limit int64, window int) *marginPolicy {
+	p := &marginPolicy{tail: tailParts(tail), limit: limit, window: make([]int64, min(max(window, calMinSamples), 1<<15))}
+	p.current.Store(min(initialMargin, limit))
+	return p
+}
+
+// tailParts turns a quantile into parts per 10,000 within 50 %..99.99 %.
+func tailParts(q float64) int {
+	return min(max(int(q*10000+0.5), 5000), 9999)
+}
+
+func (p *marginPolicy) margin() int64 { return p.current.Load() }
+
+// observe records how late the native timer woke (ns; negative is early)
+// and moves the margin to the window's tail quantile plus a quarter and the
+// headroom, within [minMargin, limit].
+func (p *marginPolicy) observe(late int64) {
+	late = max(late, 0)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == len(p.window) {
+		p.counts[bucket(p.window[p.next])]--
+	}
+	p.window[p.next] = late
+	p.counts[bucket(late)]++
+	p.next = (p.next + 1) % len(p.window)
+	p.n = min(p.n+1, len(p.window))
+	if p.n < calMinSamples {
+		return
+	}
+	// The rank of the quantile, counted from the top: at least one value.
+	above := max(p.n*(10000-p.tail)/10000, 0)
+	seen := 0
+	q := int64(0)
+	for b := histBuckets - 1; b >= 0; b-- {
+		seen += int(p.counts[b])
+		if seen > above {
+			q = bucketTop(b)
+			break
+		}
+	}
+	p.current.Store(min(max(q+q/4+headroom, minMargin), p.limit))
+}
+
+// The histogram has 1 µs buckets below 128 µs, then 16 per doubling: a
+// quantile read from it is at most 1 µs (below 128 µs) or 1/16 above the
+// true value, and never below it.
+const (
+	linearBuckets = 128
+	perOctave     = 16
+	histBuckets   = linearBuckets + 20*perOctave
+)
+
+func bucket(ns int64) int {
+	us := ns / 1000
+	if us < linearBuckets {
+		return int(us)
+	}
+	octave := bits.Len64(uint64(us)) - 8 // us in [128·2^octave, 256·2^octave)
+	sub := int((us >> uint(octave+3)) & (perOctave - 1))
+	return min(linearBuckets+octave*perOctave+sub, histBuckets-1)
+}
+
+// bucketTop is the largest lateness (ns) bucket b holds.
+func bucketTop(b int) int64 {
+	if b < linearBuckets {
+		return int64(b+1)*1000 - 1
+	}
+	octave := (b - linearBuckets) / perOctave
+	sub := int64((b - linearBuckets) % perOctave)
+	base := int64(128) << uint(octave)
+	step := base / perOctave
+	return (base+(sub+1)*step)*1000 - 1
+}
