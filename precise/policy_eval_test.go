@@ -38,7 +38,7 @@ type trace struct {
 	// library's cap is on that OS, and the one it must not do worse than;
 	// ceiling is nativewait.MaxMargin there, the uncapped policies' bound.
 	fixed, ceiling int64
-	late  []int64
+	late           []int64
 }
 
 const us = int64(time.Microsecond)
