@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/analysis"
+	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -14,8 +15,9 @@ import (
 func (a *app) analyzeCommand() *cobra.Command {
 	var j judgeFlags
 	cmd := &cobra.Command{
-		Use:   "analyze FILE",
-		Short: "Re-judge a raw-samples file from bench, measure, curve or compare",
+		Use:     "analyze FILE",
+		Aliases: []string{"report"},
+		Short:   "Re-judge a raw-samples file from bench, measure, curve or compare",
 		Long: `Recompute a result from a raw-samples file (--raw of bench, measure, curve or
 compare), so that a run can be shared and anyone can re-judge it. A bench's
 file gives exactly the bench's result under the same --prefer and budgets; a
@@ -42,17 +44,18 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 			switch {
 			case f.Command == "compare":
 				c := report.CompareOf(f, nil, nil)
-				return a.emit(j.asJSON, c, func(w io.Writer) { report.WriteCompare(w, c) })
+				return extraout.Write(cmd, f, c, a.emit(j.asJSON, c, func(w io.Writer) { report.WriteCompare(w, c) }))
 			case f.Command == "curve":
 				c := report.CurveOf(f)
-				return a.emit(j.asJSON, c, func(w io.Writer) { report.WriteCurve(w, c) })
+				return extraout.Write(cmd, f, c, a.emit(j.asJSON, c, func(w io.Writer) { report.WriteCurve(w, c) }))
 			case f.Bench == nil:
 				m := report.MeasurementOf(f, &f.Points[0])
-				return a.emit(j.asJSON, m, func(w io.Writer) { report.WriteMeasurement(w, m) })
+				return extraout.Write(cmd, f, m, a.emit(j.asJSON, m, func(w io.Writer) { report.WriteMeasurement(w, m) }))
 			}
-			return a.writeBench(f, &j, prefs, "", false)
+			return a.writeBench(cmd, f, &j, prefs, "", false)
 		},
 	}
 	j.register(cmd.Flags())
+	extraout.Register(cmd, false)
 	return cmd
 }

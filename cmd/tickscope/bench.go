@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -63,6 +64,7 @@ hold if possible, with p99 lateness 10 µs inside --budget-lateness.
 	f.Uint32Var(&o.to, "to", 0, "coarsest period to try, 100 ns units (default: the coarsest)")
 	f.BoolVar(&o.exhaustive, "exhaustive", false, "give every period the full sample count")
 	f.StringVar(&o.raw, "raw", "", "write every sample of every period to this file (docs/raw-format.md)")
+	extraout.Register(cmd, false)
 	return cmd
 }
 
@@ -118,7 +120,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err := raw.Write(b.File, version.String()); err != nil {
 		return err
 	}
-	return a.writeBench(b.File, &o.judge, prefs, o.raw, true)
+	return a.writeBench(cmd, b.File, &o.judge, prefs, o.raw, true)
 }
 
 // writeBench judges a bench's raw file and prints the result: bench and
@@ -126,7 +128,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 // exactly the bench's result. live is set by bench, which passes where it
 // wrote the file, fails on a sweep with nothing usable and warns of an
 // early stop.
-func (a *app) writeBench(f *rawfile.File, j *judgeFlags, prefs sweep.Preferences, rawPath string, live bool) error {
+func (a *app) writeBench(cmd *cobra.Command, f *rawfile.File, j *judgeFlags, prefs sweep.Preferences, rawPath string, live bool) error {
 	var result any
 	var text func(io.Writer)
 	var partial bool
@@ -148,5 +150,5 @@ func (a *app) writeBench(f *rawfile.File, j *judgeFlags, prefs sweep.Preferences
 			a.warnf("%sstopped early: the recommendation covers the settings measured so far", report.SimulatedPrefix(f.Simulated))
 		}
 	}
-	return a.emit(j.asJSON, result, text)
+	return extraout.Write(cmd, f, result, a.emit(j.asJSON, result, text))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -51,6 +52,7 @@ Linux: default, slack-1ns, and as root dma-0 (slack 1 ns with
 	f.StringVar(&o.settings, "settings", "", "comma-separated settings (default: all on this OS)")
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the matrix as JSON")
+	extraout.Register(cmd, false)
 	return cmd
 }
 
@@ -84,5 +86,5 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if c.Partial {
 		a.warnf("stopped early: the matrix covers the cells measured")
 	}
-	return a.emit(o.asJSON, c, func(w io.Writer) { report.WriteCompare(w, c) })
+	return extraout.Write(cmd, file, c, a.emit(o.asJSON, c, func(w io.Writer) { report.WriteCompare(w, c) }))
 }

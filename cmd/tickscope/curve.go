@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -50,6 +51,7 @@ the curve so far. Changes nothing.`,
 	f.StringVar(&o.method, "method", "", "wait method (default: the OS's first relative one; see measure --help)")
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print every point as JSON")
+	extraout.Register(cmd, false)
 	return cmd
 }
 
@@ -82,7 +84,7 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if c.Partial {
 		a.warnf("%sstopped early: the curve covers the delays measured so far", report.SimulatedPrefix(o.sim.scenario))
 	}
-	return a.emit(o.asJSON, c, func(w io.Writer) { report.WriteCurve(w, c) })
+	return extraout.Write(cmd, file, c, a.emit(o.asJSON, c, func(w io.Writer) { report.WriteCurve(w, c) }))
 }
 
 // series measures specs through the one measurement loop with a progress

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
@@ -63,6 +64,7 @@ ran under. Ctrl+C stops early and reports what was measured.`,
 	f.DurationVar(&o.slack, "slack", 0, "Linux: the measuring thread's timer slack (1ns..1s)")
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	extraout.Register(cmd, true)
 	return cmd
 }
 
@@ -131,5 +133,5 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	}
 	m := report.MeasurementOf(file, point)
 	m.RawFile = o.raw
-	return a.emit(o.asJSON, m, func(w io.Writer) { report.WriteMeasurement(w, m) })
+	return extraout.Write(cmd, file, m, a.emit(o.asJSON, m, func(w io.Writer) { report.WriteMeasurement(w, m) }))
 }

@@ -1,0 +1,117 @@
+// Package extraout adds the picture outputs to a measurement command:
+// --html (every measuring command and analyze/report) and, on measure,
+// --cyclictest-json and --histfile. One registration per command keeps
+// cmd/tickscope to a line or two per command.
+//
+// Each file follows internal/outfile's rule: only regular files, checked
+// and its temporary created before the command runs (so a bad path exits 2
+// before anything is measured), and written atomically after.
+package extraout
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/cyclictest"
+	"github.com/tickscope/tickscope/internal/htmlreport"
+	"github.com/tickscope/tickscope/internal/outfile"
+	"github.com/tickscope/tickscope/internal/rawfile"
+)
+
+type key struct{}
+
+// Files are a command's extra output files.
+type Files struct {
+	html, json, hist string
+	open             map[string]*outfile.File
+}
+
+// Register adds --html to cmd (and with cyclictest, --cyclictest-json and
+// --histfile) and wraps its RunE so that the files are opened before it
+// runs and their temporaries removed after. It must be called after
+// cmd.RunE is set.
+func Register(cmd *cobra.Command, cyclictest bool) *Files {
+	o := &Files{}
+	f := cmd.Flags()
+	f.StringVar(&o.html, "html", "", "also draw the result as a self-contained HTML page (charts and their numbers) in this file")
+	if cyclictest {
+		f.StringVar(&o.json, "cyclictest-json", "", "also write the measurement in cyclictest --json's format (lateness in µs) to this file")
+		f.StringVar(&o.hist, "histfile", "", "also write cyclictest -h's text histogram (lateness, 1 µs buckets) to this file")
+	}
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := o.Open(); err != nil {
+			return err
+		}
+		defer o.Close()
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		cmd.SetContext(context.WithValue(ctx, key{}, o))
+		return run(cmd, args)
+	}
+	return o
+}
+
+// Open checks every named path and creates its temporary file.
+func (o *Files) Open() error {
+	o.open = map[string]*outfile.File{}
+	for _, f := range []struct{ flag, path string }{{"html", o.html}, {"cyclictest-json", o.json}, {"histfile", o.hist}} {
+		if f.path == "" {
+			continue
+		}
+		out, err := outfile.Open(f.flag, f.path)
+		if err != nil {
+			o.Close()
+			return err
+		}
+		o.open[f.flag] = out
+	}
+	return nil
+}
+
+// Close removes the temporaries of the files not written.
+func (o *Files) Close() {
+	for _, f := range o.open {
+		f.Close()
+	}
+}
+
+// Write writes the files registered on cmd for the raw file f and the
+// command's result (a value of one of report's builders), after the command
+// printed it: err is the printing's error, returned first. A command
+// without registered files writes nothing.
+func Write(cmd *cobra.Command, f *rawfile.File, result any, err error) error {
+	var o *Files
+	if ctx := cmd.Context(); ctx != nil {
+		o, _ = ctx.Value(key{}).(*Files)
+	}
+	if o == nil || o.open == nil {
+		return err
+	}
+	if out := o.open["html"]; out != nil {
+		err = first(err, out.Commit(func(w io.Writer) error { return htmlreport.Write(w, f, result) }))
+	}
+	if out := o.open["cyclictest-json"]; out != nil {
+		cmdline := strings.Join(append([]string{"tickscope"}, os.Args[1:]...), " ")
+		err = first(err, out.Commit(func(w io.Writer) error { return cyclictest.WriteJSON(w, f, cmdline) }))
+	}
+	if out := o.open["histfile"]; out != nil {
+		err = first(err, out.Commit(func(w io.Writer) error {
+			return cyclictest.WriteHistfile(w, f.Points[0].Latencies, f.DelayNs)
+		}))
+	}
+	return err
+}
+
+func first(err, next error) error {
+	if err != nil {
+		return err
+	}
+	return next
+}

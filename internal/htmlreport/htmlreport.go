@@ -1,0 +1,141 @@
+// Package htmlreport renders tickscope's results as one self-contained HTML
+// page (--html and `tickscope report`): inline SVG charts and CSS, each
+// chart with its numbers in a table beside it, readable without JavaScript
+// and offline (no script, no font, no http(s) reference), so that it can be
+// attached to a bug report.
+//
+// It renders, never judges: it receives what internal/report's builders
+// produce (BenchOf, SlackBenchOf, MeasurementOf, CurveOf, CompareOf, with
+// sweep's judgement inside) and the raw file's facts (its header and, for
+// measure, the samples themselves, whose time series and 1 µs histogram no
+// builder summarises).
+//
+// The charts are hand-written SVG: gonum/plot's SVG backend embeds its
+// fonts in every drawing (hundreds of kB, and a font is what the page must
+// not carry), go-echarts draws with JavaScript, and the SVG-only Go chart
+// libraries (wcharczuk/go-chart) are no longer maintained. The few shapes
+// needed here (lines, bands, bars, points, a heat map) are short to write.
+package htmlreport
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
+)
+
+// Write renders result, one of the report builders' values for the raw
+// file f, as a page.
+func Write(w io.Writer, f *rawfile.File, result any) error {
+	p := &page{}
+	p.header(f)
+	switch r := result.(type) {
+	case *report.Measurement:
+		if len(f.Points) == 0 {
+			return fmt.Errorf("html report: the measurement has no samples")
+		}
+		p.measurement(r, f.Points[0].Latencies)
+	case *report.Bench:
+		p.bench(r)
+	case *report.SlackBench:
+		p.slackBench(r)
+	case *report.Curve:
+		p.curve(r)
+	case *report.Compare:
+		p.compare(r)
+	default:
+		return fmt.Errorf("html report: nothing to draw for %T", result)
+	}
+	_, err := io.WriteString(w, p.finish(f))
+	return err
+}
+
+type page struct {
+	body strings.Builder
+}
+
+const css = `body{font-family:sans-serif;margin:16px;color:#111;background:#fff}
+h1{font-size:20px;margin:4px 0}h2{font-size:17px;margin:18px 0 6px}
+.sim{font-size:44px;font-weight:bold;color:#b00;border:4px solid #b00;padding:4px 12px;display:inline-block;margin:6px 0}
+.hdr td{padding:1px 10px 1px 0}
+.fig{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+.chart{width:720px;max-width:100%;height:auto;border:1px solid #ccc}
+.num{border-collapse:collapse;font-size:12px}.num td,.num th{border:1px solid #bbb;padding:2px 6px;text-align:right}
+.num th{background:#eee}.scroll{max-height:360px;overflow:auto}
+.t{font-size:14px;font-weight:bold}.tx{font-size:11px;text-anchor:middle}.ty{font-size:11px;text-anchor:end}
+.xl{font-size:12px;text-anchor:middle}.m{font-size:11px}.lg{font-size:11px}.w{color:#a50}`
+
+func (p *page) header(f *rawfile.File) {
+	q := f.Query
+	title := "tickscope " + f.Command
+	fmt.Fprintf(&p.body, "<h1>%s</h1>\n", html.EscapeString(title))
+	if f.Simulated != "" {
+		fmt.Fprintf(&p.body, `<div class="sim">SIMULATED: %s</div><p>Computed on the model of Windows timers (scenario %s), not measured on a machine.</p>`+"\n",
+			html.EscapeString(f.Simulated), html.EscapeString(f.Simulated))
+	}
+	machine, build := "", ""
+	if q != nil {
+		machine = fmt.Sprintf("%s/%s, %d CPUs", q.OS, q.Arch, q.CPUs)
+		build = report.OSBuild(q)
+		if q.Windows != nil && q.Windows.Product != "" {
+			build = q.Windows.Product + " (" + build + ")"
+		}
+	}
+	rows := [][2]string{
+		{"machine", machine},
+		{"OS build", build},
+		{"when", f.Created.UTC().Format(time.RFC3339)},
+		{"tool version", f.Tool.Name + " " + f.Tool.Version},
+		{"method", f.Method},
+	}
+	p.body.WriteString(`<table class="hdr">`)
+	for _, r := range rows {
+		fmt.Fprintf(&p.body, "<tr><td>%s</td><td>%s</td></tr>", r[0], html.EscapeString(r[1]))
+	}
+	p.body.WriteString("</table>\n")
+}
+
+func (p *page) finish(f *rawfile.File) string {
+	return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tickscope " + html.EscapeString(f.Command) +
+		"</title><style>" + css + "</style></head><body>\n" + p.body.String() + "</body></html>\n"
+}
+
+// figure puts a chart and its numbers table side by side.
+func (p *page) figure(heading string, c *chart, table string) {
+	fmt.Fprintf(&p.body, "<h2>%s</h2>\n<div class=\"fig\">%s\n<div class=\"scroll\">%s</div></div>\n", html.EscapeString(heading), c.String(), table)
+}
+
+func (p *page) warnings(ws []string) {
+	for _, w := range ws {
+		fmt.Fprintf(&p.body, "<p class=\"w\">warning: %s</p>\n", html.EscapeString(w))
+	}
+}
+
+// table renders a numbers table; cells are escaped.
+func table(head []string, rows [][]string) string {
+	var b strings.Builder
+	b.WriteString(`<table class="num"><tr>`)
+	for _, h := range head {
+		fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(h))
+	}
+	b.WriteString("</tr>")
+	for _, r := range rows {
+		b.WriteString("<tr>")
+		for _, c := range r {
+			fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(c))
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</table>")
+	return b.String()
+}
+
+func msOf(ns int64) float64 { return float64(ns) / 1e6 }
+
+func fms(ns int64) string { return fmt.Sprintf("%.3f", msOf(ns)) }
+
+func pct(v float64) string { return fmt.Sprintf("%.1f %%", v*100) }
