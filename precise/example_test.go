@@ -1,6 +1,8 @@
 package precise_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,23 +11,89 @@ import (
 
 // A 1 kHz control loop: each iteration starts on the absolute schedule, so
 // the loop keeps its rate however long the work takes, and a late start
-// skips the ticks it missed instead of bursting to catch up.
+// skips the ticks it missed instead of bursting to catch up (Missed counts
+// them).
 func ExampleNewTicker() {
 	ticker := precise.NewTicker(time.Millisecond)
 	defer ticker.Stop()
-	for i := 0; i < 100 && ticker.Wait(); i++ {
+	ticks := 0
+	for ticks < 100 && ticker.Wait() {
+		ticks++
 		// ... read sensors, compute, actuate ...
 	}
-	fmt.Println("ticks missed because the work overran:", ticker.Missed())
+	fmt.Println("ticks:", ticks)
+	// Output: ticks: 100
 }
 
 // Sleep waits at least the duration asked for, to within a few µs on a
 // machine whose native timer is only accurate to tens or hundreds.
 func ExampleSleep() {
+	atLeast := true
 	for i := 0; i < 5; i++ {
+		start := time.Now()
 		precise.Sleep(1500 * time.Microsecond)
+		atLeast = atLeast && time.Since(start) >= 1500*time.Microsecond
 		// ... a step that must start 1.5 ms after the last one ended ...
 	}
+	fmt.Println("never early:", atLeast)
+	// Output: never early: true
+}
+
+// SleepContext is Sleep that a context can end: here a deadline ends an
+// hour's wait.
+func ExampleSleepContext() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	err := precise.SleepContext(ctx, time.Hour)
+	fmt.Println(errors.Is(err, context.DeadlineExceeded))
+	// Output: true
+}
+
+// A loop that another goroutine (here a context's cancel) stops: Wait
+// returns false, also while it sleeps.
+func ExampleWithContext() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ticker := precise.NewTicker(time.Millisecond, precise.WithContext(ctx))
+	defer ticker.Stop()
+	ticks := 0
+	for ticker.Wait() {
+		ticks++
+		if ticks == 10 {
+			cancel() // e.g. the user pressed stop
+		}
+	}
+	fmt.Println("stopped after", ticks, "ticks")
+	// Output: stopped after 10 ticks
+}
+
+// Reset changes the period: the next tick is due one new period from the
+// Reset, and the schedule continues from there.
+func ExampleTicker_Reset() {
+	ticker := precise.NewTicker(time.Millisecond)
+	defer ticker.Stop()
+	for i := 0; i < 5; i++ {
+		ticker.Wait()
+	}
+	start := time.Now()
+	ticker.Reset(2 * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		ticker.Wait()
+	}
+	fmt.Println("5 ticks at the new period took at least 10 ms:", time.Since(start) >= 10*time.Millisecond)
+	// Output: 5 ticks at the new period took at least 10 ms: true
+}
+
+// WithTail trades CPU for fewer late ticks: this ticker's margin covers
+// the native timer's 99.9th percentile of lateness, beyond spin_sleep's
+// fixed margin if the machine needs it (BENCHMARKS.md has the table).
+func ExampleWithTail() {
+	ticker := precise.NewTicker(time.Millisecond, precise.WithTail(0.999))
+	defer ticker.Stop()
+	for i := 0; i < 50 && ticker.Wait(); i++ {
+	}
+	fmt.Println(ticker.Margin() > 0)
+	// Output: true
 }
 
 // Stats shows what the precision costs: the margin the native sleep hands

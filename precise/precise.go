@@ -24,6 +24,7 @@
 package precise
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -37,6 +38,57 @@ func Sleep(d time.Duration) {
 		return
 	}
 	sleepUntil(cal, now()+int64(d))
+}
+
+// SleepContext pauses the calling goroutine for at least d, or until ctx
+// is done, whichever comes first: nil after a full wait, ctx.Err() when
+// ctx ended it (a ctx done already returns at once). The wait up to
+// about 2 ms before its end (5 ms on Windows) is on a Go timer, which ctx
+// interrupts; the rest (the native sleep and the spin) is not, so a cancellation
+// arriving then is reported only if the wait had not finished.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d <= 0 {
+		return nil
+	}
+	if !waitUntil(cal, now()+int64(d), ctx.Done()) {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// interruptible is how long before its deadline a wait that can be
+// interrupted stops waiting on a Go timer (which the interruption can end)
+// and goes to the native sleep and the spin (which it cannot): more than
+// any margin the policy chooses (4 ms at most on Windows: there the
+// native timer's last part is the margin itself) plus the Go timer's own
+// lateness in a quiet process.
+const interruptible = max(2*time.Millisecond, time.Duration(maxMargin)+time.Millisecond)
+
+// waitUntil waits until deadline with policy p unless done is closed
+// first, and reports whether it waited the whole way. A nil done waits
+// as sleepUntil does.
+func waitUntil(p *marginPolicy, deadline int64, done <-chan struct{}) bool {
+	if done != nil {
+		if coarse := deadline - now() - int64(interruptible); coarse > 0 {
+			timer := time.NewTimer(time.Duration(coarse))
+			select {
+			case <-done:
+				timer.Stop()
+				return false
+			case <-timer.C:
+			}
+		}
+		select {
+		case <-done:
+			return false
+		default:
+		}
+	}
+	sleepUntil(p, deadline)
+	return true
 }
 
 // SleepUntil pauses the calling goroutine until t. A t in the past returns

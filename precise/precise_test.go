@@ -1,8 +1,11 @@
 package precise_test
 
 import (
+	"context"
+	"errors"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,4 +135,101 @@ func TestHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	release()
+}
+
+func TestSleepContext(t *testing.T) {
+	// A full wait: nil, never early.
+	for _, d := range []time.Duration{0, 300 * time.Microsecond, 3 * time.Millisecond} {
+		start := hrNow()
+		if err := precise.SleepContext(context.Background(), d); err != nil {
+			t.Fatalf("SleepContext(%v): %v", d, err)
+		}
+		if got := hrNow() - start; got < d {
+			t.Fatalf("SleepContext(%v) returned after %v", d, got)
+		}
+	}
+	// A context done already: its error, at once.
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := precise.SleepContext(done, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled context: %v", err)
+	}
+	// Cancelled during an hour's wait: its error (a broken SleepContext
+	// would hang here until the test's timeout).
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(5 * time.Millisecond); cancel() }()
+	if err := precise.SleepContext(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled while waiting: %v", err)
+	}
+}
+
+// Stop from another goroutine and a done context both end a Wait that is
+// sleeping towards an hour-long tick.
+func TestTickerStopsWhileWaiting(t *testing.T) {
+	tk := precise.NewTicker(time.Hour)
+	go func() { time.Sleep(5 * time.Millisecond); tk.Stop() }()
+	if tk.Wait() {
+		t.Error("Stop: Wait reported running")
+	}
+	tk.Stop() // twice is fine
+
+	ctx, cancel := context.WithCancel(context.Background())
+	tk = precise.NewTicker(time.Hour, precise.WithContext(ctx))
+	defer tk.Stop()
+	go func() { time.Sleep(5 * time.Millisecond); cancel() }()
+	if tk.Wait() {
+		t.Error("context: Wait reported running")
+	}
+	if tk.Wait() {
+		t.Error("context: a second Wait reported running")
+	}
+}
+
+func TestTickerReset(t *testing.T) {
+	// Reset from another goroutine moves an hour-long tick to 1 ms after
+	// the Reset: Wait returns true, never before it.
+	tk := precise.NewTicker(time.Hour)
+	defer tk.Stop()
+	var resetAt atomic.Int64
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		resetAt.Store(int64(hrNow()))
+		tk.Reset(time.Millisecond)
+	}()
+	if !tk.Wait() {
+		t.Fatal("Wait after Reset reported stopped")
+	}
+	if at := hrNow(); int64(at) < resetAt.Load()+int64(time.Millisecond) {
+		t.Fatalf("tick %v after the Reset, want at least 1ms", time.Duration(int64(at)-resetAt.Load()))
+	}
+	// The schedule continues at the new period.
+	start := hrNow()
+	for k := 1; k <= 5; k++ {
+		tk.Wait()
+		if got := hrNow() - start; got < time.Duration(k-1)*time.Millisecond {
+			t.Fatalf("tick %d after the reset one %v", k, got)
+		}
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("Reset(0) did not panic")
+		}
+	}()
+	tk.Reset(0)
+}
+
+func TestWithTailKeepsBoundsAndNeverEarly(t *testing.T) {
+	const period = time.Millisecond
+	start := hrNow()
+	tk := precise.NewTicker(period, precise.WithTail(0.999))
+	defer tk.Stop()
+	for k := 1; k <= 50; k++ {
+		tk.Wait()
+		if at := hrNow() - start; at < time.Duration(k)*period {
+			t.Fatalf("tick %d at %v", k, at)
+		}
+	}
+	if m := tk.Margin(); m < 10*time.Microsecond || m > 4*time.Millisecond {
+		t.Errorf("margin %v outside its bounds", m)
+	}
 }

@@ -1,6 +1,8 @@
 package precise
 
 import (
+	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -23,7 +25,22 @@ const (
 type Option func(*Ticker)
 
 // WithMissed sets the missed-tick policy.
-func WithMissed(p MissedPolicy) Option { return func(t *Ticker) { t.policy = p } }
+func WithMissed(p MissedPolicy) Option { return func(t *Ticker) { t.missedPolicy = p } }
+
+// WithTail makes the ticker's margin cover quantile q (0.5 to 0.9999) of
+// the native timer's recent lateness, up to the OS's largest margin (500
+// µs on Linux, 4 ms on Windows), instead of the default: the 99th
+// percentile, never more than spin_sleep's fixed margin. A q above 0.99
+// buys fewer late ticks where the native timer's tail is heavy with more
+// spinning: on a busy machine's trace WithTail(0.999) had p99 lateness 0
+// where the default had 168 µs, at 6 × the spin (BENCHMARKS.md's margin
+// policy table). The ticker then keeps a margin of its own.
+func WithTail(q float64) Option {
+	return func(t *Ticker) { t.margins = newMarginPolicy(q, maxMargin, calWindow) }
+}
+
+// WithContext stops the ticker when ctx is done, as Stop does.
+func WithContext(ctx context.Context) Option { return func(t *Ticker) { t.ctx = ctx } }
 
 // Ticker keeps a loop on an absolute schedule: tick k is due at start +
 // k × period whatever the work between ticks takes, so the loop does not
@@ -31,17 +48,29 @@ func WithMissed(p MissedPolicy) Option { return func(t *Ticker) { t.policy = p }
 // caller's own goroutine: a channel would add a goroutine hand-off, tens
 // of µs, to every tick.
 //
-//	t := precise.NewTicker(time.Millisecond)
+//	t := precise.NewTicker(time.Millisecond, precise.WithContext(ctx))
 //	defer t.Stop()
 //	for t.Wait() {
 //		work()
 //	}
+//
+// Stop and Reset may be called from any goroutine, also while Wait
+// sleeps.
 type Ticker struct {
-	next    int64 // due time of the next tick, on now's clock
-	period  int64
-	policy  MissedPolicy
-	stopped atomic.Bool
-	missed  atomic.Uint64
+	mu     sync.Mutex
+	next   int64 // due time of the next tick, on now's clock
+	period int64
+	resets uint64        // counts Resets, so a sleeping Wait sees one
+	wake   chan struct{} // tells a sleeping Wait of a Reset
+
+	missedPolicy MissedPolicy
+	margins      *marginPolicy
+	ctx          context.Context
+	stopCtx      func() bool
+	stopOnce     sync.Once
+	done         chan struct{}
+	stopped      atomic.Bool
+	missed       atomic.Uint64
 }
 
 // NewTicker returns a Ticker whose first tick is due one period from now.
@@ -50,43 +79,125 @@ func NewTicker(period time.Duration, opts ...Option) *Ticker {
 	if period <= 0 {
 		panic("precise: non-positive period for NewTicker")
 	}
-	t := &Ticker{period: int64(period), next: now() + int64(period)}
+	t := &Ticker{period: int64(period), margins: cal, done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	for _, opt := range opts {
 		opt(t)
 	}
+	if t.ctx != nil {
+		t.stopCtx = context.AfterFunc(t.ctx, t.Stop)
+	}
+	t.next = now() + int64(period)
 	return t
 }
 
 // Wait blocks until the next tick is due and reports whether the ticker is
-// still running. It is for one goroutine at a time.
+// still running: false, at once, after Stop or when the ticker's context
+// is done, also when that happens while Wait sleeps (a Wait in the last
+// 2 ms before its tick, 5 ms on Windows, finishes it first).
+//
+// When the caller's work overruns, Wait follows the ticker's MissedPolicy:
+// with Skip (the default) a Wait called more than a period late returns at
+// once for the tick that is due and drops the ones missed, so the next is
+// again on the schedule; Delay returns at once and starts the schedule
+// afresh from now; Burst returns at once for every missed tick until the
+// loop has caught up. Missed counts them. A Wait called less than a period
+// late returns at once and keeps the schedule: the loop is late by that
+// much for that tick only.
+//
+// Wait is for one goroutine at a time.
 func (t *Ticker) Wait() bool {
-	if t.stopped.Load() {
-		return false
-	}
-	current := now()
-	if t.next <= current-t.period {
-		// More than a whole period behind: the work overran.
-		behind := (current - t.next) / t.period
-		switch t.policy {
-		case Skip:
-			t.missed.Add(uint64(behind))
-			t.next += behind * t.period
-		case Delay:
-			t.missed.Add(1)
-			t.next = current
-		case Burst:
-			t.missed.Add(1)
+	for {
+		if t.stopped.Load() {
+			return false
 		}
+		select {
+		case <-t.wake: // a Reset before this point is in due below
+		default:
+		}
+		t.mu.Lock()
+		current := now()
+		if t.next <= current-t.period {
+			// More than a whole period behind: the work overran.
+			behind := (current - t.next) / t.period
+			switch t.missedPolicy {
+			case Skip:
+				t.missed.Add(uint64(behind))
+				t.next += behind * t.period
+			case Delay:
+				t.missed.Add(1)
+				t.next = current
+			case Burst:
+				t.missed.Add(1)
+			}
+		}
+		due, resets := t.next, t.resets
+		t.mu.Unlock()
+		if !t.waitFor(due) {
+			if t.stopped.Load() {
+				return false
+			}
+			continue // a Reset moved the tick: wait for the new one
+		}
+		t.mu.Lock()
+		if t.resets != resets {
+			t.mu.Unlock()
+			continue
+		}
+		t.next = due + t.period
+		t.mu.Unlock()
+		return !t.stopped.Load()
 	}
-	sleepUntil(cal, t.next)
-	t.next += t.period
-	return !t.stopped.Load()
 }
 
-// Stop turns the ticker off: Wait returns false from then on (a Wait
-// already sleeping finishes its sleep first). It may be called from any
-// goroutine.
-func (t *Ticker) Stop() { t.stopped.Store(true) }
+// waitFor waits until due unless the ticker stops or is reset first.
+func (t *Ticker) waitFor(due int64) bool {
+	if coarse := due - now() - int64(interruptible); coarse > 0 {
+		timer := time.NewTimer(time.Duration(coarse))
+		select {
+		case <-t.done:
+			timer.Stop()
+			return false
+		case <-t.wake:
+			timer.Stop()
+			return false
+		case <-timer.C:
+		}
+	}
+	return waitUntil(t.margins, due, t.done)
+}
+
+// Reset changes the ticker's period to d and restarts its schedule: the
+// next tick is due d from now, as with time.Ticker.Reset. A Wait sleeping
+// meanwhile waits for the new tick instead. It panics if d is not
+// positive. A stopped ticker stays stopped.
+func (t *Ticker) Reset(d time.Duration) {
+	if d <= 0 {
+		panic("precise: non-positive period for Ticker.Reset")
+	}
+	t.mu.Lock()
+	t.period = int64(d)
+	t.next = now() + int64(d)
+	t.resets++
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Stop turns the ticker off: Wait returns false from then on, and a Wait
+// sleeping now returns false too (unless it is in the last 2 ms before its
+// tick, 5 ms on Windows, which it finishes first). It may be called from any goroutine, and
+// more than once.
+func (t *Ticker) Stop() {
+	t.stopOnce.Do(func() {
+		t.stopped.Store(true)
+		close(t.done)
+		if t.stopCtx != nil {
+			t.stopCtx()
+		}
+	})
+}
 
 // Missed counts the ticks skipped (Skip), rescheduled (Delay) or delivered
 // more than a period late (Burst).
@@ -94,4 +205,13 @@ func (t *Ticker) Missed() uint64 { return t.missed.Load() }
 
 // Due is when the next tick is due, as a duration from now (negative when
 // it is late already).
-func (t *Ticker) Due() time.Duration { return time.Duration(t.next - now()) }
+func (t *Ticker) Due() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return time.Duration(t.next - now())
+}
+
+// Margin is the time before a tick at which the ticker's native sleep now
+// hands over to the spin: the package's (Stats().Margin) unless WithTail
+// gave the ticker its own.
+func (t *Ticker) Margin() time.Duration { return time.Duration(t.margins.margin()) }
