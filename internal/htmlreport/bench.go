@@ -70,13 +70,13 @@ func (p *page) bench(b *report.Bench) {
 		c.dot(period(row.Requested), msOf(row.Summary.Max), 3, "#f80", fmt.Sprintf("%s ms: max %s ms", fmtP(row.Requested), fms(row.Summary.Max)))
 	}
 	if r.Floor >= 0 && r.Floor < len(r.Rows) {
-		c.vmark(period(r.Rows[r.Floor].Requested), "#555", "floor")
+		c.vmark(period(r.Rows[r.Floor].Requested), "#555", "floor", 1)
 		if r.RecheckFloor != nil {
 			c.dot(period(r.Rows[r.Floor].Requested), msOf(r.RecheckFloor.P50), 5, "#808", "re-check of the floor: p50 "+fms(r.RecheckFloor.P50)+" ms")
 		}
 	}
 	if r.Recommended >= 0 && r.Recommended < len(r.Rows) {
-		c.vmark(period(r.Rows[r.Recommended].Requested), "#06c", "pick")
+		c.vmark(period(r.Rows[r.Recommended].Requested), "#06c", "pick", 0)
 		if r.RecheckWinner != nil {
 			c.dot(period(r.Rows[r.Recommended].Requested), msOf(r.RecheckWinner.P50), 5, "#808", "re-check of the pick: p50 "+fms(r.RecheckWinner.P50)+" ms")
 		}
@@ -142,7 +142,7 @@ func (p *page) slackBench(b *report.SlackBench) {
 	c.polyline(xsOf[false], series[false], "#124", 2)
 	c.polyline(xsOf[true], series[true], "#a0a", 2)
 	if r.Recommended >= 0 {
-		c.vmark(float64(r.Recommended), "#06c", "pick")
+		c.vmark(float64(r.Recommended), "#06c", "pick", 0)
 	}
 	c.legend("p50 without DMA hold", "#124", "p50 with DMA hold", "#a0a", "max", "#f80", "pass", "#9d9", "fail", "#e99")
 	var rows [][]string

@@ -105,12 +105,12 @@ func (p *page) compare(cm *report.Compare) {
 		if cell.Count > 0 {
 			color = heat(cell.P95, lo, hi)
 		}
-		fmt.Fprintf(&c.b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`, x, y, cw, ch, color, esc(fmt.Sprintf("%s / %s: p95 %s ms, early %s", cell.Method, cell.Setting, fms(cell.P95), pct(cell.Early))))
+		fmt.Fprintf(&c.data, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`, x, y, cw, ch, color, esc(fmt.Sprintf("%s / %s: p95 %s ms, early %s", cell.Method, cell.Setting, fms(cell.P95), pct(cell.Early))))
 		label := fms(cell.P95)
 		if cell.Early > 0 {
 			label += fmt.Sprintf(" ▼%s", pct(cell.Early))
 		}
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="tx">%s</text>`, x+cw/2, y+ch/2+4, esc(label))
+		fmt.Fprintf(&c.data, `<text x="%.1f" y="%.1f" class="tx">%s</text>`, x+cw/2, y+ch/2+4, esc(label))
 	}
 	for m, name := range cm.Methods {
 		fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="ty">%s</text>`, c.left-6, c.top+(float64(m)+0.5)*ch+4, esc(name))
@@ -118,7 +118,7 @@ func (p *page) compare(cm *report.Compare) {
 	for s, name := range cm.Settings {
 		fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="tx">%s</text>`, c.left+(float64(s)+0.5)*cw, c.h-c.bottom+16, esc(name))
 	}
-	fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="xl">setting (columns); colour: p95 interval, ms, from %s (light) to %s (dark); ▼ share of early intervals (catch-up)</text>`, (c.left+c.w)/2, c.h-10, fms(lo), fms(hi))
+	fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="xl">colour: p95 interval (ms), %s light to %s dark; ▼ early (catch-up) share</text>`, (c.left+c.w)/2, c.h-10, fms(lo), fms(hi))
 	var rows [][]string
 	for _, cell := range cm.Cells {
 		rows = append(rows, []string{cell.Method, cell.Setting, cell.Granted, strconv.Itoa(cell.Count), fms(cell.P50), fms(cell.P95), fms(cell.Max), pct(cell.Long), pct(cell.Early), fms(cell.DriftNs), fmt.Sprintf("%.3f", cell.CPU)})

@@ -72,13 +72,15 @@ func (p *page) measurement(m *report.Measurement, latencies []int64) {
 		col[i] = max(col[i], b.Count)
 	}
 	width := (hi - lo) / histColumns
+	// At least 3 px wide, so that a lone bin shows.
+	bar := math.Max(width, 3*(hi-lo)/(h.w-h.left-h.right))
 	for i, n := range col {
 		if n > 0 {
 			x := lo + float64(i)*width
-			h.rectXY(x, x+math.Max(width, 1), 0.5, float64(n), "#2a6fb0", 1, fmt.Sprintf("%.0f µs: up to %d", x, n))
+			h.rectXY(x, x+bar, 0.5, float64(n), "#2a6fb0", 1, fmt.Sprintf("%.0f µs: up to %d", x, n))
 		}
 	}
-	h.vmark(float64(m.DelayNs)/1000, "#b00", "requested delay")
+	h.vmark(float64(m.DelayNs)/1000, "#b00", "requested delay", 0)
 	var rows [][]string
 	for i, b := range bins {
 		if i == histRows {

@@ -10,7 +10,9 @@ import (
 // coordinates are computed here so that the file needs no script and no
 // font of its own (text uses the reader's sans-serif).
 type chart struct {
-	b              strings.Builder
+	// b holds the frame, axes, markers and legend; data the data drawn,
+	// in a group of its own (class "data": the browser test checks it).
+	b, data        strings.Builder
 	w, h           float64
 	left, right    float64
 	top, bottom    float64
@@ -25,7 +27,7 @@ const (
 )
 
 func newChart(title, xLabel, yLabel string, x0, x1, y0, y1 float64, logY bool) *chart {
-	c := &chart{w: chartW, h: chartH, left: 72, right: 16, top: 28, bottom: 52, logY: logY}
+	c := &chart{w: chartW, h: chartH, left: 72, right: 16, top: 44, bottom: 52, logY: logY}
 	if x1 <= x0 {
 		x1 = x0 + 1
 	}
@@ -108,11 +110,11 @@ func (c *chart) polyline(xs, ys []float64, color string, width float64) {
 	if len(xs) == 0 {
 		return
 	}
-	fmt.Fprintf(&c.b, `<polyline fill="none" stroke="%s" stroke-width="%g" points="`, color, width)
+	fmt.Fprintf(&c.data, `<polyline fill="none" stroke="%s" stroke-width="%g" points="`, color, width)
 	for i := range xs {
-		fmt.Fprintf(&c.b, "%.1f,%.1f ", c.px(xs[i]), c.py(ys[i]))
+		fmt.Fprintf(&c.data, "%.1f,%.1f ", c.px(xs[i]), c.py(ys[i]))
 	}
-	c.b.WriteString(`"/>`)
+	c.data.WriteString(`"/>`)
 }
 
 // band fills between lo and hi along xs.
@@ -120,32 +122,35 @@ func (c *chart) band(xs, lo, hi []float64, color string) {
 	if len(xs) == 0 {
 		return
 	}
-	fmt.Fprintf(&c.b, `<polygon fill="%s" fill-opacity="0.3" stroke="none" points="`, color)
+	fmt.Fprintf(&c.data, `<polygon fill="%s" fill-opacity="0.3" stroke="none" points="`, color)
 	for i := range xs {
-		fmt.Fprintf(&c.b, "%.1f,%.1f ", c.px(xs[i]), c.py(hi[i]))
+		fmt.Fprintf(&c.data, "%.1f,%.1f ", c.px(xs[i]), c.py(hi[i]))
 	}
 	for i := len(xs) - 1; i >= 0; i-- {
-		fmt.Fprintf(&c.b, "%.1f,%.1f ", c.px(xs[i]), c.py(lo[i]))
+		fmt.Fprintf(&c.data, "%.1f,%.1f ", c.px(xs[i]), c.py(lo[i]))
 	}
-	c.b.WriteString(`"/>`)
+	c.data.WriteString(`"/>`)
 }
 
 func (c *chart) dot(x, y, r float64, color, title string) {
-	fmt.Fprintf(&c.b, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"><title>%s</title></circle>`, c.px(x), c.py(y), r, color, esc(title))
+	fmt.Fprintf(&c.data, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"><title>%s</title></circle>`, c.px(x), c.py(y), r, color, esc(title))
 }
 
 // rectXY fills data-space [x0,x1]×[y0,y1].
 func (c *chart) rectXY(x0, x1, y0, y1 float64, color string, opacity float64, title string) {
 	X0, X1, Y0, Y1 := c.px(x0), c.px(x1), c.py(y1), c.py(y0)
-	fmt.Fprintf(&c.b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="%g"><title>%s</title></rect>`,
+	fmt.Fprintf(&c.data, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="%g"><title>%s</title></rect>`,
 		X0, Y0, math.Max(X1-X0, 0.8), math.Max(Y1-Y0, 0), color, opacity, esc(title))
 }
 
 // vmark is a vertical marker line with a label at the top.
-func (c *chart) vmark(x float64, color, label string) {
+func (c *chart) vmark(x float64, color, label string, row int) {
+	if x < c.x0 || x > c.x1 {
+		return
+	}
 	X := c.px(x)
 	fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2" stroke-dasharray="6 3"/><text x="%.1f" y="%.1f" class="m" fill="%s">%s</text>`,
-		X, c.top, X, c.h-c.bottom, color, X+3, c.top+12, color, esc(label))
+		X, c.top, X, c.h-c.bottom, color, X+3, c.top+12+float64(row)*13, color, esc(label))
 }
 
 // legend lists colour keys under the title.
@@ -154,11 +159,13 @@ func (c *chart) legend(items ...string) {
 	for i := len(items) - 2; i >= 0; i -= 2 {
 		label, color := items[i], items[i+1]
 		x -= 7*float64(len(label)) + 22
-		fmt.Fprintf(&c.b, `<rect x="%.1f" y="8" width="12" height="12" fill="%s"/><text x="%.1f" y="18" class="lg">%s</text>`, x, color, x+16, esc(label))
+		fmt.Fprintf(&c.b, `<rect x="%.1f" y="26" width="12" height="12" fill="%s"/><text x="%.1f" y="36" class="lg">%s</text>`, x, color, x+16, esc(label))
 	}
 }
 
-func (c *chart) String() string { return c.b.String() + "</svg>" }
+func (c *chart) String() string {
+	return c.b.String() + `<g class="data">` + c.data.String() + "</g></svg>"
+}
 
 func esc(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tickscope/tickscope/internal/testlock"
+)
+
+// htmlPages are the report types the browser test draws: each command's
+// arguments (the --html path is appended) and how many charts it has.
+var htmlPages = []struct {
+	name   string
+	args   []string
+	charts int
+	linux  bool // a real Linux measurement
+}{
+	{"bench-windows", []string{"bench", "--simulate", "narrow-band", "--samples", "40"}, 1, false},
+	{"measure", []string{"measure", "--simulate", "narrow-band", "--samples", "3000"}, 2, false},
+	{"curve", []string{"curve", "--simulate", "narrow-band", "--to", "40ms"}, 1, false},
+	{"compare", []string{"compare", "--cycles", "20"}, 1, false},
+	{"bench-linux", []string{"bench", "--samples", "20"}, 1, true},
+}
+
+// writePage runs tickscope in this process and returns the page it wrote.
+func writePage(t *testing.T, dir string, name string, args []string) string {
+	t.Helper()
+	path := filepath.Join(dir, name+".html")
+	var stderr bytes.Buffer
+	a := &app{stdout: io.Discard, stderr: &stderr}
+	if rc := a.execute(append(args, "--html", path)); rc != 0 {
+		t.Fatalf("tickscope %s: exit %d: %s", strings.Join(args, " "), rc, stderr.String())
+	}
+	return path
+}
+
+// TestHTMLSelfContained checks what the page must not carry, without a
+// browser: no script, no font, no http(s) reference; SVG and tables.
+func TestHTMLSelfContained(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range htmlPages {
+		if p.linux {
+			continue // the browser test covers it, under the DMA lock
+		}
+		data, err := os.ReadFile(writePage(t, dir, p.name, p.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := strings.ToLower(string(data))
+		for _, bad := range []string{"http:", "https:", "<script", "@font-face", "url(", "<link", "<img"} {
+			if strings.Contains(page, bad) {
+				t.Errorf("%s: the page contains %q", p.name, bad)
+			}
+		}
+		if n := strings.Count(page, `<svg class="chart"`); n != p.charts {
+			t.Errorf("%s: %d charts, want %d", p.name, n, p.charts)
+		}
+		if n := strings.Count(page, `<table class="num"`); n < p.charts {
+			t.Errorf("%s: %d numbers tables for %d charts", p.name, n, p.charts)
+		}
+		if p.args[1] == "--simulate" && !strings.Contains(page, `<div class="sim">simulated`) {
+			t.Errorf("%s: a page of the model does not say SIMULATED", p.name)
+		}
+	}
+}
+
+// chromium finds Debian's chromium; without it the test skips saying why,
+// unless TICKSCOPE_REQUIRE_BROWSER=1 (CI, which installs it) makes that a
+// failure.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	msg := "no chromium on PATH (apt-get install chromium) to render the HTML reports"
+	if os.Getenv("TICKSCOPE_REQUIRE_BROWSER") == "1" {
+		t.Fatalf("%s (TICKSCOPE_REQUIRE_BROWSER=1)", msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// TestHTMLInBrowser loads each report type in headless Chromium: no console
+// error, no network request, the charts and the numbers tables present, and
+// each chart's box drawn (enough coloured pixels: the axes and text are
+// grey, the data is not).
+func TestHTMLInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	browser := chromium(t)
+	dir := t.TempDir()
+	shots := os.Getenv("TICKSCOPE_SCREENSHOT_DIR") // to look at them
+	for _, p := range htmlPages {
+		t.Run(p.name, func(t *testing.T) {
+			if p.linux {
+				if runtime.GOOS != "linux" {
+					t.Skip("the Linux bench runs on Linux")
+				}
+				release, err := testlock.Lock(testlock.DMALatency)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer release()
+			}
+			path := writePage(t, dir, p.name, p.args)
+			opts := []chromedp.ExecAllocatorOption{
+				chromedp.ExecPath(browser),
+				chromedp.Flag("headless", true),
+				chromedp.Flag("no-sandbox", true),
+				chromedp.Flag("disable-gpu", true),
+				chromedp.Flag("disable-background-networking", true),
+				chromedp.Flag("disable-component-update", true),
+				chromedp.Flag("disable-sync", true),
+				chromedp.Flag("no-first-run", true),
+				chromedp.UserDataDir(t.TempDir()),
+				chromedp.WindowSize(1280, 800),
+			}
+			ctx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+			defer cancel()
+
+			var mu sync.Mutex
+			var problems []string
+			url := "file://" + path
+			// The listener is added before the tab attaches, so that it
+			// sees every event of the page (chromedp docs/API.md, 30).
+			ctx, cancel = chromedp.NewContext(ctx, chromedp.WithListener(func(ev any) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch ev := ev.(type) {
+				case *cdpruntime.EventConsoleAPICalled:
+					if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeWarning {
+						problems = append(problems, fmt.Sprintf("console %s", ev.Type))
+					}
+				case *cdpruntime.EventExceptionThrown:
+					problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
+				case *cdplog.EventEntryAdded:
+					if ev.Entry.Level == cdplog.EntryLevelError {
+						problems = append(problems, "log error: "+ev.Entry.Text)
+					}
+				case *network.EventRequestWillBeSent:
+					if ev.Request.URL != url {
+						problems = append(problems, "network request: "+ev.Request.URL)
+					}
+				}
+			}))
+			defer cancel()
+			ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+			defer cancel()
+			if err := chromedp.Do(ctx); err != nil { // attach the tab
+				t.Fatal(err)
+			}
+			if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(url), chromedp.WaitReady("body")); err != nil {
+				t.Fatal(err)
+			}
+			full, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			charts, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("svg.chart")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tables, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("table.num")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(charts) != p.charts || len(tables) < p.charts {
+				t.Errorf("%d charts and %d numbers tables, want %d charts and a table each", len(charts), len(tables), p.charts)
+			}
+			save := func(name string, data []byte) {
+				os.WriteFile(filepath.Join(dir, name), data, 0o644)
+				if shots != "" {
+					os.WriteFile(filepath.Join(shots, name), data, 0o644)
+				}
+			}
+			save(p.name+".png", full)
+			if share := colored(t, full); share < 0.005 {
+				t.Errorf("the 1280×800 screenshot is nearly blank: %.2f %% coloured pixels", share*100)
+			}
+			// Each chart's box is drawn (not blank: enough non-white
+			// pixels), and its data group, which holds only the data (the
+			// frame, axes, markers and legend are outside it), has enough
+			// coloured pixels: an empty group has no box at all.
+			data, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("svg.chart > g.data")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) != len(charts) {
+				t.Fatalf("%d data groups in %d charts", len(data), len(charts))
+			}
+			for i := range charts {
+				shot, err := chromedp.Run(ctx, chromedp.Screenshot([]cdp.NodeID{charts[i].NodeID}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				save(fmt.Sprintf("%s-chart%d.png", p.name, i), shot)
+				if share := nonWhite(t, shot); share < 0.02 {
+					t.Errorf("chart %d is nearly blank: %.2f %% non-white pixels", i, share*100)
+				}
+				shot, err = chromedp.Run(ctx, chromedp.Screenshot([]cdp.NodeID{data[i].NodeID}))
+				if err != nil {
+					t.Fatalf("chart %d's data: %v", i, err)
+				}
+				if share := colored(t, shot); share < 0.005 {
+					t.Errorf("chart %d's data is nearly blank: %.2f %% coloured pixels", i, share*100)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, problem := range problems {
+				t.Error(problem)
+			}
+		})
+	}
+}
+
+// nonWhite is the share of a PNG's pixels that are not white.
+func nonWhite(t *testing.T, data []byte) float64 {
+	return share(t, data, func(r, g, b uint32) bool { return min(r, g, b) < 0xf0 })
+}
+
+// colored is the share of a PNG's pixels that are clearly coloured (not
+// white, grey or black): the data drawn, not the frame or the text.
+func colored(t *testing.T, data []byte) float64 {
+	return share(t, data, func(r, g, b uint32) bool { return max(r, g, b)-min(r, g, b) > 40 })
+}
+
+func share(t *testing.T, data []byte, counts func(r, g, b uint32) bool) float64 {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	n := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if counts(r>>8, g>>8, bl>>8) {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(b.Dx()*b.Dy())
+}
