@@ -146,6 +146,20 @@ func (d *decayPolicy) observe(late int64) {
 	d.m = min(max(d.m-d.m/512, late+headroom, minMargin), d.limit)
 }
 
+// jumpPolicy is a quantile policy whose margin also jumps to a lateness
+// above it and falls back to the quantile with a half-life of about 32
+// wake-ups: a tail that appears suddenly is covered at once.
+type jumpPolicy struct {
+	q    *marginPolicy
+	peak int64
+}
+
+func (j *jumpPolicy) margin() int64 { return min(max(j.q.margin(), j.peak), j.q.limit) }
+func (j *jumpPolicy) observe(late int64) {
+	j.q.observe(late)
+	j.peak = max(j.peak-j.peak/46, late+headroom)
+}
+
 type candidate struct {
 	name string
 	// make builds the policy for a trace; twoStage, if set, is the margin
@@ -169,6 +183,13 @@ func candidates() []candidate {
 			return p
 		}
 	}
+	guarded := func(parts int) func(trace) policy {
+		return func(tr trace) policy {
+			p := quantile(DefaultTail, calWindow, true)(tr).(*marginPolicy)
+			p.guard = parts
+			return p
+		}
+	}
 	return []candidate{
 		{name: "fixed 125µs (spin_sleep, Linux)", make: func(trace) policy { return fixedPolicy(125 * us) }},
 		{name: "fixed 700µs (spin_sleep, Windows)", make: func(trace) policy { return fixedPolicy(700 * us) }},
@@ -179,9 +200,19 @@ func candidates() []candidate {
 		{name: "p99.9 w1024 (WithTail(0.999))", make: quantile(0.999, 1024, false)},
 		{name: "p99.9 w4096", make: quantile(0.999, 4096, false)},
 		{name: "max, decaying", make: func(tr trace) policy { return &decayPolicy{m: min(tr.fixed, tr.ceiling), limit: tr.ceiling} }},
-		{name: "p99 w1024 ≤ fixed (default)", make: quantile(DefaultTail, calWindow, true)},
+		{name: "p99 w1024 ≤ fixed", make: quantile(DefaultTail, calWindow, true)},
+		{name: "p99 w1024 ≤ fixed, guard p99.8 (default)", make: func(tr trace) policy {
+			p := newDefaultPolicy(tr.fixed)
+			p.current.Store(tr.fixed)
+			return p
+		}},
 		{name: "p99.9 w1024 ≤ fixed", make: quantile(0.999, 1024, true)},
-		{name: "two-stage: p99.9, then p99 ≤ fixed", make: quantile(0.999, 1024, false), twoStage: quantile(DefaultTail, calWindow, true)},
+		{name: "p99 w1024 ≤ fixed, guard p99.5", make: guarded(9950)},
+		{name: "p99 w1024 ≤ fixed, guard p99.9", make: guarded(9990)},
+		{name: "p99 w1024 jumping ≤ fixed", make: func(tr trace) policy {
+			return &jumpPolicy{q: quantile(DefaultTail, calWindow, true)(tr).(*marginPolicy)}
+		}},
+		{name: "two-stage: p99.9, then the default", make: quantile(0.999, 1024, false), twoStage: func(tr trace) policy { return newDefaultPolicy(tr.fixed) }},
 	}
 }
 
@@ -229,7 +260,7 @@ func replay(c candidate, tr trace) outcome {
 }
 
 func allTraces(t testing.TB) []trace {
-	return append([]trace{loadTrace(t, "clock-abs"), loadTrace(t, "timerfd")}, syntheticTraces()...)
+	return append([]trace{loadTrace(t, "clock-abs"), loadTrace(t, "clock-abs-busy"), loadTrace(t, "timerfd")}, syntheticTraces()...)
 }
 
 // TestMarginPolicies replays every candidate against every trace and checks
@@ -249,7 +280,7 @@ func TestMarginPolicies(t *testing.T) {
 			fmt.Fprintf(&out, "| %s | %s | %s | %s | %s | %.2f |\n", c.name, fmtUs(float64(o.p50)), fmtUs(float64(o.p99)), fmtUs(float64(o.max)), fmtUs(o.spin), o.sleeps)
 		}
 		fixed := replay(candidate{make: func(trace) policy { return fixedPolicy(tr.fixed) }}, tr)
-		def := results["p99 w1024 ≤ fixed (default)"]
+		def := results["p99 w1024 ≤ fixed, guard p99.8 (default)"]
 		if def.p99 > fixed.p99+us {
 			t.Errorf("%s: the default's p99 %v, the fixed margin's %v", tr.name, time.Duration(def.p99), time.Duration(fixed.p99))
 		}
@@ -281,6 +312,25 @@ func TestBucketBounds(t *testing.T) {
 		if bucketTop(b) <= bucketTop(b-1) || bucket(bucketTop(b)) != b || bucket(bucketTop(b-1)+1) != b {
 			t.Fatalf("bucket %d: top %d, previous top %d", b, bucketTop(b), bucketTop(b-1))
 		}
+	}
+}
+
+// The guard puts the default at its cap while the 99.8th percentile
+// reaches it, and lets it down when that passes.
+func TestDefaultPolicyGuard(t *testing.T) {
+	p := newDefaultPolicy(125 * us)
+	// 1 in 200 at 400 µs: p99 is 5 µs, p99.8 is 400 µs.
+	for i := range 3000 {
+		p.observe(map[bool]int64{true: 400 * us, false: 5 * us}[i%200 == 0])
+	}
+	if m := p.margin(); m != 125*us {
+		t.Errorf("a 0.5 %% tail past the cap: margin %v, want the cap", time.Duration(m))
+	}
+	for range calWindow {
+		p.observe(5 * us)
+	}
+	if m := p.margin(); m > 13*us {
+		t.Errorf("the tail gone: margin %v, want about 12.5 µs", time.Duration(m))
 	}
 }
 

@@ -170,4 +170,4 @@ var stats waitStats
 
 // cal is the default margin policy, shared by Sleep, SleepContext and every
 // Ticker without WithTail.
-var cal = newMarginPolicy(DefaultTail, min(initialMargin, maxMargin), calWindow)
+var cal = newDefaultPolicy(min(initialMargin, maxMargin))
