@@ -100,8 +100,8 @@ func niceTicks(lo, hi float64, n int) []float64 {
 		}
 	}
 	var out []float64
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
-		out = append(out, v)
+	for k := math.Ceil(lo / step); k*step <= hi+step*1e-9; k++ {
+		out = append(out, k*step) // not a running sum: no drift
 	}
 	return out
 }
