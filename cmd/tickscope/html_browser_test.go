@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -122,61 +123,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				defer release()
 			}
 			path := writePage(t, dir, p.name, p.args)
-			opts := []chromedp.ExecAllocatorOption{
-				chromedp.ExecPath(browser),
-				chromedp.Flag("headless", true),
-				chromedp.Flag("no-sandbox", true),
-				chromedp.Flag("disable-gpu", true),
-				chromedp.Flag("disable-background-networking", true),
-				chromedp.Flag("disable-component-update", true),
-				chromedp.Flag("disable-sync", true),
-				chromedp.Flag("no-first-run", true),
-				chromedp.UserDataDir(t.TempDir()),
-				chromedp.WindowSize(1280, 800),
-			}
-			ctx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-			defer cancel()
-
-			var mu sync.Mutex
-			var problems []string
-			url := "file://" + path
-			// The listener is added before the tab attaches, so that it
-			// sees every event of the page (chromedp docs/API.md, 30).
-			ctx, cancel = chromedp.NewContext(ctx, chromedp.WithListener(func(ev any) {
-				mu.Lock()
-				defer mu.Unlock()
-				switch ev := ev.(type) {
-				case *cdpruntime.EventConsoleAPICalled:
-					if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeWarning {
-						problems = append(problems, fmt.Sprintf("console %s", ev.Type))
-					}
-				case *cdpruntime.EventExceptionThrown:
-					problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
-				case *cdplog.EventEntryAdded:
-					if ev.Entry.Level == cdplog.EntryLevelError {
-						problems = append(problems, "log error: "+ev.Entry.Text)
-					}
-				case *network.EventRequestWillBeSent:
-					if ev.Request.URL != url {
-						problems = append(problems, "network request: "+ev.Request.URL)
-					}
-				}
-			}))
-			defer cancel()
-			ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-			defer cancel()
-			if err := chromedp.Do(ctx); err != nil { // attach the tab
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(url), chromedp.WaitReady("body")); err != nil {
-				t.Fatal(err)
-			}
+			ctx, problems := openPage(t, browser, path)
 			full, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 			if err != nil {
 				t.Fatal(err)
@@ -199,8 +146,8 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			}
 			save(p.name+".png", full)
-			if share := colored(t, full); share < 0.005 {
-				t.Errorf("the 1280×800 screenshot is nearly blank: %.2f %% coloured pixels", share*100)
+			if share := nonWhite(t, full); share < 0.02 {
+				t.Errorf("the 1280×800 screenshot is nearly blank: %.2f %% non-white pixels", share*100)
 			}
 			// Each chart's box is drawn (not blank: enough non-white
 			// pixels), and its data group, which holds only the data (the
@@ -230,13 +177,102 @@ func TestHTMLInBrowser(t *testing.T) {
 					t.Errorf("chart %d's data is nearly blank: %.2f %% coloured pixels", i, share*100)
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, problem := range problems {
+			for _, problem := range problems() {
 				t.Error(problem)
 			}
 		})
 	}
+}
+
+// openPage loads the page at path in a fresh headless Chromium (its own
+// profile) and returns the tab and what went wrong while it loaded:
+// console errors and warnings, exceptions, log errors and any network
+// request besides the page itself.
+func openPage(t *testing.T, browser, path string) (context.Context, func() []string) {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(browser),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	}
+	ctx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+
+	var mu sync.Mutex
+	var problems []string
+	url := "file://" + path
+	// The listener is added before the tab attaches, so that it
+	// sees every event of the page (chromedp docs/API.md, 30).
+	ctx, cancel = chromedp.NewContext(ctx, chromedp.WithListener(func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *cdpruntime.EventConsoleAPICalled:
+			if ev.Type == cdpruntime.ConsoleAPICalledTypeError || ev.Type == cdpruntime.ConsoleAPICalledTypeWarning {
+				problems = append(problems, fmt.Sprintf("console %s", ev.Type))
+			}
+		case *cdpruntime.EventExceptionThrown:
+			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError {
+				problems = append(problems, "log error: "+ev.Entry.Text)
+			}
+		case *network.EventRequestWillBeSent:
+			if ev.Request.URL != url {
+				problems = append(problems, "network request: "+ev.Request.URL)
+			}
+		}
+	}))
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // attach the tab
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(url), chromedp.WaitReady("body")); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(problems)
+	}
+}
+
+// TestBrowserSeesProblems shows the browser test can fail: a page with a
+// console error and a remote image is caught on both counts.
+func TestBrowserSeesProblems(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	browser := chromium(t)
+	path := filepath.Join(t.TempDir(), "bad.html")
+	bad := `<!DOCTYPE html><html><body><img src="http://127.0.0.1:9/x.png"><script>console.error("bad")</script></body></html>`
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := openPage(t, browser, path)
+	var got []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		got = problems()
+		if strings.Contains(strings.Join(got, "\n"), "console error") && strings.Contains(strings.Join(got, "\n"), "network request: http://127.0.0.1:9/x.png") {
+			return
+		}
+	}
+	t.Errorf("the browser test saw %q on a page with a console error and a remote image", got)
 }
 
 // nonWhite is the share of a PNG's pixels that are not white.
