@@ -6,9 +6,10 @@
 //
 //	go run ./tools/loop-bench [-seconds 5] [-runs 3] [-loops hybrid,precise-ticker] [-rates 1000,500]
 //
-// With -runs N the loops alternate (every loop once, then again, N times)
-// so that a change in the machine's load falls on all of them alike, and
-// the medians of the runs are printed after the runs themselves.
+// With -runs N the loops alternate (every loop once, then again, N times,
+// each run starting one loop later in the list) so that a change in the
+// machine's load falls on all of them alike, and the medians of the runs
+// are printed after the runs themselves.
 //
 // With -record METHOD it instead prints the lateness of every tick of the
 // native loop METHOD (clock-abs, timerfd) at the first rate, one ns value a
@@ -89,7 +90,10 @@ func main() {
 	for run := 1; run <= *runs; run++ {
 		for _, hz := range rates {
 			period := time.Second / time.Duration(hz)
-			for _, name := range loops {
+			// Each run starts the order one loop later, so no loop always
+			// follows the same one into whatever load the machine has.
+			for i := range loops {
+				name := loops[(i+run-1)%len(loops)]
 				if !loopbench.Available(host, name) {
 					continue
 				}
