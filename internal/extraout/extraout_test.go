@@ -1,0 +1,83 @@
+package extraout_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+func measureFile() *rawfile.File {
+	return &rawfile.File{
+		Tool: rawfile.Tool{Name: "tickscope", Version: "test"}, Created: time.Now(), Command: "measure", Method: "sleep", DelayNs: 1_000_000,
+		Query:  &timerinfo.Report{OS: "linux", Arch: "amd64", Linux: &timerinfo.Linux{}},
+		Points: []rawfile.Point{{Latencies: []int64{1_001_000, 1_002_000, 1_050_000}}},
+	}
+}
+
+// command is a measure-like command whose run writes the outputs.
+func command(ran *bool) *cobra.Command {
+	cmd := &cobra.Command{Use: "measure", SilenceErrors: true, SilenceUsage: true}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		*ran = true
+		f := measureFile()
+		return extraout.Write(cmd, f, report.MeasurementOf(f, &f.Points[0]), nil)
+	}
+	extraout.Register(cmd, true)
+	return cmd
+}
+
+func TestBadPathRefusedBeforeRunning(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"--html", filepath.Join(dir, "missing", "r.html")},
+		{"--html", dir},
+		{"--cyclictest-json", filepath.Join(dir, "missing", "c.json")},
+		{"--histfile", dir},
+	} {
+		var ran bool
+		cmd := command(&ran)
+		cmd.SetArgs(args)
+		err := cmd.Execute()
+		var usage *options.UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "--"+strings.TrimPrefix(args[0], "--")) {
+			t.Errorf("%v: err = %v, want a usage error naming the flag", args, err)
+		}
+		if ran {
+			t.Errorf("%v: the command ran", args)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".tickscope-*")); len(left) != 0 {
+		t.Errorf("temporaries left: %v", left)
+	}
+}
+
+func TestWritesEveryFile(t *testing.T) {
+	dir := t.TempDir()
+	var ran bool
+	cmd := command(&ran)
+	html, js, hist := filepath.Join(dir, "r.html"), filepath.Join(dir, "c.json"), filepath.Join(dir, "h.txt")
+	cmd.SetArgs([]string{"--html", html, "--cyclictest-json", js, "--histfile", hist})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{html: "<svg", js: `"cycles": 3`, hist: "# Total: 000000003"} {
+		data, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("%s: %v, lacks %q", path, err, want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".tickscope-*")); len(left) != 0 {
+		t.Errorf("temporaries left: %v", left)
+	}
+}
