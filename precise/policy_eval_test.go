@@ -2,11 +2,11 @@ package precise
 
 import (
 	"bufio"
+	"embed"
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,9 +43,15 @@ type trace struct {
 
 const us = int64(time.Microsecond)
 
+// The recorded traces are embedded, so the test binary replays them from
+// any directory (the Wine tests run it elsewhere).
+//
+//go:embed testdata/traces/*.txt
+var recorded embed.FS
+
 // loadTrace reads a trace recorded by tools/loop-bench -record.
 func loadTrace(t testing.TB, name string) trace {
-	f, err := os.Open(filepath.Join("testdata", "traces", name+".txt"))
+	f, err := recorded.Open(path.Join("testdata", "traces", name+".txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
