@@ -60,7 +60,7 @@ func (p *page) bench(b *report.Bench) {
 		row := r.Rows[i]
 		xs = append(xs, period(row.Requested))
 		p50 = append(p50, msOf(row.Summary.P50))
-		low = append(low, msOf(row.Summary.Min))
+		low = append(low, msOf(row.Summary.P5))
 		p95 = append(p95, msOf(row.Summary.P95))
 	}
 	c.band(xs, low, p95, "#2a6fb0")
@@ -81,7 +81,7 @@ func (p *page) bench(b *report.Bench) {
 			c.dot(period(r.Rows[r.Recommended].Requested), msOf(r.RecheckWinner.P50), 5, "#808", "re-check of the pick: p50 "+fms(r.RecheckWinner.P50)+" ms")
 		}
 	}
-	c.legend("p50", "#124", "min–p95", "#8ab", "max", "#f80", "re-check p50", "#808", "pass", "#9d9", "fail", "#e99")
+	c.legend("p50", "#124", "p5–p95", "#8ab", "max", "#f80", "re-check p50", "#808", "pass", "#9d9", "fail", "#e99")
 	var rows [][]string
 	for _, i := range order {
 		row := r.Rows[i]
@@ -134,7 +134,7 @@ func (p *page) slackBench(b *report.SlackBench) {
 		if row.Pass {
 			color = passColor
 		}
-		c.rectXY(x-0.4, x+0.4, msOf(row.Summary.Min), msOf(row.Summary.P95), color, 0.35, settingName(row.Setting)+": min–p95")
+		c.rectXY(x-0.4, x+0.4, msOf(row.Summary.P5), msOf(row.Summary.P95), color, 0.35, settingName(row.Setting)+": p5–p95")
 		c.dot(x, msOf(row.Summary.Max), 3, "#f80", "max "+fms(row.Summary.Max)+" ms")
 		xsOf[held] = append(xsOf[held], x)
 		series[held] = append(series[held], msOf(row.Summary.P50))

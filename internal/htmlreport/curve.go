@@ -71,7 +71,7 @@ func (p *page) curve(cv *report.Curve) {
 	p.figure("Curve", c, note+table([]string{"delay ms", "samples", "p50 overshoot ms", "p95 overshoot ms", "mean overshoot ms"}, rows))
 }
 
-// compare draws the method × setting matrix as a heat map of p95 (the
+// compare draws the method × setting matrix as a heat map of p99 (the
 // highest percentile the compare result keeps per cell), the early
 // (catch-up) shares written in the cells that have any.
 func (p *page) compare(cm *report.Compare) {
@@ -83,15 +83,15 @@ func (p *page) compare(cm *report.Compare) {
 	var lo, hi int64 = math.MaxInt64, 0
 	for _, cell := range cm.Cells {
 		if cell.Count > 0 {
-			lo, hi = min(lo, cell.P95), max(hi, cell.P95)
+			lo, hi = min(lo, cell.P99), max(hi, cell.P99)
 		}
 	}
-	c := newChart("p95 interval by method and setting", "setting", "method", 0, float64(ns), 0, float64(nm), false)
+	c := newChart("p99 interval by method and setting", "setting", "method", 0, float64(ns), 0, float64(nm), false)
 	c.b.Reset()
 	// The heat map has categorical axes: draw its own labels instead of
 	// numeric ticks.
 	fmt.Fprintf(&c.b, `<svg class="chart" viewBox="0 0 %g %g" role="img" aria-label="compare heat map">`, c.w, c.h)
-	fmt.Fprintf(&c.b, `<rect x="0" y="0" width="%g" height="%g" fill="#fff"/><text x="%g" y="18" class="t">p95 interval by method (rows) and setting (columns), ms; early share marked</text>`, c.w, c.h, 8.0)
+	fmt.Fprintf(&c.b, `<rect x="0" y="0" width="%g" height="%g" fill="#fff"/><text x="%g" y="18" class="t">p99 interval by method (rows) and setting (columns), ms; early share marked</text>`, c.w, c.h, 8.0)
 	c.left = 150
 	cw := (c.w - c.left - c.right) / float64(ns)
 	ch := (c.h - c.top - c.bottom) / float64(nm)
@@ -103,10 +103,10 @@ func (p *page) compare(cm *report.Compare) {
 		x, y := c.left+float64(s)*cw, c.top+float64(m)*ch
 		color := "#eee"
 		if cell.Count > 0 {
-			color = heat(cell.P95, lo, hi)
+			color = heat(cell.P99, lo, hi)
 		}
-		fmt.Fprintf(&c.data, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`, x, y, cw, ch, color, esc(fmt.Sprintf("%s / %s: p95 %s ms, early %s", cell.Method, cell.Setting, fms(cell.P95), pct(cell.Early))))
-		label := fms(cell.P95)
+		fmt.Fprintf(&c.data, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`, x, y, cw, ch, color, esc(fmt.Sprintf("%s / %s: p99 %s ms, early %s", cell.Method, cell.Setting, fms(cell.P99), pct(cell.Early))))
+		label := fms(cell.P99)
 		if cell.Early > 0 {
 			label += fmt.Sprintf(" ▼%s", pct(cell.Early))
 		}
@@ -118,13 +118,13 @@ func (p *page) compare(cm *report.Compare) {
 	for s, name := range cm.Settings {
 		fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="tx">%s</text>`, c.left+(float64(s)+0.5)*cw, c.h-c.bottom+16, esc(name))
 	}
-	fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="xl">colour: p95 interval (ms), %s light to %s dark; ▼ early (catch-up) share</text>`, (c.left+c.w)/2, c.h-10, fms(lo), fms(hi))
+	fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="xl">colour: p99 interval (ms), %s light to %s dark; ▼ early (catch-up) share</text>`, (c.left+c.w)/2, c.h-10, fms(lo), fms(hi))
 	var rows [][]string
 	for _, cell := range cm.Cells {
-		rows = append(rows, []string{cell.Method, cell.Setting, cell.Granted, strconv.Itoa(cell.Count), fms(cell.P50), fms(cell.P95), fms(cell.Max), pct(cell.Long), pct(cell.Early), fms(cell.DriftNs), fmt.Sprintf("%.3f", cell.CPU)})
+		rows = append(rows, []string{cell.Method, cell.Setting, cell.Granted, strconv.Itoa(cell.Count), fms(cell.P50), fms(cell.P95), fms(cell.P99), fms(cell.Max), pct(cell.Long), pct(cell.Early), fms(cell.DriftNs), fmt.Sprintf("%.3f", cell.CPU)})
 	}
 	note := fmt.Sprintf("<p>Target interval %s ms. %s</p>", fms(cm.IntervalNs), esc(cm.Verdict))
-	p.figure("Compare", c, note+table([]string{"method", "setting", "granted", "intervals", "p50 ms", "p95 ms", "max ms", "long", "early", "drift ms", "CPU"}, rows))
+	p.figure("Compare", c, note+table([]string{"method", "setting", "granted", "intervals", "p50 ms", "p95 ms", "p99 ms", "max ms", "long", "early", "drift ms", "CPU"}, rows))
 }
 
 // heat maps v in [lo, hi] from light yellow to dark red.

@@ -35,6 +35,7 @@ type Cell struct {
 	Count   int    `json:"count"`
 	P50     int64  `json:"p50_ns"`
 	P95     int64  `json:"p95_ns"`
+	P99     int64  `json:"p99_ns"`
 	Max     int64  `json:"max_ns"`
 	// Long is the share of intervals at least twice the target; Early the
 	// share under half of it (a late tick's catch-up).
@@ -101,7 +102,7 @@ func cellOf(p *rawfile.Point, delay int64, buf []int64) (Cell, []int64) {
 	slices.Sort(iv)
 	s := stats.SummarizeSorted(iv)
 	c := Cell{Method: p.Method, Setting: p.Requested.String(), Granted: p.Granted.String(), Count: len(iv),
-		P50: s.P50, P95: s.P95, Max: s.Max, DriftNs: elapsed - int64(len(iv))*delay}
+		P50: s.P50, P95: s.P95, P99: s.P99, Max: s.Max, DriftNs: elapsed - int64(len(iv))*delay}
 	if n := float64(max(len(iv), 1)); n > 0 {
 		c.Long, c.Early = float64(long)/n, float64(early)/n
 	}

@@ -17,6 +17,7 @@ const InterferenceThresholdNs = 1_000_000
 type Summary struct {
 	Count  int     `json:"count"`
 	Min    int64   `json:"min_ns"`
+	P5     int64   `json:"p5_ns"`
 	P50    int64   `json:"p50_ns"`
 	P90    int64   `json:"p90_ns"`
 	P95    int64   `json:"p95_ns"`
@@ -50,6 +51,7 @@ func SummarizeSorted(sorted []int64) Summary {
 	s := Summary{
 		Count: n,
 		Min:   sorted[0],
+		P5:    Percentile(sorted, 5),
 		P50:   Percentile(sorted, 50),
 		P90:   Percentile(sorted, 90),
 		P95:   Percentile(sorted, 95),

@@ -32,19 +32,19 @@ func TestSummarize(t *testing.T) {
 		want stats.Summary
 	}{
 		{"empty", nil, stats.Summary{}},
-		{"one", []int64{5}, stats.Summary{Count: 1, Min: 5, P50: 5, P90: 5, P95: 5, P99: 5, P999: 5, Max: 5, Mean: 5}},
+		{"one", []int64{5}, stats.Summary{Count: 1, Min: 5, P5: 5, P50: 5, P90: 5, P95: 5, P99: 5, P999: 5, Max: 5, Mean: 5}},
 		{
 			// Nine 1 ms waits and one that took an extra 1.5 ms: one sample
 			// in ten is interference.
 			"interference",
 			[]int64{1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 2.5e6},
-			stats.Summary{Count: 10, Min: 1e6, P50: 1e6, P90: 1e6, P95: 2.5e6, P99: 2.5e6, P999: 2.5e6, Max: 2.5e6, Mean: 1.15e6, Interference: 0.1},
+			stats.Summary{Count: 10, Min: 1e6, P5: 1e6, P50: 1e6, P90: 1e6, P95: 2.5e6, P99: 2.5e6, P999: 2.5e6, Max: 2.5e6, Mean: 1.15e6, Interference: 0.1},
 		},
 		{
 			// Exactly 1 ms over the median is not interference: "more than".
 			"threshold",
 			[]int64{1e6, 1e6, 2e6},
-			stats.Summary{Count: 3, Min: 1e6, P50: 1e6, P90: 2e6, P95: 2e6, P99: 2e6, P999: 2e6, Max: 2e6, Mean: 4e6 / 3.0},
+			stats.Summary{Count: 3, Min: 1e6, P5: 1e6, P50: 1e6, P90: 2e6, P95: 2e6, P99: 2e6, P999: 2e6, Max: 2e6, Mean: 4e6 / 3.0},
 		},
 	}
 	for _, tt := range tests {
@@ -135,5 +135,16 @@ func BenchmarkSummarize100k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		stats.Summarize(data)
+	}
+}
+
+// TestP5 is the nearest-rank 5th percentile: of 1..100 ns, 5 ns.
+func TestP5(t *testing.T) {
+	in := make([]int64, 100)
+	for i := range in {
+		in[i] = int64(100 - i)
+	}
+	if got := stats.Summarize(in).P5; got != 5 {
+		t.Errorf("P5 of 1..100 = %d, want 5", got)
 	}
 }
