@@ -94,7 +94,7 @@ func (p *page) bench(b *report.Bench) {
 		rows = append(rows, []string{fmtP(row.Requested), fmtP(row.Granted), fms(row.Summary.Min), fms(row.Summary.P50), fms(row.Summary.P95), fms(row.Summary.P99), fms(row.Summary.Max), yes(row.Pass), yes(row.Affected), mark})
 	}
 	head := []string{"requested ms", "granted ms", "min", "p50", "p95", "p99", "max", "pass", "affected", ""}
-	notes := fmt.Sprintf("<p>%s design, %d samples per period; stability: %s. Latencies in ms.</p>", b.Design, b.Samples, r.Stability)
+	notes := fmt.Sprintf("<p>%s design, %d samples per period; stability: %s. Latencies in ms.</p>", esc(b.Design), b.Samples, esc(r.Stability))
 	if r.RecheckWinner != nil {
 		notes += fmt.Sprintf("<p>re-check of the pick: p50 %s ms, p99 %s ms</p>", fms(r.RecheckWinner.P50), fms(r.RecheckWinner.P99))
 	}
@@ -153,6 +153,6 @@ func (p *page) slackBench(b *report.SlackBench) {
 		}
 		rows = append(rows, []string{strconv.Itoa(i), settingName(row.Setting), fms(row.Summary.Min), fms(row.Summary.P50), fms(row.Summary.P95), fms(row.Summary.P99), fms(row.Summary.Max), fms(row.Lateness.P99), yes(row.Pass), mark})
 	}
-	notes := fmt.Sprintf("<p>%s, %s ms delay, %d samples per setting; stability: %s. Latencies in ms.</p>", b.Method, fms(b.DelayNs), b.Samples, strings.TrimSpace(r.Stability))
+	notes := fmt.Sprintf("<p>%s, %s ms delay, %d samples per setting; stability: %s. Latencies in ms.</p>", esc(b.Method), fms(b.DelayNs), b.Samples, esc(strings.TrimSpace(r.Stability)))
 	p.figure("Bench (timer slack)", c, notes+table([]string{"#", "setting", "min", "p50", "p95", "p99", "max", "lateness p99", "pass", ""}, rows))
 }
