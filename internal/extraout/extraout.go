@@ -12,12 +12,14 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/cyclictest"
 	"github.com/tickscope/tickscope/internal/htmlreport"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/rawfile"
 )
@@ -44,6 +46,9 @@ func Register(cmd *cobra.Command, cyclictest bool) *Files {
 	}
 	run := cmd.RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := o.distinct(cmd, args); err != nil {
+			return err
+		}
 		if err := o.Open(); err != nil {
 			return err
 		}
@@ -56,6 +61,56 @@ func Register(cmd *cobra.Command, cyclictest bool) *Files {
 		return run(cmd, args)
 	}
 	return o
+}
+
+// distinct refuses, as a usage error, an output file that is also another
+// output (--raw included) or a file the command reads (analyze's FILE):
+// writing it would replace the data the command was given, or one output
+// with another.
+func (o *Files) distinct(cmd *cobra.Command, args []string) error {
+	type named struct{ what, path string }
+	var inputs, outputs []named
+	for _, a := range args {
+		inputs = append(inputs, named{"the file read", a})
+	}
+	if f := cmd.Flags().Lookup("raw"); f != nil && f.Value.String() != "" {
+		outputs = append(outputs, named{"--raw", f.Value.String()})
+	}
+	for _, f := range []named{{"--html", o.html}, {"--cyclictest-json", o.json}, {"--histfile", o.hist}} {
+		if f.path != "" {
+			outputs = append(outputs, f)
+		}
+	}
+	for i, out := range outputs {
+		for _, other := range append(append([]named{}, inputs...), outputs[:i]...) {
+			if samePath(out.path, other.path) {
+				return options.BadFlag(strings.TrimPrefix(out.what, "--"), out.path, "is also %s: give each output a file of its own", other.what)
+			}
+		}
+	}
+	return nil
+}
+
+// samePath reports whether writing a and b would replace the same file:
+// the same path once symlinks are followed, or the same existing file.
+func samePath(a, b string) bool {
+	ta, errA := outfile.Target(a)
+	tb, errB := outfile.Target(b)
+	if errA != nil || errB != nil {
+		return false // the output's own check names what is wrong
+	}
+	if absA, err := filepath.Abs(ta); err == nil {
+		ta = absA
+	}
+	if absB, err := filepath.Abs(tb); err == nil {
+		tb = absB
+	}
+	if ta == tb {
+		return true
+	}
+	fa, errA := os.Stat(ta)
+	fb, errB := os.Stat(tb)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // Open checks every named path and creates its temporary file.
@@ -91,8 +146,8 @@ func Write(cmd *cobra.Command, f *rawfile.File, result any, err error) error {
 	if ctx := cmd.Context(); ctx != nil {
 		o, _ = ctx.Value(key{}).(*Files)
 	}
-	if o == nil || o.open == nil {
-		return err
+	if o == nil || o.open == nil || err != nil {
+		return err // a command that failed to print leaves no files
 	}
 	if out := o.open["html"]; out != nil {
 		err = first(err, out.Commit(func(w io.Writer) error { return htmlreport.Write(w, f, result) }))

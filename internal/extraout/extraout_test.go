@@ -81,3 +81,69 @@ func TestWritesEveryFile(t *testing.T) {
 		t.Errorf("temporaries left: %v", left)
 	}
 }
+
+// TestOutputsMustBeDistinct: an output that is another output (--raw
+// included) or the file analyze reads would replace the data it was given
+// (`report in.json --html in.json` replaced the raw file with HTML).
+func TestOutputsMustBeDistinct(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(in, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{in, "--html", in}, false},
+		{[]string{in, "--html", link}, false},
+		{[]string{"--html", out, "--raw", out}, false},
+		{[]string{"--html", out, "--histfile", out}, false},
+		{[]string{"--cyclictest-json", out, "--histfile", filepath.Join(dir, ".", "out")}, false},
+		{[]string{in, "--html", out, "--raw", out + ".raw"}, true},
+	} {
+		var ran bool
+		cmd := &cobra.Command{Use: "analyze", SilenceErrors: true, SilenceUsage: true, Args: cobra.ArbitraryArgs}
+		var raw string
+		cmd.Flags().StringVar(&raw, "raw", "", "")
+		cmd.RunE = func(*cobra.Command, []string) error { ran = true; return nil }
+		extraout.Register(cmd, true)
+		cmd.SetArgs(tc.args)
+		err := cmd.Execute()
+		var usage *options.UsageError
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case !tc.ok && (!errors.As(err, &usage) || ran):
+			t.Errorf("%v: err = %v, ran %v; want a usage error before running", tc.args, err, ran)
+		}
+	}
+	if data, _ := os.ReadFile(in); string(data) != "{}" {
+		t.Errorf("the input was changed: %q", data)
+	}
+}
+
+// TestNoFilesWhenPrintingFailed: a command that could not print its
+// result exits 1 and leaves no output files.
+func TestNoFilesWhenPrintingFailed(t *testing.T) {
+	dir := t.TempDir()
+	html := filepath.Join(dir, "r.html")
+	cmd := &cobra.Command{Use: "measure", SilenceErrors: true, SilenceUsage: true}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		f := measureFile()
+		return extraout.Write(cmd, f, report.MeasurementOf(f, &f.Points[0]), errors.New("stdout closed"))
+	}
+	extraout.Register(cmd, false)
+	cmd.SetArgs([]string{"--html", html})
+	if err := cmd.Execute(); err == nil {
+		t.Fatal("the printing's error was lost")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a failed command left %d files", len(entries))
+	}
+}
