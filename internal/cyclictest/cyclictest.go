@@ -8,8 +8,9 @@
 // in whole µs. tickscope's samples are the whole wait, so the value written
 // is the lateness, latency − requested delay, truncated to µs as
 // cyclictest's is. A wait that returned early (negative lateness) counts in
-// the histogram's bucket 0, as cyclictest has no negative bucket; min, max
-// and avg keep the exact figures.
+// the histogram's bucket 0, as cyclictest has no negative bucket, while min
+// keeps its sign; min and max are whole µs, avg the exact mean. The
+// histogram has HistogramBuckets buckets; later samples are overflows.
 //
 // The schema is the one rt-tests 2.x writes (src/cyclictest/cyclictest.c,
 // write_stats, and src/lib/rt-utils.c, rt_write_json), checked against a
@@ -31,12 +32,27 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
+// HistogramBuckets is how many 1 µs buckets the histogram has, as
+// cyclictest's -h 10000: a lateness of 10 ms or more is an overflow, so
+// that a stall of a minute (which a raw file may hold) cannot make a
+// histogram of 60 million buckets.
+const HistogramBuckets = 10_000
+
+// maxListedOverflows is how many overflowing cycle numbers are listed;
+// cyclictest too lists a bounded number and counts the others.
+const maxListedOverflows = 1000
+
 // Stats is one measurement as cyclictest counts it.
 type Stats struct {
-	// Histogram counts lateness in whole µs, bucket 0 to len-1.
-	Histogram []int
-	Cycles    int
-	// Min and Max are the exact lateness extremes in µs, Avg the mean.
+	// Histogram counts lateness in whole µs, bucket 0 to len-1 (at most
+	// HistogramBuckets); Overflows counts the samples beyond it, and
+	// OverflowCycles lists the first of their cycle numbers (from 0).
+	Histogram      []int
+	Overflows      int
+	OverflowCycles []int
+	Cycles         int
+	// Min and Max are the lateness extremes in whole µs (truncated, as
+	// cyclictest counts), Avg the mean.
 	Min, Max int64
 	Avg      float64
 }
@@ -55,9 +71,17 @@ func Of(latencies []int64, delayNs int64) Stats {
 		sum += float64(v-delayNs) / 1000
 	}
 	s.Avg = sum / float64(len(latencies))
-	s.Histogram = make([]int, max(s.Max, 0)+1)
-	for _, v := range latencies {
-		s.Histogram[max((v-delayNs)/1000, 0)]++
+	s.Histogram = make([]int, min(max(s.Max, 0)+1, HistogramBuckets))
+	for i, v := range latencies {
+		bucket := max((v-delayNs)/1000, 0)
+		if bucket >= HistogramBuckets {
+			s.Overflows++
+			if len(s.OverflowCycles) < maxListedOverflows {
+				s.OverflowCycles = append(s.OverflowCycles, i)
+			}
+			continue
+		}
+		s.Histogram[bucket]++
 	}
 	return s
 }
@@ -163,7 +187,7 @@ func sysinfoOf(q *timerinfo.Report) sysinfo {
 	case q.Windows != nil:
 		s.Sysname, s.Release, s.Version = "Windows", q.Windows.Version, q.Windows.Product
 	case q.Linux != nil:
-		s.Sysname, s.Release, s.Version = "Linux", q.Linux.KernelRelease, q.Linux.Preemption
+		s.Sysname, s.Release, s.Version = "Linux", q.Linux.KernelRelease, q.Linux.KernelVersion
 		if strings.Contains(q.Linux.Preemption, "RT") {
 			s.Realtime = 1
 		}
@@ -174,8 +198,9 @@ func sysinfoOf(q *timerinfo.Report) sysinfo {
 }
 
 // WriteHistfile writes cyclictest's -h text histogram of one thread: a
-// "%06d %06d" row per µs bucket from 0 to the maximum, then the summary
-// lines. Nothing overflows: the histogram is as wide as the maximum.
+// "%06d %06d" row per µs bucket from 0 to the maximum (at most
+// HistogramBuckets), then the summary lines, with the overflows and their
+// cycle numbers.
 func WriteHistfile(w io.Writer, latencies []int64, delayNs int64) error {
 	s := Of(latencies, delayNs)
 	bw := bufio.NewWriter(w)
@@ -187,8 +212,15 @@ func WriteHistfile(w io.Writer, latencies []int64, delayNs int64) error {
 	fmt.Fprintf(bw, "# Min Latencies: %05d\n", s.Min)
 	fmt.Fprintf(bw, "# Avg Latencies: %05d\n", int64(s.Avg))
 	fmt.Fprintf(bw, "# Max Latencies: %05d\n", s.Max)
-	fmt.Fprintf(bw, "# Histogram Overflows: %05d\n", 0)
+	fmt.Fprintf(bw, "# Histogram Overflows: %05d\n", s.Overflows)
 	fmt.Fprintln(bw, "# Histogram Overflow at cycle number:")
-	fmt.Fprintf(bw, "# Thread 0:\n\n")
+	fmt.Fprint(bw, "# Thread 0:")
+	for _, c := range s.OverflowCycles {
+		fmt.Fprintf(bw, " %05d", c)
+	}
+	if others := s.Overflows - len(s.OverflowCycles); others > 0 {
+		fmt.Fprintf(bw, " # %05d others", others)
+	}
+	fmt.Fprint(bw, "\n\n")
 	return bw.Flush()
 }

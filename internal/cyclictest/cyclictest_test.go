@@ -155,3 +155,27 @@ func TestSameKeysAsCyclictest(t *testing.T) {
 		t.Errorf("key sets differ:\n%s", strings.Join(diff, "\n"))
 	}
 }
+
+// TestHistogramIsBounded: a stall of a minute (a raw file may hold one) is
+// an overflow with its cycle number, not a histogram of 60 million buckets.
+func TestHistogramIsBounded(t *testing.T) {
+	const delay = 1_000_000
+	lat := []int64{delay + 5_000, delay + 60_000_000_000, delay + 7_000, delay + cyclictest.HistogramBuckets*1000}
+	s := cyclictest.Of(lat, delay)
+	if len(s.Histogram) != cyclictest.HistogramBuckets || s.Overflows != 2 || len(s.OverflowCycles) != 2 || s.OverflowCycles[0] != 1 || s.OverflowCycles[1] != 3 {
+		t.Errorf("histogram of %d buckets, %d overflows at %v; want %d buckets, 2 at [1 3]", len(s.Histogram), s.Overflows, s.OverflowCycles, cyclictest.HistogramBuckets)
+	}
+	if s.Max != 60_000_000 {
+		t.Errorf("max %d µs, want the stall's 60000000", s.Max)
+	}
+	var b strings.Builder
+	if err := cyclictest.WriteHistfile(&b, lat, delay); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "# Histogram Overflows: 00002\n") || !strings.Contains(b.String(), "# Thread 0: 00001 00003\n") {
+		t.Errorf("the histfile's overflow lines:\n%s", b.String()[max(0, b.Len()-300):])
+	}
+	if b.Len() > 400_000 {
+		t.Errorf("the histfile is %d bytes", b.Len())
+	}
+}
