@@ -47,8 +47,10 @@ func ExampleSleepContext() {
 	// Output: true
 }
 
-// A loop that another goroutine (here a context's cancel) stops: Wait
-// returns false, also while it sleeps.
+// A loop that a context stops: Wait returns false once the context is
+// done, also while it sleeps. Wait checks the context itself, so the
+// Wait after cancel returns false whatever the scheduler does with the
+// goroutine that runs the ticker's Stop.
 func ExampleWithContext() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -28,6 +28,7 @@ package precise
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -40,7 +41,18 @@ func Sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	sleepUntil(cal, now()+int64(d))
+	sleepUntil(cal, deadlineAfter(d), nil)
+}
+
+// deadlineAfter is now()+d on now's clock, saturated at math.MaxInt64 so
+// that a huge d (math.MaxInt64, say) waits as long as it can instead of
+// wrapping to a deadline in the past.
+func deadlineAfter(d time.Duration) int64 {
+	n := now()
+	if n > 0 && int64(d) > math.MaxInt64-n {
+		return math.MaxInt64
+	}
+	return n + int64(d)
 }
 
 // SleepContext pauses the calling goroutine for at least d, or until ctx
@@ -56,7 +68,7 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	if !waitUntil(cal, now()+int64(d), ctx.Done()) {
+	if !waitUntil(cal, deadlineAfter(d), ctx.Done(), nil) {
 		return ctx.Err()
 	}
 	return nil
@@ -71,9 +83,10 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 const interruptible = max(2*time.Millisecond, time.Duration(maxMargin)+time.Millisecond)
 
 // waitUntil waits until deadline with policy p unless done is closed
-// first, and reports whether it waited the whole way. A nil done waits
-// as sleepUntil does.
-func waitUntil(p *marginPolicy, deadline int64, done <-chan struct{}) bool {
+// first (or abort, when not nil, reports true: see sleepUntil), and
+// reports whether it waited the whole way. A nil done waits as sleepUntil
+// does.
+func waitUntil(p *marginPolicy, deadline int64, done <-chan struct{}, abort func() bool) bool {
 	if done != nil {
 		if coarse := deadline - now() - int64(interruptible); coarse > 0 {
 			timer := time.NewTimer(time.Duration(coarse))
@@ -90,8 +103,7 @@ func waitUntil(p *marginPolicy, deadline int64, done <-chan struct{}) bool {
 		default:
 		}
 	}
-	sleepUntil(p, deadline)
-	return true
+	return sleepUntil(p, deadline, abort)
 }
 
 // SleepUntil pauses the calling goroutine until t. A t in the past returns
@@ -112,22 +124,37 @@ func now() int64 { return nativewait.Now() }
 // sleepUntil waits until the clock reads deadline (ns on now's clock),
 // with the margin policy p. The policy learns from the wake-up after the
 // spin, so its bookkeeping never eats into the margin.
-func sleepUntil(p *marginPolicy, deadline int64) {
+//
+// A non-nil abort is checked just before the native sleep and on every
+// turn of the spin: when it reports true, sleepUntil returns false at
+// once (before the deadline). The native sleep itself cannot be
+// interrupted: an abort arriving during it is seen when it ends. It
+// reports true when it waited until the deadline.
+func sleepUntil(p *marginPolicy, deadline int64, abort func() bool) bool {
 	start := now()
 	margin := p.margin()
 	slept, late := false, int64(0)
 	if wake := deadline - margin; wake-start > 0 {
+		if abort != nil && abort() {
+			return false
+		}
 		nativewait.BestSleepUntil(wake)
 		slept, late = true, now()-wake
 	}
 	spinStart := now()
+	ok := true
 	for now() < deadline {
+		if abort != nil && abort() {
+			ok = false
+			break
+		}
 	}
 	end := now()
 	stats.record(end-start, end-spinStart)
 	if slept {
 		p.observe(late)
 	}
+	return ok
 }
 
 // Statistics describe the waits made so far in this process.

@@ -60,13 +60,13 @@ type Ticker struct {
 	mu     sync.Mutex
 	next   int64 // due time of the next tick, on now's clock
 	period int64
-	resets uint64        // counts Resets, so a sleeping Wait sees one
+	resets atomic.Uint64 // counts Resets (written under mu), so a sleeping Wait sees one
 	wake   chan struct{} // tells a sleeping Wait of a Reset
 
 	missedPolicy MissedPolicy
 	margins      *marginPolicy
 	ctx          context.Context
-	stopCtx      func() bool
+	stopCtx      func() bool // under mu: Stop may run on the context's goroutine
 	stopOnce     sync.Once
 	done         chan struct{}
 	stopped      atomic.Bool
@@ -83,17 +83,33 @@ func NewTicker(period time.Duration, opts ...Option) *Ticker {
 	for _, opt := range opts {
 		opt(t)
 	}
+	t.next = deadlineAfter(period)
 	if t.ctx != nil {
-		t.stopCtx = context.AfterFunc(t.ctx, t.Stop)
+		if t.ctx.Err() != nil {
+			t.Stop()
+		} else {
+			// AfterFunc may run Stop on another goroutine before it
+			// returns: Stop reads stopCtx under mu.
+			stop := context.AfterFunc(t.ctx, t.Stop)
+			t.mu.Lock()
+			t.stopCtx = stop
+			t.mu.Unlock()
+		}
 	}
-	t.next = now() + int64(period)
 	return t
 }
 
 // Wait blocks until the next tick is due and reports whether the ticker is
 // still running: false, at once, after Stop or when the ticker's context
-// is done, also when that happens while Wait sleeps (a Wait in the last
-// 2 ms before its tick, 5 ms on Windows, finishes it first).
+// is done, also when that happens while Wait sleeps. A Wait sleeps on a Go
+// timer, which Stop, the context and Reset interrupt, until about 2 ms
+// before its tick (5 ms on Windows), then on the OS's native timer until
+// the margin before the tick, then spins. Stop and Reset are checked just
+// before the native sleep and throughout the spin; one arriving during the
+// native sleep (at most those 2 or 5 ms) takes effect when that sleep
+// ends: Wait then returns false after a Stop, and after a Reset waits for
+// the new schedule's tick, returning at once if that is already due,
+// without counting missed ticks.
 //
 // When the caller's work overruns, Wait follows the ticker's MissedPolicy:
 // with Skip (the default) a Wait called more than a period late returns at
@@ -106,8 +122,9 @@ func NewTicker(period time.Duration, opts ...Option) *Ticker {
 //
 // Wait is for one goroutine at a time.
 func (t *Ticker) Wait() bool {
+	resetSeen := false // a Reset arrived while this Wait slept
 	for {
-		if t.stopped.Load() {
+		if t.isStopped() {
 			return false
 		}
 		select {
@@ -117,40 +134,56 @@ func (t *Ticker) Wait() bool {
 		t.mu.Lock()
 		current := now()
 		if t.next <= current-t.period {
-			// More than a whole period behind: the work overran.
 			behind := (current - t.next) / t.period
-			switch t.missedPolicy {
-			case Skip:
-				t.missed.Add(uint64(behind))
+			if resetSeen {
+				// The Reset came while this Wait could not see it: the
+				// ticks its schedule had due since are not the loop's
+				// overrun. Take the one due now, count none.
 				t.next += behind * t.period
-			case Delay:
-				t.missed.Add(1)
-				t.next = current
-			case Burst:
-				t.missed.Add(1)
+			} else {
+				// More than a whole period behind: the work overran.
+				switch t.missedPolicy {
+				case Skip:
+					t.missed.Add(uint64(behind))
+					t.next += behind * t.period
+				case Delay:
+					t.missed.Add(1)
+					t.next = current
+				case Burst:
+					t.missed.Add(1)
+				}
 			}
 		}
-		due, resets := t.next, t.resets
+		due, resets := t.next, t.resets.Load()
 		t.mu.Unlock()
-		if !t.waitFor(due) {
-			if t.stopped.Load() {
+		if !t.waitFor(due, resets) {
+			if t.isStopped() {
 				return false
 			}
+			resetSeen = true
 			continue // a Reset moved the tick: wait for the new one
 		}
 		t.mu.Lock()
-		if t.resets != resets {
+		if t.resets.Load() != resets {
 			t.mu.Unlock()
+			resetSeen = true
 			continue
 		}
 		t.next = due + t.period
 		t.mu.Unlock()
-		return !t.stopped.Load()
+		return !t.isStopped()
 	}
 }
 
-// waitFor waits until due unless the ticker stops or is reset first.
-func (t *Ticker) waitFor(due int64) bool {
+// isStopped reports whether Stop was called or the ticker's context is
+// done (which runs Stop, but on another goroutine, maybe not yet).
+func (t *Ticker) isStopped() bool {
+	return t.stopped.Load() || (t.ctx != nil && t.ctx.Err() != nil)
+}
+
+// waitFor waits until due unless the ticker stops or is reset (past
+// Reset number resets) first.
+func (t *Ticker) waitFor(due int64, resets uint64) bool {
 	if coarse := due - now() - int64(interruptible); coarse > 0 {
 		timer := time.NewTimer(time.Duration(coarse))
 		select {
@@ -163,7 +196,9 @@ func (t *Ticker) waitFor(due int64) bool {
 		case <-timer.C:
 		}
 	}
-	return waitUntil(t.margins, due, t.done)
+	return waitUntil(t.margins, due, t.done, func() bool {
+		return t.stopped.Load() || t.resets.Load() != resets
+	})
 }
 
 // Reset changes the ticker's period to d and restarts its schedule: the
@@ -176,8 +211,8 @@ func (t *Ticker) Reset(d time.Duration) {
 	}
 	t.mu.Lock()
 	t.period = int64(d)
-	t.next = now() + int64(d)
-	t.resets++
+	t.next = deadlineAfter(d)
+	t.resets.Add(1)
 	t.mu.Unlock()
 	select {
 	case t.wake <- struct{}{}:
@@ -186,15 +221,18 @@ func (t *Ticker) Reset(d time.Duration) {
 }
 
 // Stop turns the ticker off: Wait returns false from then on, and a Wait
-// sleeping now returns false too (unless it is in the last 2 ms before its
-// tick, 5 ms on Windows, which it finishes first). It may be called from any goroutine, and
-// more than once.
+// sleeping now returns false too, at once unless it is in its native sleep
+// (Wait's doc), in which case when that sleep ends. It may be called from
+// any goroutine, and more than once.
 func (t *Ticker) Stop() {
 	t.stopOnce.Do(func() {
 		t.stopped.Store(true)
 		close(t.done)
-		if t.stopCtx != nil {
-			t.stopCtx()
+		t.mu.Lock()
+		stop := t.stopCtx
+		t.mu.Unlock()
+		if stop != nil {
+			stop()
 		}
 	})
 }
