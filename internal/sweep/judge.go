@@ -256,12 +256,20 @@ func (r *Result) discard(p *rawfile.Point, period uint32) {
 	d := r.Discarded
 	d.Points++
 	d.Samples += len(p.Latencies)
-	for _, seen := range []uint32{p.Conditions.CurrentBefore100ns, p.Conditions.CurrentAfter100ns} {
-		if seen != 0 && seen != period && !slices.Contains(d.PeriodsSeen, seen) {
-			d.PeriodsSeen = append(d.PeriodsSeen, seen)
+	d.PeriodsSeen = addPeriodsSeen(d.PeriodsSeen, p, period)
+}
+
+// addPeriodsSeen adds to seen (sorted) the periods other than period that
+// a disturbed point's conditions read before and after it: the sweep while
+// it measures and the judgement of its file name the same periods.
+func addPeriodsSeen(seen []uint32, p *rawfile.Point, period uint32) []uint32 {
+	for _, s := range []uint32{p.Conditions.CurrentBefore100ns, p.Conditions.CurrentAfter100ns} {
+		if s != 0 && s != period && !slices.Contains(seen, s) {
+			seen = append(seen, s)
 		}
 	}
-	slices.Sort(d.PeriodsSeen)
+	slices.Sort(seen)
+	return seen
 }
 
 // JudgeFile judges a Windows bench's raw file, needing a row's full

@@ -300,12 +300,7 @@ func (r *Runner) resetDiscards() {
 // the same but not written, and the discards shown are a lower bound: it
 // takes a period that changes during most of the sweep's settings.
 func (r *Runner) keepDiscarded(target, chunk *rawfile.Point) {
-	for _, seen := range []uint32{chunk.Conditions.CurrentBefore100ns, chunk.Conditions.CurrentAfter100ns} {
-		if seen != 0 && seen != r.Period100ns && !slices.Contains(r.seen, seen) {
-			r.seen = append(r.seen, seen)
-			slices.Sort(r.seen)
-		}
-	}
+	r.seen = addPeriodsSeen(r.seen, chunk, r.Period100ns)
 	i, ok := r.discardedAt[target]
 	if !ok {
 		if r.room <= 0 {
