@@ -250,10 +250,11 @@ func TestJSONOutputIsDocumented(t *testing.T) {
 	sections := readJSONDoc(t)
 	dir := t.TempDir()
 	benchFile := filepath.Join(dir, "bench.json")
-	runs := []struct {
+	type jsonRun struct {
 		section string
 		args    []string
-	}{
+	}
+	runs := []jsonRun{
 		{"query", []string{"query", "--json"}},
 		{"measure", []string{"measure", "--samples", "20", "--json"}},
 		{"measure", []string{"measure", "--simulate", "narrow-band", "--samples", "20", "--json"}},
@@ -265,14 +266,8 @@ func TestJSONOutputIsDocumented(t *testing.T) {
 	}
 	if runtime.GOOS == "linux" {
 		runs = append(runs,
-			struct {
-				section string
-				args    []string
-			}{"compare", []string{"compare", "--methods", "clock-abs,nanosleep", "--settings", "default,slack-1ns", "--cycles", "10", "--json"}},
-			struct {
-				section string
-				args    []string
-			}{"apply --pid PID --slack D", []string{"apply", "--pid", strconv.Itoa(os.Getpid()), "--slack", "50us", "--json"}},
+			jsonRun{"compare", []string{"compare", "--methods", "clock-abs,nanosleep", "--settings", "default,slack-1ns", "--cycles", "10", "--json"}},
+			jsonRun{"apply --pid PID --slack D", []string{"apply", "--pid", strconv.Itoa(os.Getpid()), "--slack", "50us", "--json"}},
 		)
 	}
 	for _, run := range runs {
