@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/outfile"
@@ -44,25 +42,15 @@ func (o *Output) Write(f *File, version string) error {
 // Close removes the temporary file if nothing was written.
 func (o *Output) Close() { o.out.Close() }
 
-// Write stores f at path atomically, as Output.Write does.
+// Write stores f at path atomically, as Output.Write does, under the same
+// output-file rule, without stamping it.
 func Write(path string, f *File) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tickscope-raw-*")
+	out, err := outfile.Open("raw", path)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if err := encode(tmp, f); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	defer out.Close()
+	return out.Commit(func(w io.Writer) error { return encode(w, f) })
 }
 
 // encode validates f and writes it as one line of compact JSON: the size
