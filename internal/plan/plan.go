@@ -110,8 +110,8 @@ func Curve(host seam.Host, where, methodName string, from, to, step time.Duratio
 		return nil, options.BadFlag("step", step, "must be above 0")
 	case int64((to-from)/step)+1 > MaxCurvePoints:
 		return nil, options.BadFlag("step", step, "gives %d points from %v to %v; at most %d", int64((to-from)/step)+1, from, to, MaxCurvePoints)
-	case samples < 1 || samples > 1000:
-		return nil, options.BadFlag("samples", samples, "allowed 1..1000")
+	case samples < 1 || samples > rawfile.MaxCurveSamples:
+		return nil, options.BadFlag("samples", samples, "allowed 1..%d", rawfile.MaxCurveSamples)
 	case m.WholeMilliseconds && (from%time.Millisecond != 0 || step%time.Millisecond != 0):
 		return nil, options.Usagef("--from %v and --step %v: method %s waits whole milliseconds", from, step, m.Name)
 	}
@@ -205,8 +205,8 @@ func Compare(host seam.Host, q *timerinfo.Report, interval time.Duration, cycles
 	if err := options.Delay("interval", interval); err != nil {
 		return nil, err
 	}
-	if cycles < 10 || cycles > 100_000 {
-		return nil, options.BadFlag("cycles", cycles, "allowed 10..100000")
+	if cycles < 10 || cycles > rawfile.MaxCompareCycles {
+		return nil, options.BadFlag("cycles", cycles, "allowed 10..%d", rawfile.MaxCompareCycles)
 	}
 	m := &Matrix{periodic: map[string]bool{}}
 	var methodNames []string
@@ -333,8 +333,8 @@ func otherOSFlag(changed func(string) bool, flags []string, format string) error
 // NewBench plans the bench for the host q describes; file is the raw file
 // to fill (its command, query and tool already set).
 func NewBench(host seam.Host, q *timerinfo.Report, file *rawfile.File, o BenchOptions) (*Bench, error) {
-	if o.Samples < 20 || o.Samples > 1000 {
-		return nil, options.BadFlag("samples", o.Samples, "allowed 20..1000")
+	if o.Samples < rawfile.MinBenchSamples || o.Samples > rawfile.MaxBenchSamples {
+		return nil, options.BadFlag("samples", o.Samples, "allowed %d..%d", rawfile.MinBenchSamples, rawfile.MaxBenchSamples)
 	}
 	delay := int64(time.Millisecond)
 	file.DelayNs = delay
