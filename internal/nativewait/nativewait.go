@@ -14,8 +14,9 @@
 //   - the margins a hybrid wait hands over to its spin at: spin_sleep's
 //     fixed one (the seam's hybrid method) and the bounds of precise's
 //     calibrated one;
-//   - on Windows, the NtSetTimerResolution request that precise.Hold and
-//     the seam's Apply both make.
+//   - on Windows, the NtSetTimerResolution request of the seam's Apply
+//     (precise.Hold makes its own, as nested holds replace the process's
+//     one request in place).
 //
 // Its errors name the OS call that failed. It imports nothing of tickscope
 // but the Win32 bindings, so that the library does not depend on the tool.
