@@ -1,19 +1,18 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/analysis"
 	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 )
 
 func (a *app) analyzeCommand() *cobra.Command {
-	var j judgeFlags
+	var j plan.JudgeFlags
 	cmd := &cobra.Command{
 		Use:     "analyze FILE",
 		Aliases: []string{"report"},
@@ -31,7 +30,7 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			prefs, err := j.preferences()
+			prefs, err := j.Preferences()
 			if err != nil {
 				return err
 			}
@@ -41,21 +40,11 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 			} else if err := analysis.CheckFlags(f, args[0], cmd.Flags().Changed); err != nil {
 				return err
 			}
-			switch {
-			case f.Command == "compare":
-				c := report.CompareOf(f, nil, nil)
-				return extraout.Write(cmd, f, c, a.emit(j.asJSON, c, func(w io.Writer) { report.WriteCompare(w, c) }))
-			case f.Command == "curve":
-				c := report.CurveOf(f)
-				return extraout.Write(cmd, f, c, a.emit(j.asJSON, c, func(w io.Writer) { report.WriteCurve(w, c) }))
-			case f.Bench == nil:
-				m := report.MeasurementOf(f, &f.Points[0])
-				return extraout.Write(cmd, f, m, a.emit(j.asJSON, m, func(w io.Writer) { report.WriteMeasurement(w, m) }))
-			}
-			return a.writeBench(cmd, f, &j, prefs, "", false)
+			r := report.Print(f, report.Judging{Prefs: prefs, Rows: j.Rows})
+			return extraout.Write(cmd, f, r.Value, a.emit(j.JSON, r.Value, r.Text))
 		},
 	}
-	j.register(cmd.Flags())
+	j.Register(cmd.Flags())
 	extraout.Register(cmd, false)
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/escape"
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/version"
@@ -71,10 +72,10 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	if err := windowsOnly(cmd, q, "resolution", "ms", "no-console"); err != nil {
+	if err := options.WindowsOnly(cmd, q, "resolution", "ms", "no-console"); err != nil {
 		return err
 	}
-	if err := linuxOnly(cmd, q, "dma-latency", "pid", "slack"); err != nil {
+	if err := options.LinuxOnly(cmd, q, "dma-latency", "pid", "slack"); err != nil {
 		return err
 	}
 	changed := cmd.Flags().Changed

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
@@ -11,17 +9,16 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
 type benchOptions struct {
-	judge      judgeFlags
+	judge      plan.JudgeFlags
 	samples    int
 	from, to   uint32
 	exhaustive bool
 	raw        string
-	sim        simulation
+	sim        plan.Simulation
 }
 
 func (a *app) benchCommand() *cobra.Command {
@@ -58,7 +55,7 @@ hold if possible, with p99 lateness 10 µs inside --budget-lateness.
 		return a.bench(cmd, host, &o)
 	})
 	f := cmd.Flags()
-	o.judge.register(f)
+	o.judge.Register(f)
 	f.IntVar(&o.samples, "samples", 200, "samples per period: all of them with --exhaustive, the most any gets otherwise (20..1000)")
 	f.Uint32Var(&o.from, "from", 0, "finest period to try, 100 ns units (default: the finest the OS offers)")
 	f.Uint32Var(&o.to, "to", 0, "coarsest period to try, 100 ns units (default: the coarsest)")
@@ -71,7 +68,7 @@ hold if possible, with p99 lateness 10 µs inside --budget-lateness.
 // bench sweeps the Windows timer periods, or on Linux the measuring
 // thread's timer slack, writes every sample, then judges.
 func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
-	prefs, err := o.judge.preferences()
+	prefs, err := o.judge.Preferences()
 	if err != nil {
 		return err
 	}
@@ -85,8 +82,8 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 		return err
 	}
 	changed := cmd.Flags().Changed
-	b, err := plan.NewBench(host, q, &rawfile.File{Command: "bench", Simulated: o.sim.scenario, Query: q}, plan.BenchOptions{
-		Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.sim.seed, Prefs: prefs,
+	b, err := plan.NewBench(host, q, &rawfile.File{Command: "bench", Simulated: o.sim.Scenario, Query: q}, plan.BenchOptions{
+		Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.sim.Seed, Prefs: prefs,
 		From: o.from, FromSet: changed("from"), To: o.to, ToSet: changed("to"), Changed: changed,
 	})
 	if err != nil {
@@ -96,9 +93,9 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 		a.hintf("%s", hint)
 	}
 	for _, warning := range b.Warnings {
-		a.warnf("%s%s", report.SimulatedPrefix(o.sim.scenario), warning)
+		a.warnf("%s%s", report.SimulatedPrefix(o.sim.Scenario), warning)
 	}
-	if o.sim.scenario == "" {
+	if o.sim.Scenario == "" {
 		// One bench at a time: two would hold each other's requests.
 		release, err := machineSystem().Lock(seam.BenchLock)
 		if err != nil {
@@ -107,7 +104,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 		defer release()
 	}
 	ctx, done := progress.Stoppable(cmd.Context())
-	bar := progress.New(a.stderr, b.Total, report.SimulatedPrefix(o.sim.scenario)+"bench (ESC or Ctrl+C stops early)")
+	bar := progress.New(a.stderr, b.Total, report.SimulatedPrefix(o.sim.Scenario)+"bench (ESC or Ctrl+C stops early)")
 	err = b.Run(ctx, bar.UpdateTotal)
 	bar.Finish()
 	done()
@@ -120,35 +117,11 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err := raw.Write(b.File, version.String()); err != nil {
 		return err
 	}
-	return a.writeBench(cmd, b.File, &o.judge, prefs, o.raw, true)
-}
-
-// writeBench judges a bench's raw file and prints the result: bench and
-// analyze both print through it, so analysing the file a bench wrote gives
-// exactly the bench's result. live is set by bench, which passes where it
-// wrote the file, fails on a sweep with nothing usable and warns of an
-// early stop.
-func (a *app) writeBench(cmd *cobra.Command, f *rawfile.File, j *judgeFlags, prefs sweep.Preferences, rawPath string, live bool) error {
-	var result any
-	var text func(io.Writer)
-	var partial bool
-	var usable error
-	if f.Query.Linux != nil {
-		b := report.SlackBenchOf(f, sweep.JudgeSlackFile(f, prefs))
-		b.RawFile, partial = rawPath, b.Result.Partial
-		result, text = b, func(w io.Writer) { report.WriteSlackBench(w, b) }
-	} else {
-		b := report.BenchOf(f, sweep.JudgeFile(f, prefs))
-		b.RawFile, partial, usable = rawPath, b.Result.Partial, b.Result.Usable()
-		result, text = b, func(w io.Writer) { report.WriteBench(w, b, j.rows) }
+	r := report.Print(b.File, report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw})
+	if r.Unusable != nil {
+		return r.Unusable
+	} else if r.Partial {
+		a.warnf("%sstopped early: the recommendation covers the settings measured so far", report.SimulatedPrefix(o.sim.Scenario))
 	}
-	if live {
-		if usable != nil {
-			return usable
-		}
-		if partial {
-			a.warnf("%sstopped early: the recommendation covers the settings measured so far", report.SimulatedPrefix(f.Simulated))
-		}
-	}
-	return extraout.Write(cmd, f, result, a.emit(j.asJSON, result, text))
+	return extraout.Write(cmd, b.File, r.Value, a.emit(o.judge.JSON, r.Value, r.Text))
 }

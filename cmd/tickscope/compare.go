@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"strings"
 	"time"
 
@@ -81,10 +80,9 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
-	c := report.CompareOf(file, matrix.Methods, matrix.Settings)
-	c.RawFile = o.raw
-	if c.Partial {
+	r := report.Print(file, report.Judging{RawPath: o.raw, Methods: matrix.Methods, Settings: matrix.Settings})
+	if r.Partial {
 		a.warnf("stopped early: the matrix covers the cells measured")
 	}
-	return extraout.Write(cmd, file, c, a.emit(o.asJSON, c, func(w io.Writer) { report.WriteCompare(w, c) }))
+	return extraout.Write(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +22,7 @@ type curveOptions struct {
 	method         string
 	raw            string
 	asJSON         bool
-	sim            simulation
+	sim            plan.Simulation
 }
 
 func (a *app) curveCommand() *cobra.Command {
@@ -60,7 +59,7 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if err != nil {
 		return err
 	}
-	specs, err := plan.Curve(host, plan.Where(q, o.sim.scenario), o.method, o.from, o.to, o.step, o.samples)
+	specs, err := plan.Curve(host, plan.Where(q, o.sim.Scenario), o.method, o.from, o.to, o.step, o.samples)
 	if err != nil {
 		return err
 	}
@@ -69,22 +68,21 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 		return err
 	}
 	defer raw.Close()
-	points, err := a.series(cmd.Context(), host, report.SimulatedPrefix(o.sim.scenario)+"curve", specs, func(i int, p *rawfile.Point) {
+	points, err := a.series(cmd.Context(), host, report.SimulatedPrefix(o.sim.Scenario)+"curve", specs, func(i int, p *rawfile.Point) {
 		p.DelayNs = int64(specs[i].Delay) // each point its own delay
 	})
 	if err != nil {
 		return err
 	}
-	file := &rawfile.File{Command: "curve", Simulated: o.sim.scenario, Query: q, Method: specs[0].Method, DelayNs: int64(o.from), Points: points}
+	file := &rawfile.File{Command: "curve", Simulated: o.sim.Scenario, Query: q, Method: specs[0].Method, DelayNs: int64(o.from), Points: points}
 	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
-	c := report.CurveOf(file)
-	c.RawFile = o.raw
-	if c.Partial {
-		a.warnf("%sstopped early: the curve covers the delays measured so far", report.SimulatedPrefix(o.sim.scenario))
+	r := report.Print(file, report.Judging{RawPath: o.raw})
+	if r.Partial {
+		a.warnf("%sstopped early: the curve covers the delays measured so far", report.SimulatedPrefix(o.sim.Scenario))
 	}
-	return extraout.Write(cmd, file, c, a.emit(o.asJSON, c, func(w io.Writer) { report.WriteCurve(w, c) }))
+	return extraout.Write(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
 }
 
 // series measures specs through the one measurement loop with a progress

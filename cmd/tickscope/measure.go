@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +14,6 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -28,7 +26,7 @@ type measureOptions struct {
 	slack      time.Duration
 	raw        string
 	asJSON     bool
-	sim        simulation
+	sim        plan.Simulation
 }
 
 func (a *app) measureCommand() *cobra.Command {
@@ -68,42 +66,12 @@ ran under. Ctrl+C stops early and reports what was measured.`,
 	return cmd
 }
 
-// setting checks the OS-specific setting flags against the OS's own range
-// and returns the request.
-func (o *measureOptions) setting(cmd *cobra.Command, q *timerinfo.Report) (timerinfo.Setting, error) {
-	var s timerinfo.Setting
-	changed := cmd.Flags().Changed
-	if changed("resolution") && changed("ms") {
-		return s, options.Usagef("--resolution %d and --ms %v: give one of them, not both", o.resolution, o.ms)
-	}
-	if err := windowsOnly(cmd, q, "resolution", "ms"); err != nil {
-		return s, err
-	}
-	if err := linuxOnly(cmd, q, "slack"); err != nil {
-		return s, err
-	}
-	if changed("slack") {
-		if err := options.Slack("slack", o.slack, false); err != nil {
-			return s, err
-		}
-		s.SlackNs = int64(o.slack)
-	}
-	if changed("resolution") || changed("ms") {
-		period, err := periodFlag(cmd, o.resolution, o.ms, q.Windows)
-		if err != nil {
-			return s, err
-		}
-		s.Resolution100ns = period
-	}
-	return s, nil
-}
-
 func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) error {
 	q, err := host.Query()
 	if err != nil {
 		return err
 	}
-	spec, err := plan.Measure(host, plan.Where(q, o.sim.scenario), o.method, o.delay, o.samples)
+	spec, err := plan.Measure(host, plan.Where(q, o.sim.Scenario), o.method, o.delay, o.samples)
 	if err != nil {
 		return err
 	}
@@ -112,10 +80,10 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 		return err
 	}
 	defer raw.Close()
-	if spec.Setting, err = o.setting(cmd, q); err != nil {
+	if spec.Setting, err = options.Setting(cmd, q, o.resolution, o.ms, o.slack); err != nil {
 		return err
 	}
-	bar := progress.New(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(o.sim.scenario)+"measuring "+spec.Method)
+	bar := progress.New(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(o.sim.Scenario)+"measuring "+spec.Method)
 	point, err := sample.Measure(cmd.Context(), host, spec, bar.Update)
 	bar.Finish()
 	if err != nil {
@@ -125,13 +93,12 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 		return sample.ErrNothingMeasured
 	}
 	if point.Stopped {
-		a.warnf("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(o.sim.scenario), len(point.Latencies), spec.Samples)
+		a.warnf("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(o.sim.Scenario), len(point.Latencies), spec.Samples)
 	}
-	file := &rawfile.File{Command: "measure", Simulated: o.sim.scenario, Query: q, Method: spec.Method, DelayNs: int64(o.delay), Points: []rawfile.Point{*point}}
+	file := &rawfile.File{Command: "measure", Simulated: o.sim.Scenario, Query: q, Method: spec.Method, DelayNs: int64(o.delay), Points: []rawfile.Point{*point}}
 	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
-	m := report.MeasurementOf(file, point)
-	m.RawFile = o.raw
-	return extraout.Write(cmd, file, m, a.emit(o.asJSON, m, func(w io.Writer) { report.WriteMeasurement(w, m) }))
+	r := report.Print(file, report.Judging{RawPath: o.raw})
+	return extraout.Write(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
 }

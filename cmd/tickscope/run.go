@@ -67,10 +67,10 @@ func (a *app) runProgram(cmd *cobra.Command, f hold.RunFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := windowsOnly(cmd, q, "resolution", "ms"); err != nil {
+	if err := options.WindowsOnly(cmd, q, "resolution", "ms"); err != nil {
 		return err
 	}
-	if err := linuxOnly(cmd, q, "slack", "dma-latency"); err != nil {
+	if err := options.LinuxOnly(cmd, q, "slack", "dma-latency"); err != nil {
 		return err
 	}
 	changed := cmd.Flags().Changed

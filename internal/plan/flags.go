@@ -1,0 +1,67 @@
+package plan
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/winmodel"
+)
+
+// JudgeFlags are the judgement flags bench and analyze share.
+type JudgeFlags struct {
+	prefer               string
+	budgetP50, budgetP95 time.Duration
+	budgetLateness       time.Duration
+	Rows, JSON           bool
+}
+
+// Register declares the flags on f, with sweep's defaults.
+func (j *JudgeFlags) Register(f *pflag.FlagSet) {
+	d := sweep.DefaultPreferences()
+	f.StringVar(&j.prefer, "prefer", d.Prefer, "latency (lowest p50 that passes the gates) or power (coarsest band inside the budget)")
+	f.DurationVar(&j.budgetP50, "budget-p50", time.Duration(d.BudgetP50), "with --prefer power: the p50 a band may reach")
+	f.DurationVar(&j.budgetP95, "budget-p95", time.Duration(d.BudgetP95), "with --prefer power: the p95 a band may reach")
+	f.DurationVar(&j.budgetLateness, "budget-lateness", time.Duration(d.BudgetLateness), "Linux, with --prefer power: the p99 lateness a setting may reach")
+	f.BoolVar(&j.Rows, "rows", false, "print every measured period, with its interference")
+	f.BoolVar(&j.JSON, "json", false, "print the whole result as JSON")
+}
+
+// Preferences checks the flags' values (Preferences).
+func (j *JudgeFlags) Preferences() (sweep.Preferences, error) {
+	return Preferences(j.prefer, j.budgetP50, j.budgetP95, j.budgetLateness)
+}
+
+// Simulation is --simulate and --seed: measure, bench and curve run on the
+// model of Windows timers instead of this machine when a scenario is named.
+type Simulation struct {
+	Scenario string
+	Seed     uint64
+}
+
+// Register declares --simulate and --seed on f; seedUsage says what else
+// the seed does on that command.
+func (s *Simulation) Register(f *pflag.FlagSet, seedUsage string) {
+	f.StringVar(&s.Scenario, "simulate", "", "run on the model of Windows timers instead of this machine: a scenario name, or list")
+	f.Uint64Var(&s.Seed, "seed", 1, seedUsage)
+}
+
+// Host is the host the flags name: machine without --simulate, else the
+// model in the named scenario. It is nil, with no error, for --simulate
+// list, whose answer is winmodel.Scenarios.
+func (s *Simulation) Host(machine seam.Host) (seam.Host, error) {
+	switch s.Scenario {
+	case "":
+		return machine, nil
+	case "list":
+		return nil, nil
+	}
+	model, err := winmodel.New(s.Scenario, s.Seed)
+	if err != nil {
+		return nil, options.BadFlag("simulate", s.Scenario, "the scenarios are %s (or list)", winmodel.Names())
+	}
+	return model, nil
+}
