@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/escape"
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/metrics"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -62,6 +63,7 @@ before and after and the command that puts it back.
 	fl.BoolVar(&f.Persist, "persist", false, "start this holder at every logon (Windows) or boot (Linux); undo with tickscope startup remove")
 	fl.BoolVar(&f.DryRun, "dry-run", false, "with --persist: print the task or unit it would install, and change nothing")
 	fl.BoolVar(&f.AsStartup, "as-startup", false, "hold as the startup holder, which status reports and startup remove ends (the task and unit pass it)")
+	fl.StringVar(&f.Listen, "listen", "", "serve the holder's state as Prometheus metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1)")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	return cmd
 }
@@ -103,8 +105,13 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 		}
 		return nil
 	}
+	m, stop, err := metrics.Start("listen", f.Listen, version.String(), func(msg string) { a.warnf("%s", msg) })
+	if err != nil {
+		return err
+	}
+	defer stop()
 	rep, err := hold.Hold(cmd.Context(), host, sys, q, plan.Setting, hold.HoldOptions{
-		For: f.For, NoConsole: f.NoConsole, NoEsc: f.NoEsc, AsStartup: f.AsStartup,
+		For: f.For, NoConsole: f.NoConsole, NoEsc: f.NoEsc, AsStartup: f.AsStartup, Checked: m.HolderChecked,
 		WatchEscape: escape.Watch,
 		Warn:        func(msg string) { a.warnf("%s", msg) },
 		Holding: func(rep *hold.HoldReport) {

@@ -16,6 +16,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/watch"
 )
 
 // docFields is what docs/json.md documents for one command's --json: the
@@ -178,6 +179,7 @@ var jsonShapes = map[string]any{
 	"verify-global":             hold.GlobalCheck{},
 	"global":                    hold.GlobalResult{},
 	"startup remove":            hold.RemoveResult{},
+	"watch":                     watch.Event{},
 }
 
 // typeFields lists the JSON names of t's fields, with nested objects (and

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/testlock"
+	"github.com/tickscope/tickscope/internal/watch"
 )
 
 func TestMain(m *testing.M) {
@@ -159,6 +160,35 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		ts.Check(err)
 		ts.Defer(release)
 	},
+	// jsonlines FILE MIN [EVENT...]: every line of FILE is a watch event
+	// (decoded strictly as watch.Event, the type docs/json.md documents),
+	// at least MIN of them, and each EVENT kind is among them.
+	"jsonlines": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 2 {
+			ts.Fatalf("usage: jsonlines FILE MIN [EVENT...]")
+		}
+		least, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		seen := map[string]bool{}
+		lines := strings.Split(strings.TrimSuffix(ts.ReadFile(args[0]), "\n"), "\n")
+		for i, line := range lines {
+			dec := json.NewDecoder(strings.NewReader(line))
+			dec.DisallowUnknownFields()
+			var e watch.Event
+			if err := dec.Decode(&e); err != nil || e.Time.IsZero() || e.Event == "" {
+				ts.Fatalf("%s line %d of %d does not parse as an event (%v): %q", args[0], i+1, len(lines), err, line)
+			}
+			seen[e.Event] = true
+		}
+		if len(lines) < least {
+			ts.Fatalf("%s has %d lines, want at least %d", args[0], len(lines), least)
+		}
+		for _, kind := range args[2:] {
+			if !seen[kind] {
+				ts.Fatalf("%s has no %s event", args[0], kind)
+			}
+		}
+	},
 	// rawfile FILE POINTS SAMPLES: FILE is a valid raw-samples file with
 	// that many points of that many samples each.
 	"rawfile": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -217,6 +247,8 @@ func scriptCondition(cond string) (bool, error) {
 	case "systemd":
 		fi, err := os.Stat("/run/systemd/system")
 		return err == nil && fi.IsDir(), nil
+	case "prometheus":
+		return prometheusCondition()
 	case "wine", "win10":
 		// Set by TestWine's runs; never true for the native scripts.
 		return false, nil

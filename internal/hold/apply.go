@@ -34,6 +34,8 @@ type ApplyFlags struct {
 	Persist       bool
 	DryRun        bool
 	AsStartup     bool
+	// Listen is --listen ADDR: the holder's state on a Prometheus endpoint.
+	Listen string
 }
 
 // ApplyKind is what an apply does.
@@ -70,6 +72,8 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 		return nil, options.Usagef("--dry-run shows what --persist would install: give --persist too")
 	case f.Persist && f.ForSet:
 		return nil, options.Usagef("--persist and --for %v: a startup holder holds until it is removed; give one of them", f.For)
+	case f.Listen != "" && (f.Persist || f.PIDSet):
+		return nil, options.Usagef("--listen %s serves a hold's state while it holds: not with --persist or --pid", options.Value(f.Listen))
 	}
 	plan := &ApplyPlan{Kind: HoldHere}
 	if f.Persist {
@@ -213,6 +217,10 @@ type HoldOptions struct {
 	// Holding is called once the setting is held and checked, before the
 	// hold waits.
 	Holding func(*HoldReport)
+	// Checked is told the timer state at each check of the hold (the first
+	// once the setting is held), what is held, and whether the setting had
+	// been lost and was applied again (apply --listen's metrics).
+	Checked func(q *timerinfo.Report, held timerinfo.Setting, reapplied bool)
 }
 
 // Hold requests the setting, checks it with a short measurement, and holds
@@ -256,6 +264,11 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	}
 	if rep.Check, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
 		return nil, err
+	}
+	if o.Checked != nil {
+		if now, err := host.Query(); err == nil {
+			o.Checked(now, rep.Granted, false)
+		}
 	}
 	if o.Holding != nil {
 		o.Holding(rep)

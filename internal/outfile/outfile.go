@@ -55,7 +55,7 @@ func Open(flag, path string) (*File, error) {
 	o.path = final
 	tmp, err := os.CreateTemp(filepath.Dir(final), ".tickscope-"+flag+"-*")
 	if err != nil {
-		return nil, bad("cannot write there: %v", unwrapPath(err))
+		return nil, bad("cannot write there: %v", UnwrapPath(err))
 	}
 	o.tmp = tmp
 	if err := tryName(final); err != nil {
@@ -74,7 +74,7 @@ func Target(path string) (string, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return path, nil
 	case err != nil:
-		return "", unwrapPath(err)
+		return "", UnwrapPath(err)
 	}
 	final := path
 	if li.Mode()&fs.ModeSymlink != 0 {
@@ -84,7 +84,7 @@ func Target(path string) (string, error) {
 	}
 	fi, err := os.Stat(final)
 	if err != nil {
-		return "", unwrapPath(err)
+		return "", UnwrapPath(err)
 	}
 	if !fi.Mode().IsRegular() {
 		what := Kind(fi.Mode())
@@ -134,15 +134,15 @@ func tryName(path string) error {
 	case errors.Is(err, fs.ErrExist):
 		return nil // it exists, so its name fits: Target checked its type
 	case err != nil:
-		return unwrapPath(err)
+		return UnwrapPath(err)
 	}
 	f.Close()
 	return os.Remove(path)
 }
 
-// unwrapPath drops the path from an *fs.PathError: the message names the
+// UnwrapPath drops the path from an *fs.PathError: the message names the
 // path already, and a 300-character name printed twice helps nobody.
-func unwrapPath(err error) error {
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/metrics"
+	"github.com/tickscope/tickscope/internal/progress"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/version"
+	"github.com/tickscope/tickscope/internal/watch"
+)
+
+func (a *app) watchCommand() *cobra.Command {
+	var f watch.Flags
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Watch the timer state and wake-up lateness over time; changes nothing",
+		Long: `Read the timer state every --every (Windows: current, finest, coarsest period,
+the global key; Linux: tick, cpu_dma_latency, timer slack; the startup holder)
+and print one timestamped line per change. Every --measure-every, measure 200
+waits of 1 ms and keep their lateness. ESC or Ctrl+C ends it with a summary.
+--log and --json write JSON lines (docs/json.md); --listen serves Prometheus
+metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.watch(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.DurationVar(&f.Every, "every", watch.DefaultEvery, "read the timer state this often (100ms..1h)")
+	fl.DurationVar(&f.MeasureEvery, "measure-every", watch.DefaultMeasureEvery, "measure a burst of waits this often (1s..24h)")
+	fl.StringVar(&f.Method, "method", "", "the bursts' wait method (default: the OS's default, as in measure)")
+	fl.StringVar(&f.Log, "log", "", "append every event to this file as a JSON line (docs/json.md)")
+	fl.StringVar(&f.Listen, "listen", "", "serve Prometheus metrics on ADDR/metrics")
+	fl.BoolVar(&f.JSON, "json", false, "print every event as a JSON line instead of text (docs/json.md)")
+	return cmd
+}
+
+func (a *app) watch(cmd *cobra.Command, f watch.Flags) error {
+	m, stop, err := metrics.Start("listen", f.Listen, version.String(), func(msg string) { a.warnf("%s", msg) })
+	if err != nil {
+		return err
+	}
+	defer stop()
+	o, err := watch.ForHost(machineHost(), machineSystem(), f, version.String()) // opens --log
+	if err != nil {
+		return err
+	}
+	defer o.Log.Close()
+	ctx, done := progress.Stoppable(cmd.Context())
+	defer done()
+	o.Emit = func(e watch.Event) error { m.Observe(e); return report.WriteWatchEvent(a.stdout, a.stderr, e, f.JSON) }
+	_, err = watch.Run(ctx, o)
+	return err
+}

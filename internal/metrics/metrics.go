@@ -1,0 +1,178 @@
+// Package metrics is tickscope's Prometheus endpoint (watch --listen and
+// apply --listen): the timer state, the wake-up lateness histograms, the
+// counters of period changes and holder re-applies, and build info, on a
+// registry of its own (not client_golang's global one), served read-only
+// on /metrics. Names follow Prometheus' conventions: base units (seconds),
+// _total for counters. docs/prometheus/ has the recording rules and
+// alerts that README's operators section describes.
+package metrics
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/watch"
+)
+
+// Metrics holds the endpoint's collectors. Its methods may be called from
+// any goroutine, and do nothing on a nil Metrics (no --listen). Each gauge is a vector without labels, so that it is
+// exposed only once its value is known (a DMA latency that needs root to
+// read is absent, not 0).
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	current, finest, coarsest, globalKey *prometheus.GaugeVec
+	holderRunning, heldPeriod, heldDMA   *prometheus.GaugeVec
+	dmaLatency, slack                    *prometheus.GaugeVec
+	lateness                             *prometheus.HistogramVec
+	changes, reapplies                   prometheus.Counter
+}
+
+// New registers the metrics, with build info naming version. Those of the
+// other OS stay absent, as they are never set.
+func New(version string) *Metrics {
+	m := &Metrics{Registry: prometheus.NewRegistry()}
+	gauge := func(name, help string) *prometheus.GaugeVec {
+		g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "tickscope", Name: name, Help: help}, nil)
+		m.Registry.MustRegister(g)
+		return g
+	}
+	m.current = gauge("timer_current_period_seconds", "The timer interrupt's period now: Windows' current timer resolution (NtQueryTimerResolution), Linux's scheduler tick (1/HZ).")
+	m.holderRunning = gauge("holder_running", "1 while a tickscope holder runs: this process for apply, the startup holder for watch.")
+	m.finest = gauge("timer_finest_period_seconds", "The finest timer period Windows offers (NtQueryTimerResolution).")
+	m.coarsest = gauge("timer_coarsest_period_seconds", "The coarsest (default) timer period of Windows (NtQueryTimerResolution).")
+	m.globalKey = gauge("global_timer_requests_in_force", "1 when GlobalTimerResolutionRequests is in force in the running boot (a request reaches every process).")
+	m.heldPeriod = gauge("holder_held_period_seconds", "The Windows timer period the holder holds.")
+	m.dmaLatency = gauge("cpu_dma_latency_seconds", "The aggregate /dev/cpu_dma_latency request in force (2000 s: none held); absent when unreadable (it needs root).")
+	m.slack = gauge("timer_slack_seconds", "The timer slack of tickscope's reading thread, which its threads inherit.")
+	m.heldDMA = gauge("holder_held_cpu_dma_latency_seconds", "The /dev/cpu_dma_latency value the holder holds.")
+	m.lateness = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "tickscope", Name: "wake_lateness_seconds",
+		Help:                            "How much later than requested a wait ended, measured in bursts of the method's 1 ms waits.",
+		Buckets:                         bucketsSeconds(),
+		NativeHistogramBucketFactor:     1.1,
+		NativeHistogramMaxBucketNumber:  160,
+		NativeHistogramMinResetDuration: time.Hour,
+	}, []string{"method"})
+	m.changes = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "tickscope", Name: "timer_state_changes_total",
+		Help: "Changes of the timer state (period, request model, DMA latency, slack, holder) seen between two reads."})
+	m.reapplies = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "tickscope", Name: "holder_reapplies_total",
+		Help: "Times the holder found its setting lost and applied it again."})
+	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "tickscope", Name: "build_info",
+		Help: "1, labelled with tickscope's version and the platform it was built for."}, []string{"version", "goos", "goarch"})
+	info.WithLabelValues(version, runtime.GOOS, runtime.GOARCH).Set(1)
+	m.Registry.MustRegister(m.lateness, m.changes, m.reapplies, info)
+	return m
+}
+
+// bucketsSeconds are watch's lateness buckets, 1 µs .. 100 ms, in seconds.
+func bucketsSeconds() []float64 {
+	out := make([]float64, len(watch.LatenessBucketsNs))
+	for i, ns := range watch.LatenessBucketsNs {
+		out[i] = float64(ns) / 1e9
+	}
+	return out
+}
+
+func seconds100ns(p uint32) float64 { return float64(p) / 1e7 }
+
+// SetState sets the gauges from a state read. A value the state does not
+// know (the DMA latency without root) stays absent.
+func (m *Metrics) SetState(s watch.State) {
+	if m == nil {
+		return
+	}
+	if p := s.CurrentPeriod(); p > 0 {
+		set(m.current, p.Seconds())
+	}
+	if s.Finest100ns != 0 {
+		set(m.finest, seconds100ns(s.Finest100ns))
+		set(m.coarsest, seconds100ns(s.Coarsest100ns))
+	}
+	if s.GlobalKeyInForce != nil {
+		set(m.globalKey, boolValue(*s.GlobalKeyInForce))
+	}
+	if s.DMALatencyUs != nil {
+		set(m.dmaLatency, float64(*s.DMALatencyUs)/1e6)
+	}
+	if s.TimerSlackNs != 0 {
+		set(m.slack, float64(s.TimerSlackNs)/1e9)
+	}
+	if s.Holder != nil {
+		set(m.holderRunning, boolValue(s.Holder.Running))
+	}
+}
+
+// SetHolder says that this process holds setting (apply).
+func (m *Metrics) SetHolder(held timerinfo.Setting) {
+	if m == nil {
+		return
+	}
+	set(m.holderRunning, 1)
+	switch {
+	case held.Resolution100ns != 0:
+		set(m.heldPeriod, seconds100ns(held.Resolution100ns))
+	case held.CPUDMALatencyUs != nil:
+		set(m.heldDMA, float64(*held.CPUDMALatencyUs)/1e6)
+	}
+}
+
+func set(g *prometheus.GaugeVec, v float64) { g.WithLabelValues().Set(v) }
+
+// HolderChecked is hold.HoldOptions.Checked: the state a holder's check
+// read, what this process holds, and a re-apply to count.
+func (m *Metrics) HolderChecked(q *timerinfo.Report, held timerinfo.Setting, reapplied bool) {
+	if m == nil {
+		return
+	}
+	m.SetState(watch.StateOf(q))
+	m.SetHolder(held)
+	if reapplied {
+		m.Reapplied()
+	}
+}
+
+// Reapplied counts one re-apply of the holder's setting.
+func (m *Metrics) Reapplied() {
+	if m != nil {
+		m.reapplies.Inc()
+	}
+}
+
+// ObserveLateness adds a burst's lateness (ns) to the method's histogram.
+func (m *Metrics) ObserveLateness(method string, latenessNs []int64) {
+	if m == nil {
+		return
+	}
+	h := m.lateness.WithLabelValues(method)
+	for _, ns := range latenessNs {
+		h.Observe(float64(ns) / 1e9)
+	}
+}
+
+// Observe takes a watch event: a state read sets the gauges, a change
+// counts, a burst feeds the histogram.
+func (m *Metrics) Observe(e watch.Event) {
+	if m == nil {
+		return
+	}
+	if e.State != nil {
+		m.SetState(*e.State)
+	}
+	if e.Event == watch.EventChange {
+		m.changes.Inc()
+	}
+	if e.Burst != nil {
+		m.ObserveLateness(e.Burst.Method, e.Burst.Lateness)
+	}
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,216 @@
+package metrics
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/watch"
+)
+
+func i32(v int32) *int32 { return &v }
+
+func fed() *Metrics {
+	m := New("1.2.3")
+	yes := true
+	m.Observe(watch.Event{Event: watch.EventStart, State: &watch.State{Current100ns: 10000, Finest100ns: 5000, Coarsest100ns: 156250, GlobalKeyInForce: &yes, Holder: &watch.Holder{}}})
+	m.Observe(watch.Event{Event: watch.EventChange, State: &watch.State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000}})
+	m.Observe(watch.Event{Event: watch.EventBurst, Burst: &watch.Burst{Method: "sleep", Lateness: []int64{500, 80_000, 3_000_000, 200_000_000}}})
+	m.SetHolder(timerinfo.Setting{Resolution100ns: 5000})
+	m.Reapplied()
+	return m
+}
+
+func TestGatheredMetrics(t *testing.T) {
+	families, err := fed().Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, metric := range f.Metric {
+			switch {
+			case metric.Gauge != nil:
+				got[f.GetName()] = metric.Gauge.GetValue()
+			case metric.Counter != nil:
+				got[f.GetName()] = metric.Counter.GetValue()
+			case metric.Histogram != nil:
+				h := metric.Histogram
+				got[f.GetName()] = float64(h.GetSampleCount())
+				if len(h.Bucket) != len(watch.LatenessBucketsNs) || h.Bucket[0].GetUpperBound() != 1e-6 || h.Bucket[len(h.Bucket)-1].GetUpperBound() != 0.1 {
+					t.Errorf("classic buckets %v, want 1 µs .. 100 ms", h.Bucket)
+				}
+				if h.Schema == nil || len(h.PositiveSpan) == 0 {
+					t.Errorf("%s has no native histogram (schema %v, spans %v)", f.GetName(), h.Schema, h.PositiveSpan)
+				}
+			}
+		}
+	}
+	for name, want := range map[string]float64{
+		"tickscope_timer_current_period_seconds":   0.004, // the later state, Linux's tick
+		"tickscope_timer_finest_period_seconds":    0.0005,
+		"tickscope_timer_coarsest_period_seconds":  0.015625,
+		"tickscope_global_timer_requests_in_force": 1,
+		"tickscope_cpu_dma_latency_seconds":        0,
+		"tickscope_timer_slack_seconds":            50e-6,
+		"tickscope_holder_running":                 1,
+		"tickscope_holder_held_period_seconds":     0.0005,
+		"tickscope_timer_state_changes_total":      1,
+		"tickscope_holder_reapplies_total":         1,
+		"tickscope_wake_lateness_seconds":          4,
+		"tickscope_build_info":                     1,
+	} {
+		if v, ok := got[name]; !ok || v != want {
+			t.Errorf("%s = %v (present %v), want %v", name, v, ok, want)
+		}
+	}
+	if _, ok := got["tickscope_holder_held_cpu_dma_latency_seconds"]; ok {
+		t.Error("a DMA latency the holder does not hold is exposed")
+	}
+}
+
+func TestUnsetGaugesAreAbsent(t *testing.T) {
+	families, _ := New("x").Registry.Gather()
+	for _, f := range families {
+		if f.GetName() != "tickscope_build_info" && f.GetName() != "tickscope_timer_state_changes_total" && f.GetName() != "tickscope_holder_reapplies_total" {
+			t.Errorf("%s is exposed before anything was read", f.GetName())
+		}
+	}
+}
+
+func TestResolveAddr(t *testing.T) {
+	tests := []struct {
+		addr, bind string
+		public     bool
+		bad        string
+	}{
+		{"9100", "127.0.0.1:9100", false, ""},
+		{":9100", "127.0.0.1:9100", false, ""},
+		{"localhost:9100", "127.0.0.1:9100", false, ""},
+		{"127.0.0.2:9100", "127.0.0.2:9100", false, ""},
+		{"[::1]:9100", "[::1]:9100", false, ""},
+		{"0.0.0.0:9100", "0.0.0.0:9100", true, ""},
+		{"192.168.1.5:80", "192.168.1.5:80", true, ""},
+		{"example.com:9100", "", false, "the host must be an IP address or localhost"},
+		{"9100x", "", false, "the port must be a number 1..65535"},
+		{":0", "", false, "the port must be a number"},
+		{":70000", "", false, "the port must be a number"},
+		{"::1:9100", "", false, "want HOST:PORT"},
+		{"a:b:c", "", false, "want HOST:PORT"},
+	}
+	for _, tt := range tests {
+		bind, public, err := ResolveAddr("listen", tt.addr)
+		var usage *options.UsageError
+		switch {
+		case tt.bad != "":
+			if !errors.As(err, &usage) || !strings.Contains(err.Error(), tt.bad) || !strings.HasPrefix(err.Error(), "--listen ") {
+				t.Errorf("%q: %v, want a usage error saying %q", tt.addr, err, tt.bad)
+			}
+		case err != nil || bind != tt.bind || public != tt.public:
+			t.Errorf("%q: %q public %v (%v), want %q public %v", tt.addr, bind, public, err, tt.bind, tt.public)
+		}
+	}
+}
+
+func TestListenPortInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = Listen("listen", l.Addr().String(), nil)
+	var usage *options.UsageError
+	if err == nil || errors.As(err, &usage) || !strings.Contains(err.Error(), "address already in use") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("listening on a port in use: %v, want one line naming the address in use, not a usage error", err)
+	}
+}
+
+// scrape serves m on a free loopback port and returns one GET /metrics,
+// and the status of a POST.
+func scrape(t *testing.T, m *Metrics) (body string, postStatus int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := m.Serve(l)
+	defer stop()
+	url := "http://" + l.Addr().String() + "/metrics"
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	post, err := http.Post(url, "text/plain", strings.NewReader("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post.Body.Close()
+	return string(data), post.StatusCode
+}
+
+func TestServeIsReadOnlyAndPassesPromtool(t *testing.T) {
+	body, postStatus := scrape(t, fed())
+	if postStatus != http.StatusMethodNotAllowed {
+		t.Errorf("POST /metrics: %d, want 405", postStatus)
+	}
+	for _, want := range []string{`tickscope_wake_lateness_seconds_bucket{method="sleep",le="1e-06"} 1`, "tickscope_wake_lateness_seconds_count{method=\"sleep\"} 4", "tickscope_build_info{"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("scrape lacks %q:\n%s", want, body)
+		}
+	}
+	promtoolCheckMetrics(t, body)
+}
+
+// requirePromtool finds promtool; the test skips without it unless
+// TICKSCOPE_REQUIRE_PROMETHEUS=1, and then fails.
+func requirePromtool(t *testing.T) string {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("TICKSCOPE_REQUIRE_PROMETHEUS") == "1" {
+			t.Fatal("promtool not found and TICKSCOPE_REQUIRE_PROMETHEUS=1: install Debian's prometheus package")
+		}
+		t.Skip("promtool not found (Debian's prometheus package provides it)")
+	}
+	return promtool
+}
+
+// promtoolCheckMetrics runs promtool check metrics on a scrape.
+func promtoolCheckMetrics(t *testing.T, body string) {
+	t.Helper()
+	cmd := exec.Command(requirePromtool(t), "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	if out, err := cmd.CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+// TestOperatorsRulesAndConfig checks README's operator files with promtool:
+// the recording rules and alerts, and the fleet's scrape configuration
+// (which loads the rules).
+func TestOperatorsRulesAndConfig(t *testing.T) {
+	promtool := requirePromtool(t)
+	dir := "../../docs/prometheus"
+	for _, args := range [][]string{
+		{"check", "rules", dir + "/tickscope-rules.yml"},
+		{"check", "config", dir + "/prometheus-fleet.yml"},
+	} {
+		out, err := exec.Command(promtool, args...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "SUCCESS") {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	out, _ := exec.Command(promtool, "check", "rules", dir+"/tickscope-rules.yml").CombinedOutput()
+	if !strings.Contains(string(out), "SUCCESS: 5 rules found") {
+		t.Errorf("want 3 recording rules and 2 alerts:\n%s", out)
+	}
+}

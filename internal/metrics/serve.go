@@ -1,0 +1,92 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tickscope/tickscope/internal/options"
+)
+
+// ResolveAddr turns --listen's value into the address to bind: "PORT" and
+// ":PORT" bind loopback (127.0.0.1); any other host must be an IP address
+// or localhost, and public says it is not a loopback one (the caller
+// warns). A malformed value is a usage error naming flag.
+func ResolveAddr(flag, addr string) (bind string, public bool, err error) {
+	host, port := "", addr
+	if strings.Contains(addr, ":") {
+		if host, port, err = net.SplitHostPort(addr); err != nil {
+			return "", false, options.BadFlag(flag, addr, "want HOST:PORT, :PORT or PORT (HOST an IP address or localhost; IPv6 in brackets)")
+		}
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || n == 0 {
+		return "", false, options.BadFlag(flag, addr, "the port must be a number 1..65535")
+	}
+	switch host {
+	case "", "localhost":
+		return net.JoinHostPort("127.0.0.1", port), false, nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return "", false, options.BadFlag(flag, addr, "the host must be an IP address or localhost (names are not resolved, so the address bound is the one written)")
+	}
+	return net.JoinHostPort(ip.String(), port), !ip.IsLoopback(), nil
+}
+
+// Listen binds --listen's address: a usage error for a malformed value,
+// and an OS error (exit 1) naming the address when it cannot be bound (a
+// port in use). warn is told when the address is not loopback.
+func Listen(flag, addr string, warn func(string)) (net.Listener, error) {
+	bind, public, err := ResolveAddr(flag, addr)
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", bind)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) {
+			err = op.Err
+		}
+		return nil, fmt.Errorf("listening on %s for --%s: %w", bind, flag, err)
+	}
+	if public && warn != nil {
+		warn(fmt.Sprintf("--%s %s is not a loopback address: /metrics (read-only) is served to the network", flag, bind))
+	}
+	return l, nil
+}
+
+// Serve serves the registry on /metrics (GET and HEAD only) until stop is
+// called. Nothing it serves changes anything.
+func (m *Metrics) Serve(l net.Listener) (stop func()) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(l)
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}
+}
+
+// Start is Listen and Serve for a command's --listen flag; an empty addr
+// serves nothing (nil Metrics, whose methods do nothing, and a no-op stop).
+func Start(flag, addr, version string, warn func(string)) (*Metrics, func(), error) {
+	if addr == "" {
+		return nil, func() {}, nil
+	}
+	l, err := Listen(flag, addr, warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := New(version)
+	return m, m.Serve(l), nil
+}

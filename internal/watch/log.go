@@ -1,0 +1,121 @@
+package watch
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/outfile"
+)
+
+// The kinds of event a watch run emits, one JSON line each.
+const (
+	EventStart   = "start"
+	EventChange  = "change"
+	EventBurst   = "burst"
+	EventError   = "error"
+	EventSummary = "summary"
+)
+
+// Event is one line of watch's log and of watch --json (docs/json.md).
+type Event struct {
+	Time  time.Time `json:"time"`
+	Event string    `json:"event"`
+	// Start is the run's settings (start).
+	Start *Start `json:"start,omitempty"`
+	// State is the state read (start, change).
+	State *State `json:"state,omitempty"`
+	// Changes is what differs from the read before (change).
+	Changes []Change `json:"changes,omitempty"`
+	Burst   *Burst   `json:"burst,omitempty"`
+	// Error is a state read or a burst that failed (error); the run goes on.
+	Error   string   `json:"error,omitempty"`
+	Summary *Summary `json:"summary,omitempty"`
+}
+
+// Start is what a run watches and how often.
+type Start struct {
+	Version        string `json:"version"`
+	EveryNs        int64  `json:"every_ns"`
+	MeasureEveryNs int64  `json:"measure_every_ns"`
+	Method         string `json:"method"`
+	DelayNs        int64  `json:"delay_ns"`
+	Waits          int    `json:"waits"`
+}
+
+// Burst is one short measurement of the wait method.
+type Burst struct {
+	Method  string `json:"method"`
+	DelayNs int64  `json:"delay_ns"`
+	Waits   int    `json:"waits"`
+	// Lateness percentiles (nearest rank) and maximum of this burst, ns.
+	P50Ns int64 `json:"p50_lateness_ns"`
+	P99Ns int64 `json:"p99_lateness_ns"`
+	MaxNs int64 `json:"max_lateness_ns"`
+	// Lateness is every wait's lateness, for the histograms; not logged.
+	Lateness []int64 `json:"-"`
+}
+
+// Log appends events to a file as JSON lines. Each line is marshalled
+// whole and written with one write to a file opened for appending, so a
+// killed watch leaves only complete lines, and a crash of the machine at
+// most a torn last line.
+type Log struct {
+	f *os.File
+}
+
+// OpenLog opens the --log file for appending, creating it. Only a regular
+// file (or a symlink to one) is written; anything else is a usage error
+// naming the flag. A file that ends in a torn line (a crash) gets a
+// newline first, so that the torn line stays the only bad one.
+func OpenLog(flag, path string) (*Log, error) {
+	if path == "" {
+		return &Log{}, nil
+	}
+	if _, err := outfile.Target(path); err != nil {
+		return nil, options.BadFlag(flag, path, "%v", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, options.BadFlag(flag, path, "cannot be opened for appending: %v", outfile.UnwrapPath(err))
+	}
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("writing %s: %w", path, err)
+			}
+		}
+	}
+	return &Log{f: f}, nil
+}
+
+// Write appends one event as one line. A Log without a file writes nothing.
+func (l *Log) Write(e Event) error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	return WriteLine(l.f, e)
+}
+
+// Close closes the file.
+func (l *Log) Close() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	return l.f.Close()
+}
+
+// WriteLine writes e as one JSON line with one Write.
+func WriteLine(w io.Writer, e Event) error {
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(line, '\n'))
+	return err
+}

@@ -1,0 +1,248 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/plan"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/stats"
+)
+
+// Defaults of watch's command line.
+const (
+	DefaultEvery        = time.Second
+	DefaultMeasureEvery = 10 * time.Second
+	// BurstWaits is how many waits a burst measures: enough for a p99, and
+	// at Windows' 15.625 ms default tick about 3 s of the 10 s between
+	// bursts (waits use no CPU).
+	BurstWaits = 200
+	// BurstDelay is each wait's requested delay, as status and apply check.
+	BurstDelay = time.Millisecond
+)
+
+// Clock is the loop's time: the real one, or a test's.
+type Clock interface {
+	Now() time.Time
+	// NewTicker ticks every d; stop ends it.
+	NewTicker(d time.Duration) (tick <-chan time.Time, stop func())
+}
+
+// RealClock is the wall clock and time.Ticker.
+type RealClock struct{}
+
+// Now is time.Now.
+func (RealClock) Now() time.Time { return time.Now() }
+
+// NewTicker is a time.Ticker.
+func (RealClock) NewTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+// Options is what a watch run does; Read, Measure and Clock are injected
+// so that the loop runs in a test on a fake clock.
+type Options struct {
+	Every, MeasureEvery time.Duration
+	Method              string
+	Delay               time.Duration
+	Waits               int
+	// Read reads the state (ReadState on the host).
+	Read func() (State, error)
+	// Holder reads the startup holder at each burst (nil: not read).
+	Holder func() *Holder
+	// Measure takes a burst and returns each wait's lateness (ns); stopped
+	// when ctx ended it.
+	Measure func(ctx context.Context) (lateness []int64, err error)
+	Clock   Clock
+	// Log is --log (nil: none): every event is appended before Emit sees
+	// it; a write that fails ends the run.
+	Log *Log
+	// Emit is given every event in order; an error ends the run.
+	Emit func(Event) error
+	// Start is the start event's settings.
+	Start Start
+}
+
+// Flags is watch's command line.
+type Flags struct {
+	Every, MeasureEvery time.Duration
+	Method              string
+	Log, Listen         string
+	JSON                bool
+}
+
+// Bounds of --every and --measure-every: a state read costs about 1 ms of
+// CPU (BENCHMARKS.md), a burst of 1 ms waits about 0.2 s of wall time.
+const (
+	MinEvery, MaxEvery               = 100 * time.Millisecond, time.Hour
+	MinMeasureEvery, MaxMeasureEvery = time.Second, 24 * time.Hour
+)
+
+// ForHost checks the command line, opens --log, and fills in Read, Holder
+// and Measure for a host and system (sys may be nil), with the host's
+// default method unless one is given. Every refusal is a usage error, made
+// before the log is opened.
+func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options, error) {
+	if f.Every < MinEvery || f.Every > MaxEvery {
+		return Options{}, options.BadFlag("every", f.Every, "allowed %v..%v", MinEvery, MaxEvery)
+	}
+	if f.MeasureEvery < MinMeasureEvery || f.MeasureEvery > MaxMeasureEvery {
+		return Options{}, options.BadFlag("measure-every", f.MeasureEvery, "allowed %v..%v", MinMeasureEvery, MaxMeasureEvery)
+	}
+	method := f.Method
+	if method == "" {
+		method = host.Methods()[0].Name
+	}
+	if _, err := seam.FindMethod(host, method); err != nil {
+		return Options{}, options.BadFlag("method", method, "the methods here are %s", plan.MethodNames(host.Methods()))
+	}
+	o := Options{Every: f.Every, MeasureEvery: f.MeasureEvery, Method: method, Delay: BurstDelay, Waits: BurstWaits,
+		Read: func() (State, error) { return ReadState(host) }, Clock: RealClock{}}
+	o.Start = Start{Version: version, EveryNs: int64(f.Every), MeasureEveryNs: int64(f.MeasureEvery), Method: method, DelayNs: int64(o.Delay), Waits: o.Waits}
+	if sys != nil {
+		o.Holder = func() *Holder { return ReadHolder(sys) }
+	}
+	var err error
+	if o.Log, err = OpenLog("log", f.Log); err != nil {
+		return Options{}, err
+	}
+	spec := sample.Spec{Method: method, Delay: o.Delay, Samples: o.Waits, Warmup: 3}
+	o.Measure = func(ctx context.Context) ([]int64, error) {
+		point, err := sample.Measure(ctx, host, spec, nil)
+		if err != nil {
+			return nil, err
+		}
+		lateness := point.Latencies // a sample is delay + lateness, for either schedule
+		for i := range lateness {
+			lateness[i] -= int64(spec.Delay)
+		}
+		return lateness, nil
+	}
+	return o, nil
+}
+
+// Run watches until ctx ends: it reads the state at once and every Every,
+// emitting a change event when it differs from the read before, and
+// measures a burst at once and every MeasureEvery (one at a time, beside
+// the reads), emitting each. It ends with the summary event and returns
+// the summary.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	clock := o.Clock
+	if clock == nil {
+		clock = RealClock{}
+	}
+	start := clock.Now()
+	rec := newRecorder(start, o.Method, o.Delay)
+	emit := func(e Event) error {
+		if e.Time.IsZero() {
+			e.Time = clock.Now()
+		}
+		if err := o.Log.Write(e); err != nil {
+			return fmt.Errorf("writing the log: %w", err)
+		}
+		if o.Emit == nil {
+			return nil
+		}
+		return o.Emit(e)
+	}
+	var holder *Holder
+	if o.Holder != nil {
+		holder = o.Holder()
+	}
+	read := func(first bool) error {
+		t := clock.Now()
+		s, err := o.Read()
+		if err != nil {
+			rec.sum.ReadErrors++
+			return emit(Event{Time: t, Event: EventError, Error: "reading the timer state: " + err.Error()})
+		}
+		s.Holder = holder
+		changes := rec.observe(t, s)
+		switch {
+		case first:
+			st := o.Start
+			return emit(Event{Time: t, Event: EventStart, Start: &st, State: &s})
+		case len(changes) > 0:
+			return emit(Event{Time: t, Event: EventChange, State: &s, Changes: changes})
+		}
+		return nil
+	}
+	if err := read(true); err != nil {
+		return nil, err
+	}
+
+	bursts := make(chan Event, 1)
+	burstCtx, cancelBursts := context.WithCancel(ctx)
+	defer cancelBursts()
+	running := false
+	startBurst := func() {
+		if running {
+			return
+		}
+		running = true
+		go func() {
+			lateness, err := o.Measure(burstCtx)
+			if err != nil {
+				bursts <- Event{Time: clock.Now(), Event: EventError, Error: fmt.Sprintf("measuring %s: %v", o.Method, err)}
+				return
+			}
+			bursts <- Event{Time: clock.Now(), Event: EventBurst, Burst: burstOf(o.Method, o.Delay, lateness)}
+		}()
+	}
+	finishBurst := func(e Event) error {
+		running = false
+		if e.Burst != nil && len(e.Burst.Lateness) > 0 {
+			rec.burst(e.Burst.Lateness)
+		} else if e.Burst != nil {
+			return nil // stopped before its first wait
+		}
+		return emit(e)
+	}
+	startBurst()
+
+	reads, stopReads := clock.NewTicker(o.Every)
+	defer stopReads()
+	measures, stopMeasures := clock.NewTicker(o.MeasureEvery)
+	defer stopMeasures()
+	for {
+		var err error
+		select {
+		case <-ctx.Done():
+			cancelBursts()
+			if running {
+				err = finishBurst(<-bursts)
+			}
+			sum := rec.summary(clock.Now())
+			if emitErr := emit(Event{Event: EventSummary, Summary: sum}); err == nil {
+				err = emitErr
+			}
+			return sum, err
+		case <-reads:
+			err = read(false)
+		case <-measures:
+			if o.Holder != nil {
+				holder = o.Holder()
+			}
+			startBurst()
+		case e := <-bursts:
+			err = finishBurst(e)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// burstOf summarises a burst's lateness.
+func burstOf(method string, delay time.Duration, lateness []int64) *Burst {
+	b := &Burst{Method: method, DelayNs: int64(delay), Waits: len(lateness), Lateness: lateness}
+	if len(lateness) > 0 {
+		s := stats.Summarize(lateness)
+		b.P50Ns, b.P99Ns, b.MaxNs = s.P50, s.P99, s.Max
+	}
+	return b
+}

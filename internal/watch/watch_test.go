@@ -1,0 +1,305 @@
+package watch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
+)
+
+// fakeClock is a clock the test moves: fire advances it and delivers one
+// tick of the ticker of that period, which the loop must take before fire
+// returns.
+type fakeClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	tickers map[time.Duration]chan time.Time
+	ready   chan struct{}
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), tickers: map[time.Duration]chan time.Time{}, ready: make(chan struct{})}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) NewTicker(d time.Duration) (<-chan time.Time, func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time)
+	c.tickers[d] = ch
+	if len(c.tickers) == 2 {
+		close(c.ready)
+	}
+	return ch, func() {}
+}
+
+func (c *fakeClock) fire(d time.Duration) {
+	<-c.ready
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	ch, now := c.tickers[d], c.now
+	c.mu.Unlock()
+	ch <- now
+}
+
+func i32(v int32) *int32 { return &v }
+
+// script returns a Read that gives states in turn (the last one again
+// once they run out) and an error where a state is nil.
+func script(states ...*State) func() (State, error) {
+	i := 0
+	return func() (State, error) {
+		s := states[min(i, len(states)-1)]
+		i++
+		if s == nil {
+			return State{}, errors.New("query failed")
+		}
+		return *s, nil
+	}
+}
+
+type events struct {
+	mu  sync.Mutex
+	all []Event
+}
+
+func (e *events) emit(ev Event) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.all = append(e.all, ev)
+	return nil
+}
+
+func (e *events) kinds() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, ev := range e.all {
+		if ev.Event != EventBurst {
+			out = append(out, ev.Event)
+		}
+	}
+	return out
+}
+
+func TestRunCountsChangesTimeAndLateness(t *testing.T) {
+	a := &State{TickNs: 4e6, DMALatencyUs: i32(timerinfo.DMALatencyDefaultUs), TimerSlackNs: 50_000}
+	b := &State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000}
+	clock := newFakeClock()
+	var got events
+	o := Options{
+		Every: time.Second, MeasureEvery: 10 * time.Second, Method: "clock-abs", Delay: time.Millisecond, Waits: 3,
+		Read:    script(a, a, b, b, nil, a),
+		Measure: func(context.Context) ([]int64, error) { return []int64{500, 80_000, 3_000_000}, nil },
+		Clock:   clock, Emit: got.emit,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *Summary)
+	go func() {
+		sum, err := Run(ctx, o)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- sum
+	}()
+	for range 5 { // reads 2..6: a, b, b, error, a
+		clock.fire(time.Second)
+	}
+	cancel()
+	sum := <-done
+
+	if want := []string{"start", "change", "error", "change", "summary"}; strings.Join(got.kinds(), " ") != strings.Join(want, " ") {
+		t.Errorf("events %v, want %v", got.kinds(), want)
+	}
+	if sum.Changes != 2 || sum.Reads != 5 || sum.ReadErrors != 1 {
+		t.Errorf("changes %d reads %d errors %d, want 2, 5, 1", sum.Changes, sum.Reads, sum.ReadErrors)
+	}
+	// a from 0 to 2 s, b from 2 s to 5 s (the failed read at 4 s changes
+	// nothing), a again from 5 s to the end.
+	wantTime := map[string]time.Duration{"cpu_dma_latency none held": 2 * time.Second, "cpu_dma_latency 0 µs": 3 * time.Second}
+	if len(sum.TimeAt) != 2 || sum.DurationNs != int64(5*time.Second) {
+		t.Fatalf("time at %+v over %v, want two periods over 5 s", sum.TimeAt, time.Duration(sum.DurationNs))
+	}
+	for _, p := range sum.TimeAt {
+		if time.Duration(p.Ns) != wantTime[p.Period] {
+			t.Errorf("time at %s = %v, want %v", p.Period, time.Duration(p.Ns), wantTime[p.Period])
+		}
+	}
+	l := sum.Lateness
+	if sum.Bursts < 1 || l.Waits != int64(3*sum.Bursts) || l.MinNs != 500 || l.MaxNs != 3_000_000 {
+		t.Errorf("lateness %+v after %d bursts", l, sum.Bursts)
+	}
+	if l.P50AtMostNs != 100_000 || l.P99AtMostNs != 5_000_000 {
+		t.Errorf("p50 at most %d, p99 at most %d; want 100000, 5000000", l.P50AtMostNs, l.P99AtMostNs)
+	}
+	var counted int64
+	for _, b := range l.Buckets {
+		counted += b.Count
+	}
+	if counted != l.Waits {
+		t.Errorf("buckets hold %d waits, want %d", counted, l.Waits)
+	}
+	var change Event
+	for _, e := range got.all {
+		if e.Event == EventChange {
+			change = e
+			break
+		}
+	}
+	if len(change.Changes) != 1 || change.Changes[0] != (Change{Field: "cpu_dma_latency", From: "none held", To: "0 µs"}) {
+		t.Errorf("first change %+v", change.Changes)
+	}
+}
+
+func TestChanges(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name       string
+		prev, next State
+		want       []Change
+	}{
+		{"same", State{Current100ns: 156250}, State{Current100ns: 156250}, nil},
+		{"period", State{Current100ns: 156250}, State{Current100ns: 10000},
+			[]Change{{"current_period", "15.6250 ms", "1.0000 ms"}}},
+		{"global key and holder", State{GlobalKeyInForce: &no, Holder: &Holder{}}, State{GlobalKeyInForce: &yes, Holder: &Holder{Running: true, PID: 7}},
+			[]Change{{"global_key_in_force", "false", "true"}, {"startup_holder", "not running", "running (process 7)"}}},
+		{"dma unreadable", State{DMALatencyUs: i32(5)}, State{}, []Change{{"cpu_dma_latency", "5 µs", "unreadable"}}},
+		{"slack", State{TimerSlackNs: 50_000}, State{TimerSlackNs: 1}, []Change{{"timer_slack", "50µs", "1ns"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Changes(tt.prev, tt.next)
+			if len(got) != len(tt.want) {
+				t.Fatalf("Changes = %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("change %d = %+v, want %+v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestReadStateOnTheModel reads the state through the query path of the
+// model of Windows timers, and sees a request made there.
+func TestReadStateOnTheModel(t *testing.T) {
+	model, err := winmodel.New("narrow-band", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := ReadState(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Current100ns != before.Coarsest100ns || before.Finest100ns == 0 || before.GlobalKeyInForce == nil || !before.Simulated {
+		t.Fatalf("state before %+v", before)
+	}
+	_, release, err := model.Apply(timerinfo.Setting{Resolution100ns: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	after, _ := ReadState(model)
+	changes := Changes(before, after)
+	if len(changes) != 1 || changes[0].Field != "current_period" {
+		t.Errorf("changes after a 1 ms request: %+v", changes)
+	}
+	if after.CurrentPeriod() >= before.CurrentPeriod() {
+		t.Errorf("current period %v after a 1 ms request, %v before", after.CurrentPeriod(), before.CurrentPeriod())
+	}
+}
+
+// TestForHostMeasuresLateness runs a real burst on the model: lateness is
+// the wait's duration less the 1 ms asked.
+func TestForHostMeasuresLateness(t *testing.T) {
+	model, _ := winmodel.New("narrow-band", 1)
+	o, err := ForHost(model, nil, Flags{Every: time.Second, MeasureEvery: 10 * time.Second}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lateness, err := o.Measure(context.Background())
+	if err != nil || len(lateness) != BurstWaits {
+		t.Fatalf("burst: %d waits, %v", len(lateness), err)
+	}
+	for _, ns := range lateness {
+		if ns < 0 || ns > int64(16*time.Millisecond) {
+			t.Fatalf("lateness %d ns of a 1 ms Sleep at the 15.625 ms default tick", ns)
+		}
+	}
+	for _, bad := range []Flags{
+		{Every: time.Millisecond, MeasureEvery: time.Second},
+		{Every: time.Second, MeasureEvery: 0},
+		{Every: time.Second, MeasureEvery: time.Second, Method: "nope"},
+	} {
+		if _, err := ForHost(model, nil, bad, "test"); err == nil {
+			t.Errorf("ForHost(%+v) accepted", bad)
+		}
+	}
+}
+
+func TestLogAppendsWholeLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "watch.log")
+	// A torn line, as a crash of the machine could leave.
+	if err := os.WriteFile(path, []byte(`{"time":"2026-01-01T00:00:00Z","event":"start"}`+"\n"+`{"time":"20`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log, err := OpenLog("log", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := log.Write(Event{Time: time.Unix(int64(i), 0), Event: EventChange, Changes: []Change{{"timer_slack", "1ns", "2ns"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.Close()
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 5:\n%s", len(lines), data)
+	}
+	for i, line := range lines {
+		var e Event
+		err := json.Unmarshal([]byte(line), &e)
+		if (err != nil) != (i == 1) {
+			t.Errorf("line %d %q: %v", i+1, line, err)
+		}
+	}
+	if _, err := OpenLog("log", t.TempDir()); err == nil {
+		t.Error("a directory was opened as the log")
+	}
+}
+
+func TestWriteLineIsOneWrite(t *testing.T) {
+	var w countingWriter
+	if err := WriteLine(&w, Event{Event: EventSummary, Summary: &Summary{Lateness: newLateness("sleep", time.Millisecond)}}); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(w.buf.Bytes()))
+	if w.writes != 1 || !sc.Scan() || !json.Valid(sc.Bytes()) || sc.Scan() {
+		t.Errorf("%d writes of %q, want one JSON line", w.writes, w.buf.String())
+	}
+}
+
+type countingWriter struct {
+	buf    bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.writes++; return w.buf.Write(p) }
