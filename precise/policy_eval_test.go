@@ -5,6 +5,7 @@ import (
 	"embed"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path"
 	"slices"
@@ -118,6 +119,16 @@ func syntheticTraces() []trace {
 			}
 			return busy(r, i)
 		}),
+		// Bursts of wake-ups late by less than the cap: 400 of every 2,000
+		// wake-ups, a quarter of them 60–120 µs late, on the quiet machine.
+		// The fixed margin covers them all; a policy that learns covers
+		// them only once it has seen them.
+		gen("bursts under the cap (synthetic)", 125*us, 5, func(r *rand.Rand, i int) int64 {
+			if i%2000 >= 1600 && r.IntN(4) == 0 {
+				return uniform(r, 60*us, 120*us)
+			}
+			return bare(r, i)
+		}),
 		// Windows' high-resolution waitable timer as ../shared/notes/
 		// windows-timers.md measures it (a 0.5 ms wait ends 0.53–0.78 ms,
 		// in steps of about 0.5 ms): 30–280 µs late, 2 % a step later.
@@ -152,20 +163,6 @@ func (d *decayPolicy) observe(late int64) {
 	d.m = min(max(d.m-d.m/512, late+headroom, minMargin), d.limit)
 }
 
-// jumpPolicy is a quantile policy whose margin also jumps to a lateness
-// above it and falls back to the quantile with a half-life of about 32
-// wake-ups: a tail that appears suddenly is covered at once.
-type jumpPolicy struct {
-	q    *marginPolicy
-	peak int64
-}
-
-func (j *jumpPolicy) margin() int64 { return min(max(j.q.margin(), j.peak), j.q.limit) }
-func (j *jumpPolicy) observe(late int64) {
-	j.q.observe(late)
-	j.peak = max(j.peak-j.peak/46, late+headroom)
-}
-
 type candidate struct {
 	name string
 	// make builds the policy for a trace; twoStage, if set, is the margin
@@ -175,50 +172,68 @@ type candidate struct {
 	twoStage func(tr trace) policy
 }
 
+// runLength is the wake-ups of one loop-bench run at 500 Hz (3 s): each
+// trace is also cut into runs of this length, each replayed from a fresh
+// policy, as a program that has just started meets the timer.
+const runLength = 1500
+
 const twoStageGap = 50 * time.Microsecond
 
+// Names of the candidates the test judges.
+const (
+	defaultName = "default: p99 ≤ fixed, guard p99.8, warm-up 1024, peak"
+	firstName   = "p99 ≤ fixed, guard p99.8 (first round's default)"
+)
+
+// onTrace starts p where the library starts on the trace's OS (spin_sleep's
+// margin there), as the library's constructors do for the OS they run on.
+func onTrace(p *marginPolicy, tr trace) *marginPolicy {
+	p.start = min(tr.fixed, p.limit)
+	p.current.Store(p.start)
+	return p
+}
+
 func candidates() []candidate {
-	quantile := func(tail float64, window int, capped bool) func(trace) policy {
+	// plain is a quantile policy as the first round replayed them: it moves
+	// after calMinSamples wake-ups and has no peak.
+	plain := func(tail float64, window int, capped bool, guard int) func(trace) policy {
 		return func(tr trace) policy {
 			limit := tr.ceiling
 			if capped {
 				limit = tr.fixed
 			}
-			p := newMarginPolicy(tail, limit, window)
-			p.current.Store(min(tr.fixed, limit))
+			p := onTrace(newMarginPolicy(tail, limit, window), tr)
+			p.warmup, p.peakShift, p.guard = calMinSamples, 0, guard
 			return p
 		}
 	}
-	guarded := func(parts int) func(trace) policy {
+	// library is the default as the library builds it, with the warm-up
+	// and the peak's decay changed.
+	library := func(warmup int, shift uint) func(trace) policy {
 		return func(tr trace) policy {
-			p := quantile(DefaultTail, calWindow, true)(tr).(*marginPolicy)
-			p.guard = parts
+			p := onTrace(newDefaultPolicy(tr.fixed), tr)
+			p.warmup, p.peakShift = warmup, shift
 			return p
 		}
 	}
 	return []candidate{
 		{name: "fixed 125µs (spin_sleep, Linux)", make: func(trace) policy { return fixedPolicy(125 * us) }},
 		{name: "fixed 700µs (spin_sleep, Windows)", make: func(trace) policy { return fixedPolicy(700 * us) }},
-		{name: "p97 w1024 (issue 4's)", make: quantile(0.97, 1024, false)},
-		{name: "p99 w256", make: quantile(0.99, 256, false)},
-		{name: "p99 w1024", make: quantile(0.99, 1024, false)},
-		{name: "p99 w4096", make: quantile(0.99, 4096, false)},
-		{name: "p99.9 w1024 (WithTail(0.999))", make: quantile(0.999, 1024, false)},
-		{name: "p99.9 w4096", make: quantile(0.999, 4096, false)},
+		{name: "p97 w1024 (issue 4's)", make: plain(0.97, 1024, false, 0)},
+		{name: "p99 w256", make: plain(0.99, 256, false, 0)},
+		{name: "p99 w1024", make: plain(0.99, 1024, false, 0)},
+		{name: "p99 w4096", make: plain(0.99, 4096, false, 0)},
+		{name: "p99.9 w1024", make: plain(0.999, 1024, false, 0)},
 		{name: "max, decaying", make: func(tr trace) policy { return &decayPolicy{m: min(tr.fixed, tr.ceiling), limit: tr.ceiling} }},
-		{name: "p99 w1024 ≤ fixed", make: quantile(DefaultTail, calWindow, true)},
-		{name: "p99 w1024 ≤ fixed, guard p99.8 (default)", make: func(tr trace) policy {
-			p := newDefaultPolicy(tr.fixed)
-			p.current.Store(tr.fixed)
-			return p
-		}},
-		{name: "p99.9 w1024 ≤ fixed", make: quantile(0.999, 1024, true)},
-		{name: "p99 w1024 ≤ fixed, guard p99.5", make: guarded(9950)},
-		{name: "p99 w1024 ≤ fixed, guard p99.9", make: guarded(9990)},
-		{name: "p99 w1024 jumping ≤ fixed", make: func(tr trace) policy {
-			return &jumpPolicy{q: quantile(DefaultTail, calWindow, true)(tr).(*marginPolicy)}
-		}},
-		{name: "two-stage: p99.9, then the default", make: quantile(0.999, 1024, false), twoStage: func(tr trace) policy { return newDefaultPolicy(tr.fixed) }},
+		{name: "p99 ≤ fixed", make: plain(DefaultTail, calWindow, true, 0)},
+		{name: firstName, make: plain(DefaultTail, calWindow, true, defaultGuard)},
+		{name: "first + warm-up 1024", make: library(calWindow, 0)},
+		{name: "first + peak", make: library(calMinSamples, peakShift)},
+		{name: defaultName, make: func(tr trace) policy { return onTrace(newDefaultPolicy(tr.fixed), tr) }},
+		{name: "default, peak decaying 1/64", make: library(calWindow, peakShift+1)},
+		{name: "default, warm-up 256", make: library(256, peakShift)},
+		{name: "WithTail(0.999)", make: func(tr trace) policy { return onTrace(newMarginPolicy(0.999, tr.ceiling, calWindow), tr) }},
+		{name: "two-stage: p99.9, then the default", make: plain(0.999, 1024, false, 0), twoStage: func(tr trace) policy { return onTrace(newDefaultPolicy(tr.fixed), tr) }},
 	}
 }
 
@@ -237,6 +252,9 @@ func replay(c candidate, tr trace) outcome {
 		second = c.twoStage(tr)
 	}
 	n := len(tr.late)
+	if n == 0 {
+		return outcome{}
+	}
 	late := make([]int64, n)
 	var spin, sleeps int64
 	for i, l := range tr.late {
@@ -266,40 +284,107 @@ func replay(c candidate, tr trace) outcome {
 }
 
 func allTraces(t testing.TB) []trace {
-	return append([]trace{loadTrace(t, "clock-abs"), loadTrace(t, "clock-abs-busy"), loadTrace(t, "timerfd")}, syntheticTraces()...)
+	var traces []trace
+	for _, name := range []string{"clock-abs", "clock-abs-busy", "timerfd", "clock-abs-tail", "clock-abs-500hz", "timerfd-500hz"} {
+		traces = append(traces, loadTrace(t, name))
+	}
+	return append(traces, syntheticTraces()...)
 }
 
-// TestMarginPolicies replays every candidate against every trace and checks
-// the default's promises: p99 lateness within 1 µs of the fixed margin's
-// on every trace and spin time no more than it; and on the bare-metal
+// judged is a candidate's replay of one trace, whole and run by run.
+type judged struct {
+	whole outcome
+	// worstRun is the largest amount (ns) by which a run's p99 exceeded the
+	// fixed margin's p99 over the same run (negative: never worse).
+	worstRun int64
+}
+
+func judge(c candidate, tr trace) judged {
+	fixed := candidate{make: func(trace) policy { return fixedPolicy(tr.fixed) }}
+	j := judged{whole: replay(c, tr), worstRun: math.MinInt64}
+	for i := 0; i+runLength <= len(tr.late); i += runLength {
+		run := tr
+		run.late = tr.late[i : i+runLength]
+		j.worstRun = max(j.worstRun, replay(c, run).p99-replay(fixed, run).p99)
+	}
+	return j
+}
+
+// promises lists where j breaks what the default promises against the
+// fixed margin on tr: p99 lateness within 1 µs of the fixed margin's, over
+// the whole trace and over every run; no more spin; and on the bare-metal
 // trace at most 25 % of the fixed margin's spin at equal p99.
+func promises(tr trace, j judged) []string {
+	fixed := replay(candidate{make: func(trace) policy { return fixedPolicy(tr.fixed) }}, tr)
+	var broken []string
+	if j.whole.p99 > fixed.p99+us {
+		broken = append(broken, fmt.Sprintf("p99 %v, the fixed margin's %v", time.Duration(j.whole.p99), time.Duration(fixed.p99)))
+	}
+	if j.worstRun > us {
+		broken = append(broken, fmt.Sprintf("a run's p99 %v above the fixed margin's", time.Duration(j.worstRun)))
+	}
+	if j.whole.spin > fixed.spin {
+		broken = append(broken, fmt.Sprintf("spins %v a wait, the fixed margin %v", time.Duration(j.whole.spin), time.Duration(fixed.spin)))
+	}
+	if strings.HasPrefix(tr.name, "bare-metal") && (j.whole.spin > 0.25*fixed.spin || j.whole.p99 != fixed.p99) {
+		broken = append(broken, fmt.Sprintf("spins %v at p99 %v, the fixed margin %v at p99 %v: want at most 25 %% at equal p99",
+			time.Duration(j.whole.spin), time.Duration(j.whole.p99), time.Duration(fixed.spin), time.Duration(fixed.p99)))
+	}
+	return broken
+}
+
+// TestMarginPolicies replays every candidate against every trace, prints
+// the table with -policy-table, and checks the default's promises on every
+// trace. The first round's default, which moved after 32 wake-ups and had
+// no peak, breaks them on the 500 Hz traces recorded here: the check can
+// fail, and does where the first round's policy lost in loop-bench.
 func TestMarginPolicies(t *testing.T) {
 	cands := candidates()
-	var out strings.Builder
-	for _, tr := range allTraces(t) {
-		fmt.Fprintf(&out, "\n%s, %d wake-ups; spin_sleep's margin on its OS %v\n", tr.name, len(tr.late), time.Duration(tr.fixed))
-		fmt.Fprintf(&out, "| policy | lateness p50 | p99 | max | spin per wait | native sleeps per wait |\n| --- | --- | --- | --- | --- | --- |\n")
-		results := map[string]outcome{}
-		for _, c := range cands {
-			o := replay(c, tr)
-			results[c.name] = o
-			fmt.Fprintf(&out, "| %s | %s | %s | %s | %s | %.2f |\n", c.name, fmtUs(float64(o.p50)), fmtUs(float64(o.p99)), fmtUs(float64(o.max)), fmtUs(o.spin), o.sleeps)
-		}
-		fixed := replay(candidate{make: func(trace) policy { return fixedPolicy(tr.fixed) }}, tr)
-		def := results["p99 w1024 ≤ fixed, guard p99.8 (default)"]
-		if def.p99 > fixed.p99+us {
-			t.Errorf("%s: the default's p99 %v, the fixed margin's %v", tr.name, time.Duration(def.p99), time.Duration(fixed.p99))
-		}
-		if def.spin > fixed.spin {
-			t.Errorf("%s: the default spins %v a wait, the fixed margin %v", tr.name, time.Duration(def.spin), time.Duration(fixed.spin))
-		}
-		if strings.HasPrefix(tr.name, "bare-metal") && (def.spin > 0.25*fixed.spin || def.p99 != fixed.p99) {
-			t.Errorf("%s: the default spins %v at p99 %v, the fixed margin %v at p99 %v: want at most 25 %% at equal p99",
-				tr.name, time.Duration(def.spin), time.Duration(def.p99), time.Duration(fixed.spin), time.Duration(fixed.p99))
+	traces := allTraces(t)
+	var detail, matrix strings.Builder
+	fmt.Fprintf(&matrix, "| policy |")
+	for _, tr := range traces {
+		fmt.Fprintf(&matrix, " %s |", tr.name)
+	}
+	fmt.Fprintf(&matrix, "\n| --- |%s\n", strings.Repeat(" --- |", len(traces)))
+	results := make([][]judged, len(cands))
+	firstBroken := 0
+	for _, tr := range traces {
+		fmt.Fprintf(&detail, "\n%s, %d wake-ups; spin_sleep's margin on its OS %v\n", tr.name, len(tr.late), time.Duration(tr.fixed))
+		fmt.Fprintf(&detail, "| policy | lateness p50 | p99 | max | spin per wait | native sleeps per wait | worst %d-wake-up run's p99 − the fixed margin's |\n| --- | --- | --- | --- | --- | --- | --- |\n", runLength)
+		for ci, c := range cands {
+			j := judge(c, tr)
+			results[ci] = append(results[ci], j)
+			o := j.whole
+			fmt.Fprintf(&detail, "| %s | %s | %s | %s | %s | %.2f | %s |\n", c.name, fmtUs(float64(o.p50)), fmtUs(float64(o.p99)), fmtUs(float64(o.max)), fmtUs(o.spin), o.sleeps, fmtUs(float64(j.worstRun)))
+			switch c.name {
+			case defaultName:
+				for _, b := range promises(tr, j) {
+					t.Errorf("%s: the default %s", tr.name, b)
+				}
+			case firstName:
+				firstBroken += len(promises(tr, j))
+			}
 		}
 	}
+	if firstBroken == 0 {
+		t.Errorf("the first round's default kept every promise on every trace: the check no longer tells the policies apart")
+	}
+	for ci, c := range cands {
+		fmt.Fprintf(&matrix, "| %s |", c.name)
+		for _, j := range results[ci] {
+			cell := fmt.Sprintf(" %.1f / %.1f / %.1f", float64(j.whole.p99)/1e3, float64(max(j.worstRun, 0))/1e3, j.whole.spin/1e3)
+			if j.whole.sleeps > 1.005 {
+				cell += fmt.Sprintf(" (%.2f)", j.whole.sleeps)
+			}
+			fmt.Fprintf(&matrix, "%s |", cell)
+		}
+		fmt.Fprintln(&matrix)
+	}
 	if *policyTable {
-		fmt.Print(out.String())
+		fmt.Print(detail.String())
+		fmt.Print("\nEach cell: lateness p99 / worst run's p99 above the fixed margin's (0 if never) / spin per wait, µs; (native sleeps per wait where not 1)\n\n")
+		fmt.Print(matrix.String())
 	}
 }
 
@@ -340,7 +425,8 @@ func TestDefaultPolicyGuard(t *testing.T) {
 	}
 }
 
-// The policy follows the quantile it is asked for and keeps its bounds.
+// The policy follows the quantile it is asked for and keeps its bounds
+// (the peak, which TestMarginPolicyLearns covers, is off here).
 func TestMarginPolicyFollowsTail(t *testing.T) {
 	for _, tt := range []struct {
 		name          string
@@ -357,11 +443,43 @@ func TestMarginPolicyFollowsTail(t *testing.T) {
 		{"early wake-ups count as 0", 0.99, maxMargin, func(int) int64 { return -50 * us }, minMargin, minMargin},
 	} {
 		p := newMarginPolicy(tt.tail, tt.limit, 1024)
+		p.peakShift = 0
 		for i := range 3000 {
 			p.observe(tt.late(i))
 		}
 		if m := p.margin(); m < tt.wantLo || m > tt.wantH {
 			t.Errorf("%s: margin %v, want %v..%v", tt.name, time.Duration(m), time.Duration(tt.wantLo), time.Duration(tt.wantH))
+		}
+	}
+}
+
+// How the default learns: it keeps the fixed margin until a whole window
+// has been seen, covers a late wake-up from the next wait on, lets a late
+// value go within tens of wake-ups, and holds the cap for longer after a
+// stall the longer the stall was.
+func TestMarginPolicyLearns(t *testing.T) {
+	const limit = 125 * us
+	quiet := func(p *marginPolicy, n int) {
+		for range n {
+			p.observe(5 * us)
+		}
+	}
+	for _, tt := range []struct {
+		name           string
+		feed           func(p *marginPolicy)
+		wantLo, wantHi int64
+	}{
+		{"no lower before a whole window", func(p *marginPolicy) { quiet(p, calWindow-1) }, limit, limit},
+		{"lower after a whole window", func(p *marginPolicy) { quiet(p, calWindow) }, minMargin, 13 * us},
+		{"a late wake-up is covered at once", func(p *marginPolicy) { quiet(p, 2*calWindow); p.observe(80 * us) }, 85 * us, 85 * us},
+		{"and let go within a hundred wake-ups", func(p *marginPolicy) { quiet(p, 2*calWindow); p.observe(80 * us); quiet(p, 100) }, minMargin, 13 * us},
+		{"a 3 ms stall holds the cap for 90 wake-ups", func(p *marginPolicy) { quiet(p, 2*calWindow); p.observe(3000 * us); quiet(p, 90) }, limit, limit},
+		{"not for 200", func(p *marginPolicy) { quiet(p, 2*calWindow); p.observe(3000 * us); quiet(p, 200) }, minMargin, 20 * us},
+	} {
+		p := newDefaultPolicy(limit)
+		tt.feed(p)
+		if m := p.margin(); m < tt.wantLo || m > tt.wantHi {
+			t.Errorf("%s: margin %v, want %v..%v", tt.name, time.Duration(m), time.Duration(tt.wantLo), time.Duration(tt.wantHi))
 		}
 	}
 }

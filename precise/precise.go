@@ -7,10 +7,12 @@
 // percentile of the lateness the native timer shows on this machine, adapts
 // when that changes, and never exceeds spin_sleep's fixed margin (125 µs on
 // Linux, 700 µs on Windows), which it takes while the timer's 99.8th
-// percentile reaches it. Replayed on recorded and synthetic traces of the
-// native timer (BENCHMARKS.md), it was late no more often than spin_sleep's
-// hybrid at p99 on any, never spun more, and spun a tenth as much on a
-// quiet bare-metal machine's.
+// percentile reaches it. It keeps the fixed margin until it has seen a
+// thousand wake-ups, and covers a late wake-up from the next wait on.
+// Replayed on recorded and synthetic traces of the native timer
+// (BENCHMARKS.md), whole and as 3 s runs from a fresh start, its p99 was
+// never more than a µs worse than spin_sleep's hybrid's, it never spun
+// more, and it spun about a fifth as much on a quiet bare-metal machine's.
 // WithTail trades more spinning for fewer late ticks. Stats reports the
 // margin in use and what the spinning costs.
 //
