@@ -71,7 +71,9 @@ type marginPolicy struct {
 	// wake-up (0: no peak).
 	peak      int64
 	peakShift uint
-	current   atomic.Int64
+	// fixed keeps the margin where it starts: WithMargin's.
+	fixed   bool
+	current atomic.Int64
 }
 
 const (
@@ -125,6 +127,13 @@ func newMarginPolicy(tail float64, limit int64, window int) *marginPolicy {
 	return p
 }
 
+// newFixedPolicy keeps the margin at m and learns nothing.
+func newFixedPolicy(m int64) *marginPolicy {
+	p := &marginPolicy{limit: m, start: m, fixed: true}
+	p.current.Store(m)
+	return p
+}
+
 // tailParts turns a quantile into parts per 10,000 within 50 %..99.99 %.
 func tailParts(q float64) int {
 	return min(max(int(q*10000+0.5), 5000), 9999)
@@ -137,6 +146,9 @@ func (p *marginPolicy) margin() int64 { return p.current.Load() }
 // quarter and the headroom) and the peak, within [minMargin, limit], and
 // not below start during the warm-up.
 func (p *marginPolicy) observe(late int64) {
+	if p.fixed {
+		return
+	}
 	late = max(late, 0)
 	p.mu.Lock()
 	defer p.mu.Unlock()

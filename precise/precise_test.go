@@ -233,3 +233,27 @@ func TestWithTailKeepsBoundsAndNeverEarly(t *testing.T) {
 		t.Errorf("margin %v outside its bounds", m)
 	}
 }
+
+// WithMargin keeps the margin it is given, whatever the ticks show, and a
+// negative one is none; the ticks are never early.
+func TestWithMarginIsFixed(t *testing.T) {
+	const period = time.Millisecond
+	for _, tt := range []struct{ give, want time.Duration }{
+		{125 * time.Microsecond, 125 * time.Microsecond},
+		{3 * time.Microsecond, 3 * time.Microsecond},
+		{-time.Microsecond, 0},
+	} {
+		start := hrNow()
+		tk := precise.NewTicker(period, precise.WithMargin(tt.give))
+		for k := 1; k <= 40; k++ {
+			tk.Wait()
+			if at := hrNow() - start; at < time.Duration(k)*period {
+				t.Fatalf("WithMargin(%v): tick %d at %v", tt.give, k, at)
+			}
+		}
+		tk.Stop()
+		if m := tk.Margin(); m != tt.want {
+			t.Errorf("WithMargin(%v): margin %v after 40 ticks, want %v", tt.give, m, tt.want)
+		}
+	}
+}

@@ -39,6 +39,16 @@ func WithTail(q float64) Option {
 	return func(t *Ticker) { t.margins = newMarginPolicy(q, maxMargin, calWindow) }
 }
 
+// WithMargin gives the ticker a fixed margin of d (0 or more) instead of
+// a learned one: it sleeps natively until d before each tick and spins
+// the rest, as spin_sleep's SpinSleeper does with its accuracy. The native
+// timer's lateness past d makes a tick late; d past it is spent spinning.
+// WithMargin(125 * time.Microsecond) on Linux is spin_sleep's hybrid, the
+// fixed margin the default policy is judged against (BENCHMARKS.md).
+func WithMargin(d time.Duration) Option {
+	return func(t *Ticker) { t.margins = newFixedPolicy(max(int64(d), 0)) }
+}
+
 // WithContext stops the ticker when ctx is done, as Stop does.
 func WithContext(ctx context.Context) Option { return func(t *Ticker) { t.ctx = ctx } }
 
@@ -251,5 +261,5 @@ func (t *Ticker) Due() time.Duration {
 
 // Margin is the time before a tick at which the ticker's native sleep now
 // hands over to the spin: the package's (Stats().Margin) unless WithTail
-// gave the ticker its own.
+// or WithMargin gave the ticker its own.
 func (t *Ticker) Margin() time.Duration { return time.Duration(t.margins.margin()) }

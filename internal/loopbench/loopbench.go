@@ -6,11 +6,18 @@
 // Loops that end at absolute deadlines of the loop's own (Go's time.Sleep
 // to each deadline, the native absolute sleep, spin_sleep's fixed-margin
 // hybrid, the pure spin) are periodic wait methods of the OS seam, timed
-// by the one measurement loop (sample.Series). The two tickers keep
-// schedules of their own, which a stall can put out of step with the
-// loop's deadlines, so each is timed against its own: precise.Ticker
-// against the tick it says is due, time.Ticker (which drops ticks it
-// cannot deliver) against the last tick due.
+// by the one measurement loop (sample.Series), which skips a deadline
+// already past when a wait begins. The tickers keep schedules of their
+// own, which a stall can put out of step with the loop's deadlines, so
+// each is timed against its own: precise.Ticker against the tick it says
+// is due, time.Ticker (which drops ticks it cannot deliver) against the
+// last tick due. precise.Ticker delivers a tick less than a period late
+// at once, late (as tokio's and spin_sleep_util's intervals do), where
+// the measurement loop would skip it: after a stall longer than a period
+// the ticker has one late tick more than the seam's hybrid. So that the
+// margin policy can be compared with spin_sleep's fixed margin on equal
+// terms, hybrid-ticker is precise.Ticker with that fixed margin
+// (WithMargin), timed as precise-ticker is.
 package loopbench
 
 import (
@@ -19,6 +26,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/nativewait"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -28,7 +36,7 @@ import (
 // Loops are the ways compared, in the order printed: what Go offers, the
 // native timer alone, spin_sleep's hybrid, precise, and the pure spin
 // that is every loop's floor.
-var Loops = []string{"go-until", "go-ticker", "clock-abs", "hybrid", "precise-ticker", "spin"}
+var Loops = []string{"go-until", "go-ticker", "clock-abs", "hybrid", "hybrid-ticker", "precise-ticker", "spin"}
 
 // Result is one loop's run.
 type Result struct {
@@ -45,6 +53,9 @@ func Available(h seam.Host, name string) bool {
 	switch name {
 	case "go-ticker", "precise-ticker":
 		return true
+	case "hybrid-ticker":
+		// Where the seam has spin_sleep's hybrid, whose margin it takes.
+		name = "hybrid"
 	}
 	_, err := seam.FindMethod(h, name)
 	return err == nil
@@ -82,9 +93,14 @@ func Run(ctx context.Context, h seam.Host, name string, period time.Duration, ti
 				return (h.Now() - start) % int64(period)
 			}, t.Stop
 		})
-	case "precise-ticker":
+	case "precise-ticker", "hybrid-ticker":
+		var opts []precise.Option
+		if name == "hybrid-ticker" {
+			// The seam's hybrid margin: spin_sleep's on Linux and Windows.
+			opts = append(opts, precise.WithMargin(nativewait.InitialMargin))
+		}
 		return ownSchedule(ctx, h, setting, ticks, warmup, func() (func() int64, func()) {
-			t := precise.NewTicker(period)
+			t := precise.NewTicker(period, opts...)
 			return func() int64 {
 				due := h.Now() + int64(t.Due())
 				t.Wait()

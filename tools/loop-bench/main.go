@@ -4,12 +4,15 @@
 // CPU each way costs (internal/loopbench says how each is timed). It is the
 // check of package precise against the targets in BENCHMARKS.md.
 //
-//	go run ./tools/loop-bench [-seconds 5] [-runs 3] [-loops hybrid,precise-ticker] [-rates 1000,500]
+//	go run ./tools/loop-bench [-seconds 5] [-runs 3] [-loops hybrid,hybrid-ticker,precise-ticker] [-rates 1000,500]
 //
 // With -runs N the loops alternate (every loop once, then again, N times,
 // each run starting one loop later in the list) so that a change in the
 // machine's load falls on all of them alike, and the medians of the runs
 // are printed after the runs themselves.
+//
+// Before each run it prints the machine's load (/proc/loadavg, where
+// there is one): the loops' figures depend on what else the machine runs.
 //
 // With -record METHOD it instead prints the lateness of every tick of the
 // native loop METHOD (clock-abs, timerfd) at the first rate, one ns value a
@@ -80,6 +83,9 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("# lateness (ns) of %s at %d Hz, in the order measured: go run ./tools/loop-bench -record %s -seconds %g -rates %d\n", *record, rates[0], *record, *seconds, rates[0])
+		if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+			fmt.Printf("# loadavg at the end: %s", load)
+		}
 		for _, l := range late {
 			fmt.Println(l)
 		}
@@ -88,6 +94,9 @@ func main() {
 	results := map[string][]row{}
 	fmt.Printf("%-4s %-16s %6s %10s %10s %10s %6s %7s\n", "run", "method", "rate", "p50", "p99", "max", "early", "CPU")
 	for run := 1; run <= *runs; run++ {
+		if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+			fmt.Printf("# run %d, %s: loadavg %s", run, time.Now().UTC().Format("15:04:05"), load)
+		}
 		for _, hz := range rates {
 			period := time.Second / time.Duration(hz)
 			// Each run starts the order one loop later, so no loop always
