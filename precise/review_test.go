@@ -71,12 +71,18 @@ func TestResetDuringNativeSleepCountsNoMissed(t *testing.T) {
 				tk.Reset(newPeriod)
 				resetAt <- r
 			}()
+			called := now()
 			if !tk.Wait() {
 				t.Fatal("Wait returned false")
 			}
 			woke := now()
 			r := <-resetAt
-			if m := tk.Missed(); m != 0 {
+			// On a loaded machine (Wine's tests on a shared one) this
+			// goroutine can reach Wait after the Reset: Wait is then
+			// called more than a new period late, an overrun that the
+			// policy counts as it should. Only a Reset during Wait is this
+			// test's case.
+			if m := tk.Missed(); m != 0 && r > called {
 				t.Fatalf("policy %d: Missed() = %d after a Reset during Wait, want 0", policy, m)
 			}
 			// Never early: at or after the first tick due, on the old
