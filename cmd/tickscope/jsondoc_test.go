@@ -180,6 +180,7 @@ var jsonShapes = map[string]any{
 	"global":                    hold.GlobalResult{},
 	"startup remove":            hold.RemoveResult{},
 	"watch":                     watch.Event{},
+	"who":                       hold.WhoReport{},
 }
 
 // typeFields lists the JSON names of t's fields, with nested objects (and
@@ -265,6 +266,8 @@ func TestJSONOutputIsDocumented(t *testing.T) {
 		{"curve", []string{"curve", "--simulate", "narrow-band", "--from", "1ms", "--to", "3ms", "--samples", "2", "--json"}},
 		{"verify-global", []string{"verify-global", "--json"}},
 		{"status", []string{"status", "--json"}},
+		{"who", []string{"who", "--json"}},
+		{"who", []string{"who", "--watch", "100ms", "--json"}},
 	}
 	if runtime.GOOS == "linux" {
 		runs = append(runs,

@@ -89,6 +89,38 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 			ts.Fatalf("%s: path %s present=%v, want %v", args[0], args[1], ok, !neg)
 		}
 	},
+	// jsonitem FILE PATH KEY=VALUE...: the array at the dotted PATH of
+	// FILE's JSON (or stdout) has an element whose keys have those values
+	// (compared as JSON text); a VALUE @NAME is the trimmed content of the
+	// file NAME (a process id a background command wrote).
+	"jsonitem": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 3 {
+			ts.Fatalf("usage: jsonitem FILE|stdout PATH KEY=VALUE...")
+		}
+		var doc any
+		if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc); err != nil {
+			ts.Fatalf("%s is not JSON: %v", args[0], err)
+		}
+		v, _ := lookup(doc, args[1])
+		items, _ := v.([]any)
+		found := slices.ContainsFunc(items, func(item any) bool {
+			for _, pair := range args[2:] {
+				key, want, _ := strings.Cut(pair, "=")
+				if name, isFile := strings.CutPrefix(want, "@"); isFile {
+					want = strings.TrimSpace(ts.ReadFile(name))
+				}
+				got, ok := lookup(item, key)
+				text, _ := json.Marshal(got)
+				if !ok || string(text) != want {
+					return false
+				}
+			}
+			return true
+		})
+		if found == neg {
+			ts.Fatalf("%s: %s has an element with %v: %v, want %v\n%s", args[0], args[1], args[2:], found, !neg, ts.ReadFile(args[0]))
+		}
+	},
 	// cmp-latencies A B: two raw files hold the same samples.
 	"cmp-latencies": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 2 {

@@ -6,15 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/who"
 )
-
-// pfKthread is PF_KTHREAD, the flag of a kernel thread in the flags field
-// of /proc/PID/stat (include/linux/sched.h; proc_pid_stat(5)).
-const pfKthread = 0x00200000
 
 // DescribeProcess reads /proc/PID/stat: its comm (in parentheses, and
 // itself free to hold spaces and parentheses, so the fields are counted
@@ -31,25 +27,13 @@ func (system) DescribeProcess(pid int) (seam.Process, error) {
 	return parseStat(pid, string(data))
 }
 
-// parseStat parses /proc/PID/stat's text.
+// parseStat parses /proc/PID/stat's text (who.ParseStat).
 func parseStat(pid int, stat string) (seam.Process, error) {
-	bad := func(why string) error {
-		return &seam.OSError{Call: fmt.Sprintf("parse /proc/%d/stat", pid), Err: errors.New(why)}
-	}
-	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
-	if open < 0 || end < open {
-		return seam.Process{}, bad("no (comm)")
-	}
-	fields := strings.Fields(stat[end+1:])
-	// fields[0] is the state (field 3); flags is field 9.
-	if len(fields) < 7 {
-		return seam.Process{}, bad("fewer than 9 fields")
-	}
-	flags, err := strconv.ParseUint(fields[6], 10, 64)
+	s, err := who.ParseStat(stat)
 	if err != nil {
-		return seam.Process{}, bad("flags " + strconv.Quote(fields[6]))
+		return seam.Process{}, &seam.OSError{Call: fmt.Sprintf("parse /proc/%d/stat", pid), Err: err}
 	}
-	return seam.Process{PID: pid, Name: stat[open+1 : end], KernelThread: flags&pfKthread != 0}, nil
+	return seam.Process{PID: pid, Name: s.Name, KernelThread: s.KernelThread}, nil
 }
 
 // StartTied starts cmd with PR_SET_PDEATHSIG set to SIGKILL (prctl(2)):

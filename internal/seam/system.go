@@ -1,6 +1,11 @@
 package seam
 
-import "os/exec"
+import (
+	"context"
+	"os/exec"
+
+	"github.com/tickscope/tickscope/internal/who"
+)
 
 // System is what the hold commands (apply, run, status, verify-global,
 // global, startup remove) read and change outside a measurement. Each OS
@@ -73,6 +78,16 @@ type System interface {
 	// (the windowless holder), or anything else, which is every OS but
 	// Windows.
 	Console() Console
+	// Holders reads who holds the timer now: on Windows the rundown of
+	// the Microsoft-Windows-Kernel-Power provider in an ETW session of its
+	// own (elevated only), which it always stops; on Linux a scan of /proc
+	// and /sys. `who` calls it once, and `watch` may call it in its loop.
+	Holders(ctx context.Context) (*who.Snapshot, error)
+	// HolderEvents delivers the Kernel-Power timer events as they come
+	// (Windows, elevated), the rundown's first, until ctx ends, then stops
+	// its session. Elsewhere it returns ErrUnsupported: nothing announces
+	// a change, and callers poll Holders.
+	HolderEvents(ctx context.Context, each func(who.Event)) error
 	// ExeSubsystem reads the Subsystem field of the PE optional header of
 	// the executable at path (Windows: 2 for the GUI subsystem, 3 for the
 	// console); an error wrapping fs.ErrNotExist when there is no such

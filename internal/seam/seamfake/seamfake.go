@@ -6,12 +6,14 @@
 package seamfake
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os/exec"
 	"sync"
 
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/who"
 )
 
 // System is an in-memory seam.System. Its fields are what the fake OS
@@ -76,6 +78,16 @@ type System struct {
 	// it is nil every path is a GUI-subsystem executable, for the tests
 	// that do not look at the windowless holder.
 	Executables map[string]uint16
+	// Snapshots are what Holders returns, one per call (the last one
+	// again once they run out); HoldersErr fails it.
+	Snapshots  []*who.Snapshot
+	HoldersErr error
+	// Events are what HolderEvents delivers before it returns EventsErr;
+	// with EventsErr nil it then waits for its context to end. NoEvents
+	// makes it return ErrUnsupported, as on Linux.
+	Events    []who.Event
+	EventsErr error
+	NoEvents  bool
 }
 
 var _ seam.System = (*System)(nil)
@@ -304,3 +316,33 @@ func (st *Startup) Delete() error {
 }
 
 func (st *Startup) DeleteByHand() string { return "delete " + st.Name + " by hand" }
+
+func (s *System) Holders(context.Context) (*who.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.HoldersErr != nil {
+		return nil, s.HoldersErr
+	}
+	if len(s.Snapshots) == 0 {
+		return nil, seam.ErrUnsupported
+	}
+	snap := s.Snapshots[0]
+	if len(s.Snapshots) > 1 {
+		s.Snapshots = s.Snapshots[1:]
+	}
+	return snap, nil
+}
+
+func (s *System) HolderEvents(ctx context.Context, each func(who.Event)) error {
+	if s.NoEvents {
+		return seam.ErrUnsupported
+	}
+	for _, ev := range s.Events {
+		each(ev)
+	}
+	if s.EventsErr != nil {
+		return s.EventsErr
+	}
+	<-ctx.Done()
+	return nil
+}

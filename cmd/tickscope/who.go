@@ -1,0 +1,42 @@
+package main
+
+import (
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/progress"
+	"github.com/tickscope/tickscope/internal/report"
+)
+
+func (a *app) whoCommand() *cobra.Command {
+	var asJSON bool
+	var watch time.Duration
+	cmd := &cobra.Command{
+		Use:   "who",
+		Short: "Name the processes that hold the timer (Windows: elevated), and what they hold",
+		Long:  hold.WhoHelp,
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := hold.CheckWatch(cmd.Flags().Changed("watch"), watch); err != nil {
+				return err
+			}
+			ctx, done := progress.Stoppable(cmd.Context())
+			defer done()
+			var show hold.WhoShow
+			if !asJSON {
+				show = &report.WhoText{W: a.stdout}
+			}
+			rep, err := hold.Who(ctx, machineHost(), machineSystem(), watch, show)
+			if err != nil {
+				return err
+			}
+			return a.emit(asJSON, rep, func(w io.Writer) { report.WriteWhoSummary(w, rep) })
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	cmd.Flags().DurationVar(&watch, "watch", 0, "keep watching for this long (or until ESC or Ctrl+C), printing each change, then sum up")
+	return cmd
+}

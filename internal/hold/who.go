@@ -1,0 +1,153 @@
+package hold
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/who"
+)
+
+// WhoReport is what `tickscope who` prints as JSON.
+type WhoReport struct {
+	OS       string      `json:"os"`
+	Elevated bool        `json:"elevated"`
+	Windows  *WhoWindows `json:"windows,omitempty"`
+	Linux    *who.Linux  `json:"linux,omitempty"`
+	// Changes and Watch are --watch's: each change seen, and how long each
+	// thing was held while watched.
+	Changes []who.Change `json:"changes,omitempty"`
+	Watch   *who.Summary `json:"watch,omitempty"`
+}
+
+// WhoWindows is who on Windows: the timer as NtQueryTimerResolution gives
+// it, and the holders when elevated.
+type WhoWindows struct {
+	Coarsest100ns       uint32 `json:"coarsest_100ns"`
+	Finest100ns         uint32 `json:"finest_100ns"`
+	Current100ns        uint32 `json:"current_100ns"`
+	ProcessHoldsRequest bool   `json:"process_holds_request"`
+	// Holders are the processes holding a request, finest first; nil when
+	// they could not be read (NeedsElevation says why).
+	Holders []who.Holder      `json:"holders"`
+	Rundown *who.TimerRundown `json:"rundown"`
+	// NeedsElevation is set when not elevated: ETW needs an administrator.
+	NeedsElevation string `json:"needs_elevation,omitempty"`
+	// Sleep1 is Sleep(1) in this process, measured now, when the holders
+	// cannot be named: what the timer gives a process that asks nothing.
+	Sleep1 *WaitCheck `json:"sleep_1ms,omitempty"`
+}
+
+// NeedsElevation is what who says without elevation on Windows.
+const NeedsElevation = "naming the processes that hold the timer needs an elevated terminal (an ETW session on Microsoft-Windows-Kernel-Power): run tickscope who in a terminal started with \"Run as administrator\""
+
+// WatchPollInterval is how often who --watch reads /proc again on Linux,
+// where nothing announces a change: often enough to see a program hold
+// something for a few seconds, rarely enough to cost nothing measurable.
+const WatchPollInterval = time.Second
+
+// WhoShow is how who shows its progress as it goes (text), or nil (JSON,
+// printed at the end).
+type WhoShow interface {
+	// Read shows the holders as first read, before any watch.
+	Read(*WhoReport)
+	// Changed shows one change as it happens.
+	Changed(who.Change)
+}
+
+// Who reads who holds the timer (sys.Holders) and, for watch > 0, keeps
+// watching for that long or until ctx ends (ESC, Ctrl+C), recording each
+// change as it happens, then sums up. On Windows without elevation it
+// reports what can be known instead: the periods, whether this process
+// holds a request, and Sleep(1) measured now.
+func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Duration, show WhoShow) (*WhoReport, error) {
+	q, err := host.Query()
+	if err != nil {
+		return nil, err
+	}
+	rep := &WhoReport{OS: q.OS, Elevated: sys.Elevated()}
+	if w := q.Windows; w != nil {
+		rep.Windows = &WhoWindows{Coarsest100ns: w.Coarsest100ns, Finest100ns: w.Finest100ns, Current100ns: w.Current100ns, ProcessHoldsRequest: w.ProcessHoldsRequest}
+		if !rep.Elevated {
+			rep.Windows.NeedsElevation = NeedsElevation
+			if rep.Windows.Sleep1, err = Check(ctx, host, q, timerinfo.Setting{}); err == nil && show != nil {
+				show.Read(rep)
+			}
+			return rep, err
+		}
+	}
+	snap, err := sys.Holders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.fill(snap)
+	if show != nil {
+		show.Read(rep)
+	}
+	if watch <= 0 {
+		return rep, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, watch)
+	defer cancel()
+	record := func(c who.Change) {
+		rep.Changes = append(rep.Changes, c)
+		if show != nil {
+			show.Changed(c)
+		}
+	}
+	subscribe := func(ctx context.Context, each func(who.Event)) error { return sys.HolderEvents(ctx, each) }
+	if rep.Windows != nil {
+		rep.Watch, err = who.Follow(ctx, subscribe, time.Now, record)
+	} else {
+		read := func() (*who.Snapshot, error) { return sys.Holders(ctx) }
+		rep.Watch, err = who.Poll(ctx, min(watch, WatchPollInterval), snap, read, time.Now, record)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		err = nil
+	}
+	return rep, err
+}
+
+// fill puts a snapshot's holders in the report.
+func (rep *WhoReport) fill(snap *who.Snapshot) {
+	if snap.Windows != nil && rep.Windows != nil {
+		rep.Windows.Holders, rep.Windows.Rundown = snap.Windows.Holders, snap.Windows.Timer
+	}
+	rep.Linux = snap.Linux
+}
+
+// CheckWatch checks who's --watch: a duration above 0, when given.
+func CheckWatch(given bool, d time.Duration) error {
+	if given && d <= 0 {
+		return options.BadFlag("watch", d, "allowed: a duration above 0 (how long to watch)")
+	}
+	return nil
+}
+
+// WhoHelp is who's --help.
+const WhoHelp = `Name the processes that hold the timer, and what they hold. It changes
+nothing on the machine but its own ETW session (Windows), which it always
+removes.
+
+Windows: every process holding a timer request now (NtSetTimerResolution or
+timeBeginPeriod), finest first, with its process id, image and period, and
+the current period; tickscope's own request is marked. It reads the rundown
+of the Microsoft-Windows-Kernel-Power provider in an ETW session named
+"tickscope-who", which needs an elevated terminal. Without elevation it says
+so and shows what can be known: the current, finest and coarsest period,
+whether tickscope holds a request, and Sleep(1) measured now.
+
+Linux: the processes holding /dev/cpu_dma_latency open and the value in
+force, the threads whose timer slack is not the default 50 µs, the threads
+scheduled SCHED_FIFO or SCHED_RR, and the cpuidle states disabled. Without
+root it says what it could not read (another user's processes).
+
+--watch D keeps watching for D, or until ESC or Ctrl+C, prints each change
+with its time, then how long each thing was held. Windows stays subscribed
+to the provider's events as they happen (a request, a release, the timer's
+period); Linux reads /proc again every second.
+
+--json prints the result as the object documented in docs/json.md.`

@@ -1,0 +1,101 @@
+package hold_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/who"
+)
+
+// showRecorder records what who shows as it goes.
+type showRecorder struct {
+	reads   int
+	changes []who.Change
+}
+
+func (s *showRecorder) Read(*hold.WhoReport) { s.reads++ }
+func (s *showRecorder) Changed(c who.Change) { s.changes = append(s.changes, c) }
+
+// Not elevated on Windows: no ETW session is tried; the periods and
+// Sleep(1) measured now (on the model) are what can be known.
+func TestWhoWindowsNotElevated(t *testing.T) {
+	sys := &seamfake.System{HoldersErr: errors.New("must not be called")}
+	var show showRecorder
+	rep, err := hold.Who(context.Background(), newWindows(t, "narrow-band"), sys, 0, &show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rep.Windows
+	if w == nil || w.NeedsElevation != hold.NeedsElevation || w.Holders != nil || w.Sleep1 == nil || w.Sleep1.Samples == 0 || w.Coarsest100ns == 0 {
+		t.Fatalf("report = %+v", w)
+	}
+	if show.reads != 1 {
+		t.Errorf("shown %d times, want once", show.reads)
+	}
+}
+
+// Elevated on Windows: the holders are the rundown's; --watch follows the
+// events after it and reports each change and the summary.
+func TestWhoWindowsElevatedWatch(t *testing.T) {
+	snap := &who.Snapshot{Windows: &who.Windows{Holders: []who.Holder{{PID: 10, Image: "game.exe", Period100ns: 5000}}, Timer: &who.TimerRundown{Current100ns: 5000}}}
+	sys := &seamfake.System{IsElevated: true, Snapshots: []*who.Snapshot{snap}, Events: []who.Event{
+		{ID: 97, PID: 10, AppName: "game.exe", Period100ns: 5000},
+		{ID: 63, Version: 1, PID: 20, AppName: "a.exe", Period100ns: 10000},
+	}}
+	var show showRecorder
+	rep, err := hold.Who(context.Background(), newWindows(t, "narrow-band"), sys, 50*time.Millisecond, &show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Windows.Holders) != 1 || rep.Windows.Rundown.Current100ns != 5000 || rep.Windows.Sleep1 != nil {
+		t.Errorf("windows = %+v", rep.Windows)
+	}
+	if len(rep.Changes) != 1 || rep.Changes[0].PID != 20 || !rep.Changes[0].Started || len(show.changes) != 1 {
+		t.Errorf("changes = %+v (shown %+v)", rep.Changes, show.changes)
+	}
+	if rep.Watch == nil || len(rep.Watch.Held) != 2 {
+		t.Errorf("summary = %+v", rep.Watch)
+	}
+
+	// A session that fails ends the watch with its error.
+	sys = &seamfake.System{IsElevated: true, Snapshots: []*who.Snapshot{snap}, EventsErr: errors.New("ProcessTrace: 1223")}
+	if _, err := hold.Who(context.Background(), newWindows(t, "narrow-band"), sys, time.Second, nil); err == nil || err.Error() != "ProcessTrace: 1223" {
+		t.Errorf("a failing session: error %v", err)
+	}
+}
+
+// Linux: the scan is the report; --watch polls it.
+func TestWhoLinuxWatch(t *testing.T) {
+	seven := int32(7)
+	before := &who.Snapshot{Linux: &who.Linux{CPUDMALatencyUs: &seven, DMALatencyHolders: []who.Process{{PID: 5, Name: "tickscope"}}}}
+	after := &who.Snapshot{Linux: &who.Linux{}}
+	sys := &seamfake.System{Snapshots: []*who.Snapshot{before, after}, NoEvents: true}
+	rep, err := hold.Who(context.Background(), &linuxHost{dma: 7}, sys, 30*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Linux != before.Linux || rep.Windows != nil {
+		t.Errorf("report = %+v", rep)
+	}
+	if len(rep.Changes) != 2 || rep.Changes[0].Started || rep.Changes[1].Started {
+		t.Errorf("changes = %+v, want the holder and the value in force ending", rep.Changes)
+	}
+}
+
+func TestCheckWatch(t *testing.T) {
+	if err := hold.CheckWatch(false, 0); err != nil {
+		t.Errorf("not given: %v", err)
+	}
+	if err := hold.CheckWatch(true, time.Second); err != nil {
+		t.Errorf("1s: %v", err)
+	}
+	for _, d := range []time.Duration{0, -time.Second} {
+		if err := hold.CheckWatch(true, d); !isUsage(err) {
+			t.Errorf("--watch %v: %v, want a usage error", d, err)
+		}
+	}
+}
