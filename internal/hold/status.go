@@ -17,6 +17,8 @@ type StatusReport struct {
 	Self    SelfCheck         `json:"self"`
 	Query   *timerinfo.Report `json:"query"`
 	Startup *StartupState     `json:"startup"`
+	// Diagnosis is why the waits here take what they take (Diagnose).
+	Diagnosis *Diagnosis `json:"diagnosis"`
 }
 
 // SelfCheck is the default wait in this process without and with a
@@ -53,8 +55,9 @@ type StartupState struct {
 
 // Status measures the default wait in this process without and with its
 // own request (Windows: the finest period; Linux: timer slack 1 ns),
-// queries the timer again with nothing held, and reads the startup holder.
-// It changes nothing.
+// queries the timer again with nothing held, reads the startup holder,
+// and ends with the diagnosis: why the waits here take what they take
+// (with who's holders where they can be read). It changes nothing.
 func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport, error) {
 	q, err := host.Query()
 	if err != nil {
@@ -70,10 +73,12 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 	case q.Linux != nil:
 		rep.Self.WithSetting = timerinfo.Setting{SlackNs: 1}
 	}
+	throttling := ""
 	if !rep.Self.WithSetting.IsZero() {
 		if rep.Self.With, err = Check(ctx, host, q, rep.Self.WithSetting); err != nil {
 			return nil, err
 		}
+		throttling = host.Observe().TimerThrottling
 	}
 	// The query is taken again after the checks, with nothing held.
 	if rep.Query, err = host.Query(); err != nil {
@@ -84,6 +89,12 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 	if s := rep.Startup; s != nil && s.Running && s.Ours {
 		s.InForce = inForce(rep.Query, held)
 	}
+	in := DiagnosisInput{Query: rep.Query, Self: rep.Self, Throttling: throttling}
+	// Naming holders on Windows needs an elevated token (an ETW session).
+	if rep.Query.Linux != nil || (rep.Query.Windows != nil && sys.Elevated()) {
+		in.Holders, in.HoldersErr = sys.Holders(ctx)
+	}
+	rep.Diagnosis = Diagnose(in)
 	return &rep, nil
 }
 

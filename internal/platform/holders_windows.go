@@ -3,12 +3,183 @@ package platform
 import (
 	"context"
 	"errors"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
 
+	"golang.org/x/sys/windows"
+
+	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
-var errNoETW = &seam.OSError{Call: "the Kernel-Power ETW session", Err: errors.New("naming the holders on Windows is not in this build yet")}
+// Holders reads the Kernel-Power rundown in an ETW session of its own
+// (who.ReadRundown drives it; etwTracer makes the calls). It needs an
+// elevated token: the caller checks Elevated first.
+func (system) Holders(ctx context.Context) (*who.Snapshot, error) {
+	w, err := who.ReadRundown(ctx, &etwTracer{}, uint32(os.Getpid()), who.DefaultRundownTiming)
+	if err != nil {
+		return nil, err
+	}
+	return &who.Snapshot{Windows: w}, nil
+}
 
-func (system) Holders(context.Context) (*who.Snapshot, error)      { return nil, errNoETW }
-func (system) HolderEvents(context.Context, func(who.Event)) error { return errNoETW }
+// HolderEvents delivers the Kernel-Power timer events of a session of its
+// own until ctx ends (who.Subscribe).
+func (system) HolderEvents(ctx context.Context, each func(who.Event)) error {
+	return who.Subscribe(ctx, &etwTracer{}, each)
+}
+
+// kernelPower is who.KernelPowerProvider as a GUID.
+var kernelPower = func() windows.GUID {
+	g, err := windows.GUIDFromString(who.KernelPowerProvider)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}()
+
+// etwTracer is who.Tracer on advapi32: one session at a time.
+type etwTracer struct {
+	session uint64 // StartTraceW's handle
+}
+
+var _ who.Tracer = (*etwTracer)(nil)
+
+func (e *etwTracer) Stop(name string) (bool, error) {
+	err := winapi.ControlTrace(0, name, winapi.NewTraceProperties(), winapi.EVENT_TRACE_CONTROL_STOP)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, windows.ERROR_WMI_INSTANCE_NOT_FOUND):
+		return false, nil
+	}
+	return false, &seam.OSError{Call: "ControlTraceW(" + name + ", EVENT_TRACE_CONTROL_STOP)", Err: err}
+}
+
+func (e *etwTracer) Start(name string) error {
+	handle, err := winapi.StartTrace(name, winapi.NewTraceProperties())
+	if err != nil {
+		return &seam.OSError{Call: "StartTraceW(" + name + ")", Err: err}
+	}
+	e.session = handle
+	return nil
+}
+
+func (e *etwTracer) Enable() error {
+	if err := winapi.EnableTraceEx2(e.session, &kernelPower, winapi.EVENT_CONTROL_CODE_ENABLE, winapi.TRACE_LEVEL_INFORMATION, who.KernelPowerKeyword, 0); err != nil {
+		return &seam.OSError{Call: "EnableTraceEx2(Microsoft-Windows-Kernel-Power, EVENT_CONTROL_CODE_ENABLE_PROVIDER)", Err: err}
+	}
+	return nil
+}
+
+func (e *etwTracer) Rundown() error {
+	if err := winapi.EnableTraceEx2(e.session, &kernelPower, winapi.EVENT_CONTROL_CODE_CAPTURE_STATE, winapi.TRACE_LEVEL_INFORMATION, who.KernelPowerKeyword, 0); err != nil {
+		return &seam.OSError{Call: "EnableTraceEx2(Microsoft-Windows-Kernel-Power, EVENT_CONTROL_CODE_CAPTURE_STATE)", Err: err}
+	}
+	if err := winapi.ControlTrace(e.session, "", winapi.NewTraceProperties(), winapi.EVENT_TRACE_CONTROL_FLUSH); err != nil {
+		return &seam.OSError{Call: "ControlTraceW(EVENT_TRACE_CONTROL_FLUSH)", Err: err}
+	}
+	return nil
+}
+
+// The event callback: windows.NewCallback's slots are few and never
+// freed, so there is one, which hands records to the consumer of the
+// moment.
+var (
+	consumer struct {
+		sync.Mutex
+		each func(who.Record)
+	}
+	eventCallback = windows.NewCallback(func(rec *winapi.EventRecord) uintptr {
+		if rec.EventHeader.ProviderID != kernelPower {
+			return 0
+		}
+		consumer.Lock()
+		each := consumer.each
+		consumer.Unlock()
+		if each == nil {
+			return 0
+		}
+		h := rec.EventHeader
+		// Without PROCESS_TRACE_MODE_RAW_TIMESTAMP the time stamp is a
+		// FILETIME.
+		ft := windows.Filetime{LowDateTime: uint32(h.TimeStamp), HighDateTime: uint32(uint64(h.TimeStamp) >> 32)}
+		payload := []byte{}
+		if rec.UserData != nil && rec.UserDataLength > 0 {
+			payload = append(payload, unsafe.Slice((*byte)(rec.UserData), rec.UserDataLength)...)
+		}
+		each(who.Record{
+			ID: h.EventDescriptor.ID, Version: h.EventDescriptor.Version, HeaderPID: h.ProcessID,
+			Pointer64: h.Flags&winapi.EVENT_HEADER_FLAG_64_BIT_HEADER != 0,
+			At:        time.Unix(0, ft.Nanoseconds()), Payload: payload,
+		})
+		return 0
+	})
+)
+
+func (e *etwTracer) Consume(name string, each func(who.Record)) (func() error, error) {
+	consumer.Lock()
+	if consumer.each != nil {
+		consumer.Unlock()
+		return nil, errors.New("another Kernel-Power session is being read in this process")
+	}
+	consumer.each = each
+	consumer.Unlock()
+	release := func() {
+		consumer.Lock()
+		consumer.each = nil
+		consumer.Unlock()
+	}
+	loggerName, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	logfile := &winapi.EventTraceLogfile{
+		LoggerName:          loggerName,
+		ProcessTraceMode:    winapi.PROCESS_TRACE_MODE_REAL_TIME | winapi.PROCESS_TRACE_MODE_EVENT_RECORD,
+		EventRecordCallback: eventCallback,
+	}
+	handle, err := winapi.OpenTrace(logfile)
+	if err != nil {
+		release()
+		return nil, &seam.OSError{Call: "OpenTraceW(" + name + ")", Err: err}
+	}
+	done := make(chan error, 1)
+	go func() {
+		// The callback runs on this thread, which blocks in ProcessTrace
+		// until the session stops.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := winapi.ProcessTrace(handle)
+		runtime.KeepAlive(logfile)
+		if err != nil && !errors.Is(err, windows.ERROR_CANCELLED) {
+			err = &seam.OSError{Call: "ProcessTrace", Err: err}
+		} else {
+			err = nil
+		}
+		done <- err
+	}()
+	return func() error {
+		defer release()
+		// Stopping the session ends ProcessTrace; CloseTrace ends it too,
+		// should the stop not reach it.
+		select {
+		case err := <-done:
+			winapi.CloseTrace(handle)
+			return err
+		case <-time.After(3 * time.Second):
+		}
+		winapi.CloseTrace(handle)
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(2 * time.Second):
+			return &seam.OSError{Call: "ProcessTrace", Err: errors.New("still delivering 5 s after its session was stopped and its handle closed")}
+		}
+	}, nil
+}

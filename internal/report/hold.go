@@ -124,6 +124,22 @@ func WriteStatus(w io.Writer, rep *hold.StatusReport) {
 	WriteQuery(w, rep.Query)
 	fmt.Fprintln(w)
 	writeStartup(w, rep.Startup)
+	if rep.Diagnosis != nil {
+		fmt.Fprintln(w)
+		writeDiagnosis(w, rep.Diagnosis)
+	}
+}
+
+// writeDiagnosis is the end of status: each reason and what to do.
+func writeDiagnosis(w io.Writer, d *hold.Diagnosis) {
+	fmt.Fprintln(w, "diagnosis")
+	if len(d.Reasons) == 0 {
+		fmt.Fprintln(w, "  nothing found that keeps a wait from what the timer offers")
+	}
+	for _, r := range d.Reasons {
+		fmt.Fprintf(w, "  - %s\n    do: %s\n", r.Says, r.Do)
+	}
+	fmt.Fprintf(w, "  holders: %s\n", d.Holders)
 }
 
 func writeHoldCheck(w io.Writer, label string, c *hold.WaitCheck) {

@@ -456,3 +456,288 @@ func IgnoreTimerResolutionThrottling() error {
 	}
 	return SetProcessInformation(windows.CurrentProcess(), ProcessPowerThrottling, unsafe.Pointer(&state), uint32(unsafe.Sizeof(state)))
 }
+
+// Event Tracing for Windows: the controller calls (start, stop, flush a
+// session, enable a provider in it) and the consumer calls (open a
+// real-time session, deliver its events to a callback), from advapi32
+// (evntrace.h, evntcons.h; "Event Tracing Functions", Microsoft Learn).
+// TRACEHANDLE is a ULONG64, passed in one register on amd64 and arm64, the
+// only Windows targets tickscope builds (etw_layout_windows.go holds the
+// structures to their documented 64-bit sizes).
+var (
+	advapi32           = windows.NewLazySystemDLL("advapi32.dll")
+	procStartTraceW    = advapi32.NewProc("StartTraceW")
+	procControlTraceW  = advapi32.NewProc("ControlTraceW")
+	procEnableTraceEx2 = advapi32.NewProc("EnableTraceEx2")
+	procOpenTraceW     = advapi32.NewProc("OpenTraceW")
+	procProcessTrace   = advapi32.NewProc("ProcessTrace")
+	procCloseTrace     = advapi32.NewProc("CloseTrace")
+)
+
+// ETW constants, with their documented names (evntrace.h, evntcons.h,
+// wmistr.h).
+const (
+	WNODE_FLAG_TRACED_GUID           = 0x00020000
+	EVENT_TRACE_REAL_TIME_MODE       = 0x00000100
+	EVENT_TRACE_CONTROL_STOP         = 1
+	EVENT_TRACE_CONTROL_FLUSH        = 3
+	EVENT_CONTROL_CODE_ENABLE        = 1 // EVENT_CONTROL_CODE_ENABLE_PROVIDER
+	EVENT_CONTROL_CODE_CAPTURE_STATE = 2
+	TRACE_LEVEL_INFORMATION          = 4
+	PROCESS_TRACE_MODE_REAL_TIME     = 0x00000100
+	PROCESS_TRACE_MODE_EVENT_RECORD  = 0x10000000
+	EVENT_HEADER_FLAG_64_BIT_HEADER  = 0x0040
+	// INVALID_PROCESSTRACE_HANDLE is OpenTraceW's failure on 64-bit
+	// Windows ((TRACEHANDLE)INVALID_HANDLE_VALUE).
+	INVALID_PROCESSTRACE_HANDLE = ^uint64(0)
+)
+
+// WnodeHeader is WNODE_HEADER (wmistr.h).
+type WnodeHeader struct {
+	BufferSize        uint32
+	ProviderID        uint32
+	HistoricalContext uint64
+	TimeStamp         int64 // union with CountLost and KernelHandle
+	GUID              windows.GUID
+	ClientContext     uint32
+	Flags             uint32
+}
+
+// EventTraceProperties is EVENT_TRACE_PROPERTIES (evntrace.h).
+type EventTraceProperties struct {
+	Wnode               WnodeHeader
+	BufferSize          uint32
+	MinimumBuffers      uint32
+	MaximumBuffers      uint32
+	MaximumFileSize     uint32
+	LogFileMode         uint32
+	FlushTimer          uint32
+	EnableFlags         uint32
+	AgeLimit            int32
+	NumberOfBuffers     uint32
+	FreeBuffers         uint32
+	EventsLost          uint32
+	BuffersWritten      uint32
+	LogBuffersLost      uint32
+	RealTimeBuffersLost uint32
+	LoggerThreadID      windows.Handle
+	LogFileNameOffset   uint32
+	LoggerNameOffset    uint32
+}
+
+// TraceProperties is an EVENT_TRACE_PROPERTIES followed by the room the
+// calls write the session's name and log file name into, as they require.
+type TraceProperties struct {
+	EventTraceProperties
+	LoggerName  [1024]uint16
+	LogFileName [1024]uint16
+}
+
+// NewTraceProperties is a properties block for a real-time session (or
+// for stopping and flushing one), its sizes and offsets set.
+func NewTraceProperties() *TraceProperties {
+	p := &TraceProperties{}
+	p.Wnode.BufferSize = uint32(unsafe.Sizeof(*p))
+	p.Wnode.Flags = WNODE_FLAG_TRACED_GUID
+	p.Wnode.ClientContext = 1 // QueryPerformanceCounter time stamps
+	p.LogFileMode = EVENT_TRACE_REAL_TIME_MODE
+	p.FlushTimer = 1 // deliver at least every second
+	p.LoggerNameOffset = uint32(unsafe.Offsetof(p.LoggerName))
+	p.LogFileNameOffset = uint32(unsafe.Offsetof(p.LogFileName))
+	return p
+}
+
+// EventTraceHeader is EVENT_TRACE_HEADER (evntrace.h).
+type EventTraceHeader struct {
+	Size           uint16
+	FieldTypeFlags uint16
+	Version        uint32
+	ThreadID       uint32
+	ProcessID      uint32
+	TimeStamp      int64
+	GUID           windows.GUID
+	ProcessorTime  uint64
+}
+
+// EventTrace is EVENT_TRACE (evntrace.h).
+type EventTrace struct {
+	Header           EventTraceHeader
+	InstanceID       uint32
+	ParentInstanceID uint32
+	ParentGUID       windows.GUID
+	MofData          uintptr
+	MofLength        uint32
+	ClientContext    uint32
+}
+
+// TraceLogfileHeader is TRACE_LOGFILE_HEADER (evntrace.h).
+type TraceLogfileHeader struct {
+	BufferSize         uint32
+	Version            uint32
+	ProviderVersion    uint32
+	NumberOfProcessors uint32
+	EndTime            int64
+	TimerResolution    uint32
+	MaximumFileSize    uint32
+	LogFileMode        uint32
+	BuffersWritten     uint32
+	LogInstanceGUID    windows.GUID
+	LoggerName         *uint16
+	LogFileName        *uint16
+	TimeZone           windows.Timezoneinformation
+	BootTime           int64
+	PerfFreq           int64
+	StartTime          int64
+	ReservedFlags      uint32
+	BuffersLost        uint32
+}
+
+// EventTraceLogfile is EVENT_TRACE_LOGFILEW (evntrace.h).
+type EventTraceLogfile struct {
+	LogFileName         *uint16
+	LoggerName          *uint16
+	CurrentTime         int64
+	BuffersRead         uint32
+	ProcessTraceMode    uint32 // union with LogFileMode
+	CurrentEvent        EventTrace
+	LogfileHeader       TraceLogfileHeader
+	BufferCallback      uintptr
+	BufferSize          uint32
+	Filled              uint32
+	EventsLost          uint32
+	EventRecordCallback uintptr // union with EventCallback
+	IsKernelTrace       uint32
+	Context             uintptr
+}
+
+// EventDescriptor is EVENT_DESCRIPTOR (evntprov.h).
+type EventDescriptor struct {
+	ID      uint16
+	Version uint8
+	Channel uint8
+	Level   uint8
+	Opcode  uint8
+	Task    uint16
+	Keyword uint64
+}
+
+// EventHeader is EVENT_HEADER (evntcons.h).
+type EventHeader struct {
+	Size            uint16
+	HeaderType      uint16
+	Flags           uint16
+	EventProperty   uint16
+	ThreadID        uint32
+	ProcessID       uint32
+	TimeStamp       int64
+	ProviderID      windows.GUID
+	EventDescriptor EventDescriptor
+	ProcessorTime   uint64
+	ActivityID      windows.GUID
+}
+
+// EventRecord is EVENT_RECORD (evntcons.h).
+type EventRecord struct {
+	EventHeader       EventHeader
+	BufferContext     uint32 // ETW_BUFFER_CONTEXT
+	ExtendedDataCount uint16
+	UserDataLength    uint16
+	ExtendedData      uintptr
+	UserData          unsafe.Pointer
+	UserContext       uintptr
+}
+
+// etwStatus is an ETW call's ULONG result as an error (a Win32 error
+// code), nil for ERROR_SUCCESS.
+func etwStatus(r uintptr) error {
+	if r == 0 {
+		return nil
+	}
+	return windows.Errno(r)
+}
+
+// StartTrace starts a trace session named name.
+//
+//	ULONG WMIAPI StartTraceW(PTRACEHANDLE TraceHandle, LPCWSTR InstanceName,
+//	    PEVENT_TRACE_PROPERTIES Properties);
+//
+// ("StartTraceW function (evntrace.h)", Microsoft Learn.)
+func StartTrace(name string, props *TraceProperties) (uint64, error) {
+	p, err := windows.UTF16PtrFromString(name)
+	if err != nil {
+		return 0, err
+	}
+	var handle uint64
+	r, _, _ := procStartTraceW.Call(uintptr(unsafe.Pointer(&handle)), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(props)))
+	return handle, etwStatus(r)
+}
+
+// ControlTrace stops or flushes a trace session, by handle or, with
+// handle 0, by name.
+//
+//	ULONG WMIAPI ControlTraceW(TRACEHANDLE TraceHandle, LPCWSTR InstanceName,
+//	    PEVENT_TRACE_PROPERTIES Properties, ULONG ControlCode);
+//
+// ("ControlTraceW function (evntrace.h)", Microsoft Learn.)
+func ControlTrace(handle uint64, name string, props *TraceProperties, code uint32) error {
+	var p *uint16
+	if name != "" {
+		var err error
+		if p, err = windows.UTF16PtrFromString(name); err != nil {
+			return err
+		}
+	}
+	r, _, _ := procControlTraceW.Call(uintptr(handle), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(props)), uintptr(code))
+	return etwStatus(r)
+}
+
+// EnableTraceEx2 enables a provider in a session, or asks it for its
+// rundown (EVENT_CONTROL_CODE_CAPTURE_STATE).
+//
+//	ULONG WMIAPI EnableTraceEx2(TRACEHANDLE TraceHandle, LPCGUID ProviderId,
+//	    ULONG ControlCode, UCHAR Level, ULONGLONG MatchAnyKeyword,
+//	    ULONGLONG MatchAllKeyword, ULONG Timeout,
+//	    PENABLE_TRACE_PARAMETERS EnableParameters);
+//
+// ("EnableTraceEx2 function (evntrace.h)", Microsoft Learn.) Timeout 0
+// returns at once; EnableParameters may be NULL.
+func EnableTraceEx2(handle uint64, provider *windows.GUID, code uint32, level uint8, matchAny, matchAll uint64) error {
+	r, _, _ := procEnableTraceEx2.Call(uintptr(handle), uintptr(unsafe.Pointer(provider)), uintptr(code), uintptr(level), uintptr(matchAny), uintptr(matchAll), 0, 0)
+	return etwStatus(r)
+}
+
+// OpenTrace opens a session for consuming its events.
+//
+//	TRACEHANDLE WMIAPI OpenTraceW(PEVENT_TRACE_LOGFILEW Logfile);
+//
+// ("OpenTraceW function (evntrace.h)", Microsoft Learn: on failure it
+// returns INVALID_PROCESSTRACE_HANDLE and sets the last error.)
+func OpenTrace(logfile *EventTraceLogfile) (uint64, error) {
+	r, _, err := procOpenTraceW.Call(uintptr(unsafe.Pointer(logfile)))
+	if uint64(r) == INVALID_PROCESSTRACE_HANDLE {
+		return 0, err
+	}
+	return uint64(r), nil
+}
+
+// ProcessTrace delivers a real-time session's events to the callback of
+// the handle's logfile until the session stops or CloseTrace is called.
+//
+//	ULONG WMIAPI ProcessTrace(PTRACEHANDLE HandleArray, ULONG HandleCount,
+//	    LPFILETIME StartTime, LPFILETIME EndTime);
+//
+// ("ProcessTrace function (evntrace.h)", Microsoft Learn.)
+func ProcessTrace(handle uint64) error {
+	r, _, _ := procProcessTrace.Call(uintptr(unsafe.Pointer(&handle)), 1, 0, 0)
+	return etwStatus(r)
+}
+
+// CloseTrace closes a handle OpenTrace returned.
+//
+//	ULONG WMIAPI CloseTrace(TRACEHANDLE TraceHandle);
+//
+// ("CloseTrace function (evntrace.h)", Microsoft Learn.)
+func CloseTrace(handle uint64) error {
+	r, _, _ := procCloseTrace.Call(uintptr(handle))
+	return etwStatus(r)
+}
