@@ -60,7 +60,7 @@ func writeWhoWindows(w io.Writer, win *hold.WhoWindows) {
 	}
 	if win.NeedsElevation != "" {
 		if c := win.Sleep1; c != nil {
-			writeHoldCheck(w, "Sleep(1) here, measured now", c)
+			writeHoldCheck(w, "here now, no request", c)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "holders: unknown: "+win.NeedsElevation)

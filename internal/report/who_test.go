@@ -1,0 +1,61 @@
+package report_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/who"
+)
+
+func TestWhoTextWindows(t *testing.T) {
+	rep := &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{
+		Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 5000,
+		Holders: []who.Holder{
+			{PID: 4321, Image: `\Device\HarddiskVolume3\Games\game.exe`, Period100ns: 5000},
+			{PID: 99, Image: `\Device\HarddiskVolume3\tickscope.exe`, Period100ns: 10000, Self: true},
+		},
+		Rundown: &who.TimerRundown{Current100ns: 5000, KernelRequests: 1, KernelRequested100ns: 10000},
+	}}
+	var out bytes.Buffer
+	text := &report.WhoText{W: &out}
+	text.Read(rep)
+	at := time.Date(2026, 11, 30, 12, 0, 1, 0, time.Local)
+	text.Changed(who.Change{At: at, Hold: who.Hold{PID: 4321, Name: "game.exe", What: who.WhatPeriod, Value: 5000}})
+	rep.Watch = &who.Summary{WatchedNs: int64(10 * time.Second), Held: []who.HeldFor{{Hold: who.Hold{PID: 4321, Name: "game.exe", What: who.WhatPeriod, Value: 5000}, HeldNs: int64(time.Second), AtStart: true}}}
+	report.WriteWhoSummary(&out, rep)
+	got := out.String()
+	for _, want := range []string{
+		"  current        0.5000 ms (5000 x 100ns)\n",
+		"  the kernel     1 request(s), finest 1.0000 ms (10000 x 100ns)\n",
+		"holders, finest first\n",
+		"  0.5000     4321     \\Device\\HarddiskVolume3\\Games\\game.exe\n",
+		"  1.0000     99       \\Device\\HarddiskVolume3\\tickscope.exe  (tickscope)\n",
+		"\n12:00:01.000  ended: process 4321 game.exe holds 0.5000 ms\n",
+		"while watched (10s)\n  1s         process 4321 game.exe holds 0.5000 ms (already at the start)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("who's text lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestWhoTextWindowsNotElevated(t *testing.T) {
+	rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 156250,
+		NeedsElevation: hold.NeedsElevation, Sleep1: &hold.WaitCheck{Method: "sleep", Samples: 50, P50Ns: 15_600_000, P99Ns: 15_700_000}}}
+	var out bytes.Buffer
+	(&report.WhoText{W: &out}).Read(rep)
+	got := out.String()
+	for _, want := range []string{
+		"  tickscope      holds a request: no\n",
+		"  here now, no request       sleep 1 ms takes p50 15.6000 ms",
+		"holders: unknown: naming the processes that hold the timer needs an elevated terminal",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("who's text lacks %q:\n%s", want, got)
+		}
+	}
+}
