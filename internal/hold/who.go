@@ -137,8 +137,12 @@ timeBeginPeriod), finest first, with its process id, image and period, and
 the current period; tickscope's own request is marked. It reads the rundown
 of the Microsoft-Windows-Kernel-Power provider in an ETW session named
 "tickscope-who", which needs an elevated terminal. Without elevation it says
-so and shows what can be known: the current, finest and coarsest period,
-whether tickscope holds a request, and Sleep(1) measured now.
+so and shows what can be known: the current, finest and coarsest period
+(the current one is the interrupt period in force, as Windows reports it),
+whether tickscope holds a request, and Sleep(1) measured now in tickscope,
+which asks for nothing: it follows the interrupt where requests are global,
+and stays near 15.6 ms where they are per-process, however fast the
+interrupt runs for others.
 
 Linux: the processes holding /dev/cpu_dma_latency open and the value in
 force, the threads whose timer slack is not the default 50 µs, the threads

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // What a hold is (Hold.What).
@@ -41,7 +43,8 @@ func (s *Snapshot) Holds() []Hold {
 		}
 	}
 	if l := s.Linux; l != nil {
-		if l.CPUDMALatencyUs != nil {
+		// The kernel's default is no request: nothing is held.
+		if l.CPUDMALatencyUs != nil && *l.CPUDMALatencyUs < timerinfo.DMALatencyDefaultUs {
 			out = append(out, Hold{Name: DMALatencyDevice, What: WhatDMAInForce, Value: int64(*l.CPUDMALatencyUs)})
 		}
 		for _, p := range l.DMALatencyHolders {

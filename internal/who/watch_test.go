@@ -129,3 +129,16 @@ func TestFollowAppliesEventsInOrder(t *testing.T) {
 		t.Errorf("held = %+v, want %+v", sum.Held, want)
 	}
 }
+
+// The kernel's default cpu_dma_latency is no request: not a hold.
+func TestHoldsLeaveOutTheDefault(t *testing.T) {
+	none, seven := int32(2_000_000_000), int32(7)
+	if got := (&Snapshot{Linux: &Linux{CPUDMALatencyUs: &none}}).Holds(); len(got) != 0 {
+		t.Errorf("holds at the default = %+v", got)
+	}
+	got := (&Snapshot{Linux: &Linux{CPUDMALatencyUs: &seven, Slack: []Thread{{PID: 1, TID: 2, Name: "a", SlackNs: 1}}}}).Holds()
+	want := []Hold{{Name: DMALatencyDevice, What: WhatDMAInForce, Value: 7}, {PID: 1, TID: 2, Name: "a", What: WhatSlack, Value: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("holds = %+v, want %+v", got, want)
+	}
+}
