@@ -61,7 +61,11 @@ func (e *etwTracer) Stop(name string) (bool, error) {
 }
 
 func (e *etwTracer) Start(name string) error {
-	handle, err := winapi.StartTrace(name, winapi.NewTraceProperties())
+	props := winapi.NewTraceProperties()
+	// A real-time session logs to no file: LogFileNameOffset 0
+	// ("EVENT_TRACE_PROPERTIES structure", Microsoft Learn).
+	props.LogFileNameOffset = 0
+	handle, err := winapi.StartTrace(name, props)
 	if err != nil {
 		return &seam.OSError{Call: "StartTraceW(" + name + ")", Err: err}
 	}
