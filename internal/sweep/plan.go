@@ -188,11 +188,17 @@ func (r *Runner) Run(ctx context.Context, requests []uint32) ([]rawfile.Point, e
 }
 
 // result is what a run returns: the points measured, without an error
-// when ctx stopped the run (they are the result so far), and
-// sample.ErrNothingMeasured when there are none.
+// when ctx stopped the run (they are the result so far, the last marked
+// Stopped), and sample.ErrNothingMeasured when there are none.
 func result(ctx context.Context, points []rawfile.Point, err error) ([]rawfile.Point, error) {
 	if ctx.Err() != nil {
 		err = nil
+		// A stop between two chunks stops the next one before its first
+		// wait: its point may have no samples and be left out, and with it
+		// the only mark that the run was cut short.
+		if n := len(points); n > 0 && !slices.ContainsFunc(points, func(p rawfile.Point) bool { return p.Stopped }) {
+			points[n-1].Stopped = true
+		}
 	}
 	if err == nil && len(points) == 0 {
 		return nil, sample.ErrNothingMeasured

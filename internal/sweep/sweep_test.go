@@ -180,6 +180,36 @@ func TestStoppedBeforeAnythingIsNothingMeasured(t *testing.T) {
 	}
 }
 
+// A stop that falls between two chunks (the next chunk stopped before its
+// first wait, as when ESC is pressed during a chunk's last wait) still
+// marks the result partial: in the first look the chunk's point has no
+// samples yet and is left out, and with it the only point marked Stopped,
+// so a partial first look was judged as a whole bench.
+func TestStoppedBetweenChunksIsPartial(t *testing.T) {
+	for _, after := range []int{1, 3, 10} {
+		h, err := winmodel.New("narrow-band", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := h.Scenario()
+		ctx, cancel := context.WithCancel(context.Background())
+		chunks := 0
+		r := &sweep.Runner{Host: h, Plan: sweep.Plan{Samples: 40, Seed: 1, Prefs: sweep.DefaultPreferences()}, Progress: func(int, int) {
+			if chunks++; chunks == after {
+				cancel()
+			}
+		}}
+		points, err := r.Run(ctx, sweep.Grid(sc.Finest, sc.Coarsest, sc.Finest, sc.Coarsest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := sweep.Judge(points, sweep.DefaultPreferences(), 40, sc.Coarsest); !res.Partial {
+			t.Errorf("stopped after %d chunks: the result of %d points is not partial", after, len(points))
+		}
+		cancel()
+	}
+}
+
 // Both benches record their preferences in one snake_case shape, each
 // with only the budgets it applies.
 func TestPreferencesJSON(t *testing.T) {
