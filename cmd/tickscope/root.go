@@ -98,7 +98,7 @@ than from one number. It changes nothing unless a command says so.`,
 			return hold.DoubleClick(cmd.Context(), machineHost(), machineSystem(), os.Stdin, func(rep *hold.StatusReport, err error) { report.WriteDoubleClick(a.stdout, a.stderr, rep, err) })
 		},
 	}
-	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand(), a.whoCommand(), a.watchCommand())
+	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand(), a.whoCommand(), a.watchCommand(), a.uiCommand())
 	root.SetOut(a.stdout) // before Harden, which adds cobra's completion command
 	root.SetErr(a.stderr)
 	options.Harden(root) // the rules every command shares: last, once the tree is whole
@@ -119,6 +119,7 @@ func machineHost() seam.Host { return machine.Host() }
 
 // machineSystem is what the hold commands change on this machine.
 func machineSystem() seam.System { return platform.NewSystem() }
+func machineShell() seam.Shell   { return platform.NewShell() } // ui's browser and elevation
 
 // emit prints a command's result: as JSON with --json, as text otherwise.
 func (a *app) emit(asJSON bool, result any, text func(io.Writer)) error {

@@ -322,10 +322,15 @@ func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions) string {
 
 // EndedByText says in words what ended a hold.
 var EndedByText = map[string]string{
-	"for":    "--for elapsed",
-	"esc":    "ESC pressed",
-	"signal": "interrupted",
+	"for":     "--for elapsed",
+	"esc":     "ESC pressed",
+	"signal":  "interrupted",
+	EndedByUI: "released in tickscope ui",
 }
+
+// EndedByUI ends a hold tickscope ui made (Release, or ui quitting); apply
+// never reports it.
+const EndedByUI = "ui"
 
 // UntilText names what ends a hold with these options. On Windows the
 // console closing ends it too.

@@ -112,6 +112,10 @@ type GlobalResult struct {
 	Warning string `json:"-"`
 }
 
+// ErrGlobalNeedsElevation is SetGlobal's refusal to change the value
+// without elevation (tickscope ui then offers to run global elevated).
+var ErrGlobalNeedsElevation = errors.New("changing " + timerinfo.GlobalRequestsKey + " needs elevation: run from an elevated terminal (nothing was changed)")
+
 // SetGlobal writes (on) or removes GlobalTimerResolutionRequests, and
 // nothing else; when the value already is what is asked it changes nothing
 // and needs no elevation.
@@ -123,7 +127,7 @@ func SetGlobal(q *timerinfo.Report, sys seam.System, on bool) (*GlobalResult, er
 	res := &GlobalResult{Key: timerinfo.GlobalRequestsKey, Before: before, BuildHonoursKey: q.Windows.Build >= timerinfo.Build20348, On: on}
 	if isOn(before) != on || (!on && before != nil) {
 		if !sys.Elevated() {
-			return nil, errors.New("changing " + timerinfo.GlobalRequestsKey + " needs elevation: run from an elevated terminal (nothing was changed)")
+			return nil, ErrGlobalNeedsElevation
 		}
 		if err := sys.SetGlobalRequests(on); err != nil {
 			return nil, err

@@ -171,6 +171,11 @@ type Suggestion struct {
 // within what the machine offers; bench finds the best one for it.
 const SuggestedPeriod100ns = 5000
 
+// SuggestedPeriod is SuggestedPeriod100ns within the periods w offers.
+func SuggestedPeriod(w *timerinfo.Windows) uint32 {
+	return min(max(uint32(SuggestedPeriod100ns), w.Finest100ns), max(w.Coarsest100ns, w.Finest100ns))
+}
+
 // Suggestions are the three commands a double-click shows, for the
 // machine q describes.
 func Suggestions(q *timerinfo.Report) []Suggestion {
@@ -178,7 +183,7 @@ func Suggestions(q *timerinfo.Report) []Suggestion {
 	status := Suggestion{"tickscope status", "shows this again: what a wait takes now, the timer's state and the startup holder"}
 	apply := Suggestion{"tickscope apply --dma-latency 0", "holds /dev/cpu_dma_latency at 0 until ESC or Ctrl+C (root)"}
 	if w := q.Windows; w != nil {
-		period := min(max(uint32(SuggestedPeriod100ns), w.Finest100ns), max(w.Coarsest100ns, w.Finest100ns))
+		period := SuggestedPeriod(w)
 		apply = Suggestion{
 			fmt.Sprintf("tickscope apply --resolution %d", period),
 			fmt.Sprintf("holds a %s ms timer period until ESC, Ctrl+C or the window closes (bench's recommendation is better); it reaches %s", timerinfo.FormatPeriodMS(period), w.Reach()),

@@ -33,6 +33,28 @@ import (
 func Write(w io.Writer, f *rawfile.File, result any) error {
 	p := &page{}
 	p.header(f)
+	if err := p.draw(f, result); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, p.finish(f))
+	return err
+}
+
+// Body renders result's charts and their numbers tables alone, without
+// the page's header and document around them, for a page of its own
+// (tickscope ui shows a measure's and a bench's this way); Style is the
+// CSS they need.
+func Body(w io.Writer, f *rawfile.File, result any) error {
+	p := &page{}
+	if err := p.draw(f, result); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, p.body.String())
+	return err
+}
+
+// draw renders result's charts and tables into the page's body.
+func (p *page) draw(f *rawfile.File, result any) error {
 	switch r := result.(type) {
 	case *report.Measurement:
 		if len(f.Points) == 0 {
@@ -50,15 +72,15 @@ func Write(w io.Writer, f *rawfile.File, result any) error {
 	default:
 		return fmt.Errorf("html report: nothing to draw for %T", result)
 	}
-	_, err := io.WriteString(w, p.finish(f))
-	return err
+	return nil
 }
 
 type page struct {
 	body strings.Builder
 }
 
-const css = `body{font-family:sans-serif;margin:16px;color:#111;background:#fff}
+// Style is the pages' CSS, which the charts' classes refer to.
+const Style = `body{font-family:sans-serif;margin:16px;color:#111;background:#fff}
 h1{font-size:20px;margin:4px 0}h2{font-size:17px;margin:18px 0 6px}
 .sim{font-size:44px;font-weight:bold;color:#b00;border:4px solid #b00;padding:4px 12px;display:inline-block;margin:6px 0}
 .hdr td{padding:1px 10px 1px 0}
@@ -101,7 +123,7 @@ func (p *page) header(f *rawfile.File) {
 
 func (p *page) finish(f *rawfile.File) string {
 	return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tickscope " + html.EscapeString(f.Command) +
-		"</title><style>" + css + "</style></head><body>\n" + p.body.String() + "</body></html>\n"
+		"</title><style>" + Style + "</style></head><body>\n" + p.body.String() + "</body></html>\n"
 }
 
 // figure puts a chart and its numbers table side by side.

@@ -123,7 +123,7 @@ func WriteStatus(w io.Writer, rep *hold.StatusReport) {
 	fmt.Fprintln(w)
 	WriteQuery(w, rep.Query)
 	fmt.Fprintln(w)
-	writeStartup(w, rep.Startup)
+	WriteStartup(w, rep.Startup)
 	if rep.Diagnosis != nil {
 		fmt.Fprintln(w)
 		writeDiagnosis(w, rep.Diagnosis)
@@ -146,7 +146,8 @@ func writeHoldCheck(w io.Writer, label string, c *hold.WaitCheck) {
 	fmt.Fprintf(w, "  %-26s %s 1 ms takes p50 %s ms, p99 %s ms (%d waits)\n", label, c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
 }
 
-func writeStartup(w io.Writer, s *hold.StartupState) {
+// WriteStartup is status's block on the startup holder.
+func WriteStartup(w io.Writer, s *hold.StartupState) {
 	fmt.Fprintln(w, "startup holder")
 	if s == nil {
 		fmt.Fprintln(w, "  none on this OS")

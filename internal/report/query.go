@@ -95,7 +95,7 @@ func writeLinux(p *printer, l *timerinfo.Linux) {
 	p.kv("clocksource", fmt.Sprintf("%s (available: %s)", orUnknown(l.Clocksource), strings.Join(l.AvailableClocksource, ", ")))
 	p.kv("timer slack", time.Duration(l.TimerSlackNs).String()+" (this thread)")
 	if l.CPUDMALatencyUs != nil {
-		p.kv("cpu_dma_latency", dmaLatency(*l.CPUDMALatencyUs))
+		p.kv("cpu_dma_latency", DMALatency(*l.CPUDMALatencyUs))
 	} else {
 		p.kv("cpu_dma_latency", "unknown ("+l.CPUDMALatencyErr+")")
 	}
@@ -111,9 +111,9 @@ func writeLinux(p *printer, l *timerinfo.Linux) {
 	p.kv("CPUs online", fmt.Sprint(l.CPUsOnline))
 }
 
-// dmaLatency renders the PM-QoS aggregate; the kernel's "no constraint"
+// DMALatency renders the PM-QoS aggregate; the kernel's "no constraint"
 // default is 2000 s.
-func dmaLatency(us int32) string {
+func DMALatency(us int32) string {
 	if us >= timerinfo.DMALatencyDefaultUs {
 		return fmt.Sprintf("%d µs (no request held)", us)
 	}

@@ -741,3 +741,57 @@ func CloseTrace(handle uint64) error {
 	r, _, _ := procCloseTrace.Call(uintptr(handle))
 	return etwStatus(r)
 }
+
+var (
+	shell32             = windows.NewLazySystemDLL("shell32.dll")
+	procShellExecuteExW = shell32.NewProc("ShellExecuteExW")
+)
+
+// ShellExecuteEx's fMask flags and the show command it passes on
+// (shellapi.h, winuser.h).
+const (
+	// SEE_MASK_NOCLOSEPROCESS returns the started process's handle in
+	// HProcess, which the caller closes.
+	SEE_MASK_NOCLOSEPROCESS = 0x00000040
+	// SEE_MASK_NOASYNC waits for the execution to be started before
+	// returning, for a caller that may exit soon after.
+	SEE_MASK_NOASYNC = 0x00000100
+	SW_SHOWNORMAL    = 1
+)
+
+// SHELLEXECUTEINFOW is ShellExecuteExW's parameter block (shellapi.h);
+// the union of hIcon and hMonitor is HIconOrMonitor.
+type SHELLEXECUTEINFOW struct {
+	CbSize         uint32
+	FMask          uint32
+	Hwnd           windows.Handle
+	LpVerb         *uint16
+	LpFile         *uint16
+	LpParameters   *uint16
+	LpDirectory    *uint16
+	NShow          int32
+	HInstApp       windows.Handle
+	LpIDList       uintptr
+	LpClass        *uint16
+	HkeyClass      windows.Handle
+	DwHotKey       uint32
+	HIconOrMonitor windows.Handle
+	HProcess       windows.Handle
+}
+
+// ShellExecuteEx performs an operation on a file through the shell; with
+// the verb "runas" it starts a program elevated, after the UAC prompt. A
+// user who declines the prompt gives ERROR_CANCELLED.
+//
+//	BOOL ShellExecuteExW([in, out] SHELLEXECUTEINFOW *pExecInfo);
+//
+// Documented in shellapi.h ("ShellExecuteExW function", Microsoft Learn).
+// golang.org/x/sys/windows binds ShellExecuteW, which returns no process
+// handle to wait on.
+func ShellExecuteEx(info *SHELLEXECUTEINFOW) error {
+	info.CbSize = uint32(unsafe.Sizeof(*info))
+	if r, _, err := procShellExecuteExW.Call(uintptr(unsafe.Pointer(info))); r == 0 {
+		return err
+	}
+	return nil
+}

@@ -1,8 +1,10 @@
-// Package seamfake is an in-memory seam.System and seam.Startup for tests:
-// it records what the hold commands change (installs, deletes, stops, the
-// global value, per-process slack, locks) and answers from fields a test
-// sets, so that the commands' rules can be tested without touching the
-// machine.
+// Package seamfake is an in-memory seam.System, seam.Startup and
+// seam.Shell for tests: it records what the hold commands change
+// (installs, deletes, stops, the global value, per-process slack, locks)
+// and answers from fields a test sets, so that the commands' rules can be
+// tested without touching the machine. tickscope ui --simulate runs its
+// page on a System of this package too, so that nothing the page does on
+// the model reaches the machine.
 package seamfake
 
 import (
@@ -345,4 +347,41 @@ func (s *System) HolderEvents(ctx context.Context, each func(who.Event)) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// Shell is an in-memory seam.Shell: it records the pages it was asked to
+// open and the elevated runs asked for, and runs nothing.
+type Shell struct {
+	mu sync.Mutex
+	// Opened are the URLs OpenURL was given; OpenErr fails it.
+	Opened  []string
+	OpenErr error
+	// Elevated are the argument lists RunElevated was given, the
+	// executable first; it answers ExitCode, or fails with ElevateErr.
+	Elevated   [][]string
+	ExitCode   int
+	ElevateErr error
+}
+
+var _ seam.Shell = (*Shell)(nil)
+
+func (s *Shell) OpenURL(url string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Opened = append(s.Opened, url)
+	return s.OpenErr
+}
+
+func (s *Shell) RunElevated(exe string, args []string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Elevated = append(s.Elevated, append([]string{exe}, args...))
+	return s.ExitCode, s.ElevateErr
+}
+
+// Calls returns what was opened and run elevated so far.
+func (s *Shell) Calls() (opened []string, elevated [][]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.Opened...), append([][]string(nil), s.Elevated...)
 }

@@ -1,0 +1,331 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/version"
+)
+
+// maxActionBody bounds an action's JSON body: a few numbers.
+const maxActionBody = 4096
+
+// act runs the named action with its JSON body and answers its outcome.
+func (s *Server) act(w http.ResponseWriter, r *http.Request, action string) {
+	body := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxActionBody))
+	body.DisallowUnknownFields()
+	decode := func(v any) bool {
+		if err := body.Decode(v); err != nil {
+			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+			return false
+		}
+		return true
+	}
+	var out *Outcome
+	switch action {
+	case "measure":
+		req := measureRequest{Samples: 200}
+		if !decode(&req) {
+			return
+		}
+		out = s.measure(req)
+	case "bench":
+		req := benchRequest{Samples: 200, Prefer: "latency"}
+		if !decode(&req) {
+			return
+		}
+		out = s.bench(req)
+	case "stop":
+		out = s.stop()
+	case "hold", "persist":
+		var req settingRequest
+		if !decode(&req) {
+			return
+		}
+		if action == "hold" {
+			out = s.hold(req)
+		} else {
+			out = s.persist(req)
+		}
+	case "release":
+		out = s.release()
+	case "remove":
+		out = s.removeStartup()
+	case "global", "elevate":
+		var req globalRequest
+		if !decode(&req) {
+			return
+		}
+		if action == "global" {
+			out = s.global(req.On)
+		} else {
+			out = s.elevate(req.On)
+		}
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	s.notify()
+	writeJSON(w, out)
+}
+
+// stop ends the running job early; it reports what it measured.
+func (s *Server) stop() *Outcome {
+	s.mu.Lock()
+	j := s.job
+	s.mu.Unlock()
+	if j == nil || !j.view().Running {
+		return &Outcome{Warnings: []string{}, Error: "nothing is running"}
+	}
+	j.stop()
+	return &Outcome{Command: j.command, Warnings: []string{}, Text: "stopping: the result covers what was measured so far"}
+}
+
+// settingRequest is apply's setting: one of --resolution, --ms (Windows)
+// and --dma-latency (Linux), as the Hold form sends it.
+type settingRequest struct {
+	Resolution *uint32  `json:"resolution,omitempty"`
+	MS         *float64 `json:"ms,omitempty"`
+	DMALatency *int32   `json:"dma_latency,omitempty"`
+}
+
+// flags are apply's flags for the request, and its command line.
+func (r settingRequest) flags(persist bool) (hold.ApplyFlags, string) {
+	f := hold.ApplyFlags{Persist: persist}
+	command := "tickscope apply"
+	if r.Resolution != nil {
+		f.Resolution, f.ResolutionSet = *r.Resolution, true
+		command += " --resolution " + strconv.FormatUint(uint64(*r.Resolution), 10)
+	}
+	if r.MS != nil {
+		f.MS, f.MSSet = *r.MS, true
+		command += " --ms " + strconv.FormatFloat(*r.MS, 'f', -1, 64)
+	}
+	if r.DMALatency != nil {
+		f.DMALatency, f.DMALatencySet = *r.DMALatency, true
+		command += " --dma-latency " + strconv.Itoa(int(*r.DMALatency))
+	}
+	if persist {
+		command += " --persist"
+	}
+	return f, command
+}
+
+// holding is a setting the page holds: hold.Hold, as apply runs it, on a
+// goroutine of its own until Release or quit.
+type holding struct {
+	command string
+	since   time.Time
+	text    string
+	setting timerinfo.Setting
+	cancel  context.CancelFunc
+	done    chan struct{}
+	final   *hold.HoldReport
+	err     error
+	// warnings are hold's own (the release's included), written by its
+	// goroutine only.
+	warnings []string
+}
+
+func (h *holding) view() *HeldView {
+	return &HeldView{Setting: h.setting.String(), Since: h.since.UTC().Format(time.RFC3339), Command: h.command, Text: h.text}
+}
+
+// release ends the hold and waits until the setting is withdrawn.
+func (h *holding) release() {
+	h.cancel()
+	<-h.done
+}
+
+// untilText is what ends the page's hold, where apply names its keys.
+const untilText = "Release is pressed or tickscope ui quits (closing the page does not end it)"
+
+// hold is `tickscope apply SETTING`: the setting is checked by apply's
+// rules, requested, checked with a short measurement, and held until
+// Release or quit.
+func (s *Server) hold(req settingRequest) *Outcome {
+	flags, command := req.flags(false)
+	s.mu.Lock()
+	busy := s.held
+	s.mu.Unlock()
+	if busy != nil {
+		return failed(command, fmt.Errorf("the page already holds %s: release it first", busy.setting))
+	}
+	q, err := s.host.Query()
+	if err != nil {
+		return failed(command, err)
+	}
+	p, err := hold.PlanApply(q, flags)
+	if err != nil {
+		return failed(command, err)
+	}
+	out := &Outcome{Command: command, Warnings: []string{}}
+	ctx, cancel := context.WithCancel(s.ctx)
+	h := &holding{command: command, setting: p.Setting, cancel: cancel, done: make(chan struct{})}
+	holding := make(chan struct{})
+	go func() {
+		defer close(h.done)
+		h.final, h.err = hold.Hold(ctx, s.host, s.o.System, q, p.Setting, hold.HoldOptions{
+			NoEsc: true,
+			Warn:  func(msg string) { h.warnings = append(h.warnings, msg) },
+			Holding: func(rep *hold.HoldReport) {
+				rep.Until = untilText
+				h.text, h.since = text(func(w io.Writer) { report.WriteHolding(w, rep) }), time.Now()
+				h.warnings = append(h.warnings, rep.Warnings...)
+				close(holding)
+			},
+		})
+	}()
+	select {
+	case <-holding:
+	case <-h.done:
+		cancel()
+		out := failed(command, h.err)
+		out.Warnings = append(out.Warnings, h.warnings...)
+		return out
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		h.release()
+		return failed(command, errors.New("tickscope ui is quitting"))
+	}
+	s.held = h
+	s.mu.Unlock()
+	out.Text, out.Warnings = h.text, append(out.Warnings, h.warnings...)
+	return out
+}
+
+// release ends the page's hold, as ESC or Ctrl+C end apply's.
+func (s *Server) release() *Outcome {
+	s.mu.Lock()
+	h := s.held
+	s.held = nil
+	s.mu.Unlock()
+	if h == nil {
+		return &Outcome{Warnings: []string{}, Error: "the page holds nothing"}
+	}
+	h.release()
+	if h.err != nil {
+		return failed(h.command, h.err)
+	}
+	h.final.EndedBy = hold.EndedByUI
+	return &Outcome{Command: h.command, Warnings: h.warnings, Text: text(func(w io.Writer) { report.WriteReleased(w, h.final) })}
+}
+
+// persist is `tickscope apply SETTING --persist`: the startup holder, by
+// apply's rules, which refuse it where it would hold nothing useful.
+func (s *Server) persist(req settingRequest) *Outcome {
+	flags, command := req.flags(true)
+	defer s.forgetStartup()
+	q, err := s.host.Query()
+	if err != nil {
+		return failed(command, err)
+	}
+	p, err := hold.PlanApply(q, flags)
+	if err != nil {
+		return failed(command, err)
+	}
+	res, err := hold.Persist(s.host, s.o.System, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String()})
+	if err != nil {
+		return failed(command, err)
+	}
+	return &Outcome{Command: command, Text: text(func(w io.Writer) { report.WritePersist(w, res) }), Warnings: append([]string{}, report.PersistWarnings(res)...)}
+}
+
+// removeStartup is `tickscope startup remove`.
+func (s *Server) removeStartup() *Outcome {
+	const command = "tickscope startup remove"
+	defer s.forgetStartup()
+	res, err := hold.RemoveStartup(s.host, s.o.System)
+	if err != nil {
+		return failed(command, err)
+	}
+	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { report.WriteRemove(w, res) })}
+	if res.StillRaised != "" {
+		out.warn("%s", res.StillRaised)
+	}
+	return out
+}
+
+type globalRequest struct {
+	On bool `json:"on"`
+}
+
+func globalCommand(on bool) (string, []string) {
+	args := []string{"global", map[bool]string{true: "on", false: "off"}[on]}
+	return "tickscope " + args[0] + " " + args[1], args
+}
+
+// global is `tickscope global on|off`. Refused for want of elevation, it
+// offers to run the same command elevated (Windows).
+func (s *Server) global(on bool) *Outcome {
+	command, _ := globalCommand(on)
+	q, err := s.host.Query()
+	if err != nil {
+		return failed(command, err)
+	}
+	res, err := hold.SetGlobal(q, s.o.System, on)
+	if err != nil {
+		out := failed(command, err)
+		if errors.Is(err, hold.ErrGlobalNeedsElevation) {
+			out.Elevate = command
+		}
+		return out
+	}
+	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { report.WriteGlobal(w, res) })}
+	if res.Warning != "" {
+		out.warn("%s", res.Warning)
+	}
+	return out
+}
+
+// elevate runs `tickscope global on|off` elevated: Windows shows its
+// consent prompt, and the page says what it ran and how it ended (the
+// key itself shows in the live state).
+func (s *Server) elevate(on bool) *Outcome {
+	command, args := globalCommand(on)
+	if s.o.Scenario != "" {
+		return failed(command, errors.New(report.SimulatedPrefix(s.o.Scenario)+"on Windows this runs "+command+" elevated, after the consent prompt; on the model nothing is run"))
+	}
+	exe, err := s.o.System.Executable()
+	if err != nil {
+		return failed(command, err)
+	}
+	code, err := s.o.Shell.RunElevated(exe, args)
+	if err != nil {
+		return failed(command, fmt.Errorf("running %s elevated: %w", command, err))
+	}
+	out := &Outcome{Command: command, Warnings: []string{}, Text: fmt.Sprintf("ran %s elevated (Windows asked for consent); it exited with code %d\n", command, code)}
+	if code != 0 {
+		out.Error = fmt.Sprintf("%s, run elevated, exited with code %d: run it in an elevated terminal to read why", command, code)
+	}
+	return out
+}
+
+// suggestion is what the Hold form offers on the OS q describes (s.mu
+// held).
+func (s *Server) suggestion(q *timerinfo.Report) HoldSuggestion {
+	switch {
+	case q.Windows != nil:
+		if s.recommended != nil && s.recommended.Resolution100ns != 0 {
+			return HoldSuggestion{Flag: "resolution", Value: strconv.FormatUint(uint64(s.recommended.Resolution100ns), 10), From: "the bench's recommendation"}
+		}
+		return HoldSuggestion{Flag: "resolution", Value: strconv.FormatUint(uint64(hold.SuggestedPeriod(q.Windows)), 10), From: "0.5 ms, a common choice: Bench finds this machine's best"}
+	case q.Linux != nil:
+		if s.recommended != nil && s.recommended.CPUDMALatencyUs != nil {
+			return HoldSuggestion{Flag: "dma-latency", Value: strconv.Itoa(int(*s.recommended.CPUDMALatencyUs)), From: "the bench's recommendation"}
+		}
+		return HoldSuggestion{Flag: "dma-latency", Value: "0", From: "0 µs keeps every CPU out of idle states (root)"}
+	}
+	return HoldSuggestion{}
+}

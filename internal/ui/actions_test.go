@@ -1,0 +1,181 @@
+package ui
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// waitJob waits for the page's job id to finish and returns its outcome.
+func waitJob(t *testing.T, s *Server, id int) *Outcome {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		resp := request(t, s, "GET", "/"+s.token+"/result?job="+strconv.Itoa(id), s.addr, "", "", "")
+		if resp.StatusCode == http.StatusConflict {
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("result of job %d: %d", id, resp.StatusCode)
+		}
+		var out Outcome
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return &out
+	}
+	t.Fatalf("job %d still runs after 60 s", id)
+	return nil
+}
+
+func TestMeasureOnTheModel(t *testing.T) {
+	s, _ := newTestServer(t, "narrow-band")
+	started := post(t, s, "measure", `{"samples":20}`)
+	if started.Error != "" || started.Job != 1 || started.Command != "tickscope measure --samples 20 --simulate narrow-band" {
+		t.Fatalf("measure started %+v", started)
+	}
+	out := waitJob(t, s, started.Job)
+	if out.Error != "" || !strings.Contains(out.Text, "SIMULATED  tickscope measure: sleep, 1 ms delay, 20 samples") || !strings.Contains(out.Chart, `<svg class="chart"`) {
+		t.Errorf("measure's outcome: %+v", out)
+	}
+	// The command's own refusal, word for word.
+	bad := post(t, s, "measure", `{"samples":0}`)
+	if bad.Error != "--samples 0: allowed 1..4800000" && !strings.HasPrefix(bad.Error, "--samples 0: allowed 1..") {
+		t.Errorf("samples 0: %q", bad.Error)
+	}
+}
+
+func TestHoldAndRelease(t *testing.T) {
+	s, _ := newTestServer(t, "narrow-band")
+	out := post(t, s, "hold", `{"resolution":5118}`)
+	if out.Error != "" || out.Command != "tickscope apply --resolution 5118" || !strings.Contains(out.Text, "holding until Release is pressed") {
+		t.Fatalf("hold: %+v", out)
+	}
+	st := s.state()
+	if st.Held == nil || !strings.HasPrefix(st.Held.Setting, "0.5118 ms") || st.Windows.Current100ns == 156250 {
+		t.Errorf("while held the state shows %+v and the period %d", st.Held, st.Windows.Current100ns)
+	}
+	if again := post(t, s, "hold", `{"resolution":6000}`); !strings.Contains(again.Error, "already holds") {
+		t.Errorf("a second hold: %+v", again)
+	}
+	out = post(t, s, "release", `{}`)
+	if out.Error != "" || !strings.Contains(out.Text, "released after") || !strings.Contains(out.Text, "released in tickscope ui") {
+		t.Errorf("release: %+v", out)
+	}
+	if st := s.state(); st.Held != nil || st.Windows.Current100ns != 156250 {
+		t.Errorf("after release the state shows %+v and the period %d", st.Held, st.Windows.Current100ns)
+	}
+	// apply's refusals, word for word.
+	q, _ := s.host.Query()
+	_, want := hold.PlanApply(q, hold.ApplyFlags{Resolution: 1, ResolutionSet: true})
+	if got := post(t, s, "hold", `{"resolution":1}`); want == nil || got.Error != want.Error() {
+		t.Errorf("hold --resolution 1: %q, want %q", got.Error, want)
+	}
+	_, want = hold.PlanApply(q, hold.ApplyFlags{})
+	if got := post(t, s, "hold", `{}`); want == nil || got.Error != want.Error() {
+		t.Errorf("hold with no setting: %q, want %q", got.Error, want)
+	}
+}
+
+// TestGlobalNeedsElevation: the refusal is global's sentence, and the
+// page offers to run it elevated; on the model that runs nothing.
+func TestGlobalNeedsElevation(t *testing.T) {
+	s, _ := newTestServer(t, "narrow-band")
+	out := post(t, s, "global", `{"on":true}`)
+	if out.Error != hold.ErrGlobalNeedsElevation.Error() || out.Elevate != "tickscope global on" {
+		t.Errorf("global on, not elevated: %+v", out)
+	}
+	out = post(t, s, "elevate", `{"on":true}`)
+	if !strings.HasPrefix(out.Error, "SIMULATED") {
+		t.Errorf("elevate on the model: %+v", out)
+	}
+	if _, elevated := s.o.Shell.(*seamfake.Shell).Calls(); len(elevated) != 0 {
+		t.Errorf("the model ran %v elevated", elevated)
+	}
+}
+
+// TestElevateRunsGlobal: on a machine, Elevate runs this tickscope's
+// global on|off through the shell's consent prompt.
+func TestElevateRunsGlobal(t *testing.T) {
+	shell := &seamfake.Shell{}
+	s, err := New(Options{Host: mustModel(t), System: &seamfake.System{Exe: `C:\t\tickscope.exe`}, Shell: shell}, "127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out := s.elevate(false)
+	_, elevated := shell.Calls()
+	if out.Error != "" || len(elevated) != 1 || strings.Join(elevated[0], " ") != `C:\t\tickscope.exe global off` {
+		t.Errorf("elevate: %+v, ran %q", out, elevated)
+	}
+	shell.ExitCode = 1
+	if out := s.elevate(true); !strings.Contains(out.Error, "exited with code 1") {
+		t.Errorf("a failed elevated run: %+v", out)
+	}
+}
+
+// TestPersistRefusedOnThePerProcessModel: --persist's refusal, word for
+// word, and nothing installed.
+func TestPersistRefusedOnThePerProcessModel(t *testing.T) {
+	s, _ := newTestServer(t, "narrow-band")
+	out := post(t, s, "persist", `{"resolution":5118}`)
+	q, _ := s.host.Query()
+	_, want := hold.Persist(s.host, s.o.System, q, timerinfo.Setting{Resolution100ns: 5118}, []string{"apply"}, hold.PersistOptions{})
+	if want == nil || out.Error != want.Error() || out.Command != "tickscope apply --resolution 5118 --persist" {
+		t.Errorf("persist: %+v, want the error %v", out, want)
+	}
+	if installed := s.o.System.(*seamfake.System).StartupMechanism.Installs; installed != 0 {
+		t.Errorf("%d installs", installed)
+	}
+	if out := post(t, s, "remove", `{}`); out.Error != "" || !strings.Contains(out.Text, "nothing to remove") {
+		t.Errorf("remove: %+v", out)
+	}
+}
+
+// TestBenchOnTheModel: the bench runs paced to the model's clock, its
+// progress shows while it runs, Stop ends it with a result for what was
+// measured, and a whole run ends with the recommendation, the chart, and
+// the recommendation offered to Hold.
+func TestBenchOnTheModel(t *testing.T) {
+	s, _ := newTestServer(t, "narrow-band")
+	started := post(t, s, "bench", `{"samples":40}`)
+	if started.Error != "" || started.Command != "tickscope bench --samples 40 --simulate narrow-band" {
+		t.Fatalf("bench: %+v", started)
+	}
+	if again := post(t, s, "measure", `{"samples":5}`); again.Error != "a bench is running: wait for it, or press Stop" {
+		t.Errorf("a second job: %+v", again)
+	}
+	seen := false
+	for deadline := time.Now().Add(30 * time.Second); !seen && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if j := s.state().Job; j != nil && j.Running && j.Done > 0 && j.Done < j.Total {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Error("no progress seen while the bench ran")
+	}
+	out := waitJob(t, s, started.Job)
+	if out.Error != "" || !strings.Contains(out.Text, "SIMULATED    recommend        0.51") || !strings.Contains(out.Chart, `<svg class="chart"`) {
+		t.Fatalf("bench's outcome: %s %s", out.Error, out.Text)
+	}
+	if h := s.state().Hold; h.Flag != "resolution" || !strings.HasPrefix(h.Value, "51") || h.From != "the bench's recommendation" {
+		t.Errorf("the Hold form offers %+v", h)
+	}
+
+	// Stopped early, it says so and recommends from what it measured.
+	started = post(t, s, "bench", `{"samples":40}`)
+	time.Sleep(300 * time.Millisecond)
+	if stop := post(t, s, "stop", `{}`); stop.Error != "" {
+		t.Fatalf("stop: %+v", stop)
+	}
+	out = waitJob(t, s, started.Job)
+	if out.Error == "" && !strings.Contains(strings.Join(out.Warnings, "\n"), "stopped early") {
+		t.Errorf("a stopped bench: %+v", out)
+	}
+}

@@ -1,0 +1,297 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/htmlreport"
+	"github.com/tickscope/tickscope/internal/plan"
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Outcome is an action's answer, and a job's result: what the command
+// would have printed, its warnings, or its error, word for word.
+type Outcome struct {
+	// Command is the command line that does the same.
+	Command  string   `json:"command"`
+	Text     string   `json:"text,omitempty"`
+	Chart    string   `json:"chart,omitempty"`
+	Warnings []string `json:"warnings"`
+	Error    string   `json:"error,omitempty"`
+	// Elevate offers to run this command line elevated (Windows).
+	Elevate string `json:"elevate,omitempty"`
+	// Job is the job the action started, whose result /result gives.
+	Job int `json:"job,omitempty"`
+}
+
+func (o *Outcome) warn(format string, args ...any) {
+	o.Warnings = append(o.Warnings, fmt.Sprintf(format, args...))
+}
+
+// failed is the outcome of a command that failed with err.
+func failed(command string, err error) *Outcome {
+	return &Outcome{Command: command, Warnings: []string{}, Error: err.Error()}
+}
+
+// job is a measurement the page started: measure or bench. One runs at a
+// time; Stop ends it early with a result for what was measured, as ESC
+// and Ctrl+C do in the terminal.
+type job struct {
+	id            int
+	kind, command string
+	cancel        context.CancelFunc
+	done          chan struct{}
+
+	mu          sync.Mutex
+	taken, of   int
+	stopping    bool
+	outcome     *Outcome
+	started     time.Time
+	finishedAgo time.Time
+}
+
+// JobView is a job as the page shows it.
+type JobView struct {
+	ID       int    `json:"id"`
+	Kind     string `json:"kind"`
+	Command  string `json:"command"`
+	Done     int    `json:"done"`
+	Total    int    `json:"total"`
+	Running  bool   `json:"running"`
+	Stopping bool   `json:"stopping"`
+	Seconds  int    `json:"seconds"`
+}
+
+func (j *job) view() *JobView {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	v := &JobView{ID: j.id, Kind: j.kind, Command: j.command, Done: j.taken, Total: j.of, Running: j.outcome == nil, Stopping: j.stopping}
+	end := time.Now()
+	if j.outcome != nil {
+		end = j.finishedAgo
+	}
+	v.Seconds = int(end.Sub(j.started).Seconds())
+	return v
+}
+
+func (j *job) progress(done, total int) {
+	j.mu.Lock()
+	j.taken, j.of = done, total
+	j.mu.Unlock()
+}
+
+func (j *job) stop() {
+	j.mu.Lock()
+	j.stopping = j.outcome == nil
+	j.mu.Unlock()
+	j.cancel()
+}
+
+// start runs fn as the page's job, unless one runs.
+func (s *Server) start(kind, command string, total int, fn func(ctx context.Context, j *job) *Outcome) *Outcome {
+	s.mu.Lock()
+	if s.job != nil && s.job.view().Running {
+		running := s.job.kind
+		s.mu.Unlock()
+		return &Outcome{Command: command, Warnings: []string{}, Error: fmt.Sprintf("a %s is running: wait for it, or press Stop", running)}
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return &Outcome{Command: command, Warnings: []string{}, Error: "tickscope ui is quitting"}
+	}
+	s.jobs++
+	ctx, cancel := context.WithCancel(s.ctx)
+	j := &job{id: s.jobs, kind: kind, command: command, cancel: cancel, done: make(chan struct{}), of: total, started: time.Now()}
+	s.job = j
+	s.mu.Unlock()
+	go func() {
+		defer close(j.done)
+		out := fn(ctx, j)
+		out.Command = command
+		cancel()
+		j.mu.Lock()
+		j.outcome, j.finishedAgo = out, time.Now()
+		j.mu.Unlock()
+		s.notify()
+	}()
+	s.notify()
+	return &Outcome{Command: command, Warnings: []string{}, Job: j.id}
+}
+
+// result answers /result?job=N: the job's outcome once it has finished.
+func (s *Server) result(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.Atoi(r.URL.Query().Get("job"))
+	s.mu.Lock()
+	j := s.job
+	s.mu.Unlock()
+	if j == nil || j.id != id {
+		http.NotFound(w, r)
+		return
+	}
+	j.mu.Lock()
+	out := j.outcome
+	j.mu.Unlock()
+	if out == nil {
+		http.Error(w, "the job is running", http.StatusConflict)
+		return
+	}
+	writeJSON(w, out)
+}
+
+// simFlags are the command line's --simulate and --seed on the model.
+func (s *Server) simFlags() string {
+	if s.o.Scenario == "" {
+		return ""
+	}
+	flags := " --simulate " + s.o.Scenario
+	if s.o.Seed != 1 {
+		flags += fmt.Sprintf(" --seed %d", s.o.Seed)
+	}
+	return flags
+}
+
+// text renders a writer function to a string.
+func text(write func(io.Writer)) string {
+	var b bytes.Buffer
+	write(&b)
+	return b.String()
+}
+
+// chart draws result as htmlreport draws it in --html, without the page.
+func chart(f *rawfile.File, result any) string {
+	var b bytes.Buffer
+	if err := htmlreport.Body(&b, f, result); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+type measureRequest struct {
+	Method  string `json:"method"`
+	Samples int    `json:"samples"`
+}
+
+// measure is `tickscope measure [--method M] --samples N`: the 1 ms wait's
+// distribution, as measure measures and prints it.
+func (s *Server) measure(req measureRequest) *Outcome {
+	command := "tickscope measure"
+	if req.Method != "" {
+		command += " --method " + req.Method
+	}
+	command += fmt.Sprintf(" --samples %d", req.Samples) + s.simFlags()
+	q, err := s.host.Query()
+	if err != nil {
+		return failed(command, err)
+	}
+	spec, err := plan.Measure(s.host, plan.Where(q, s.o.Scenario), req.Method, time.Millisecond, req.Samples)
+	if err != nil {
+		return failed(command, err)
+	}
+	return s.start("measure", command, spec.Samples+spec.Warmup, func(ctx context.Context, j *job) *Outcome {
+		out := &Outcome{Warnings: []string{}}
+		point, err := sample.Measure(ctx, s.host, spec, j.progress)
+		switch {
+		case err != nil:
+			return failed(command, fmt.Errorf("measuring %s: %w", spec.Method, err))
+		case len(point.Latencies) == 0:
+			return failed(command, sample.ErrNothingMeasured)
+		case point.Stopped:
+			out.warn("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(s.o.Scenario), len(point.Latencies), spec.Samples)
+		}
+		file := &rawfile.File{Command: "measure", Simulated: s.o.Scenario, Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}}
+		printed := report.Print(file, report.Judging{})
+		out.Text, out.Chart = text(printed.Text), chart(file, printed.Value)
+		return out
+	})
+}
+
+type benchRequest struct {
+	Samples int    `json:"samples"`
+	Prefer  string `json:"prefer"`
+}
+
+// bench is `tickscope bench --samples N [--prefer power]`: the sweep,
+// judged and printed as bench prints it, with its chart; its
+// recommendation becomes the Hold form's value.
+func (s *Server) bench(req benchRequest) *Outcome {
+	defaults := sweep.DefaultPreferences()
+	command := fmt.Sprintf("tickscope bench --samples %d", req.Samples)
+	if req.Prefer != defaults.Prefer {
+		command += " --prefer " + req.Prefer
+	}
+	command += s.simFlags()
+	prefs, err := plan.Preferences(req.Prefer, time.Duration(defaults.BudgetP50), time.Duration(defaults.BudgetP95), time.Duration(defaults.BudgetLateness))
+	if err != nil {
+		return failed(command, err)
+	}
+	q, err := s.host.Query()
+	if err != nil {
+		return failed(command, err)
+	}
+	b, err := plan.NewBench(s.host, q, &rawfile.File{Command: "bench", Simulated: s.o.Scenario, Query: q}, plan.BenchOptions{Samples: req.Samples, Seed: s.o.Seed, Prefs: prefs})
+	if err != nil {
+		return failed(command, err)
+	}
+	return s.start("bench", command, b.Total, func(ctx context.Context, j *job) *Outcome {
+		out := &Outcome{Warnings: []string{}}
+		for _, hint := range b.Hints {
+			out.warn("hint: %s", hint)
+		}
+		for _, warning := range b.Warnings {
+			out.warn("%s%s", report.SimulatedPrefix(s.o.Scenario), warning)
+		}
+		if s.o.Scenario == "" {
+			// One bench at a time: two would hold each other's requests.
+			release, err := s.o.System.Lock(seam.BenchLock)
+			if err != nil {
+				return failed(command, err)
+			}
+			defer release()
+		}
+		if err := b.Run(ctx, j.progress); err != nil {
+			return failed(command, err)
+		}
+		printed := report.Print(b.File, report.Judging{Prefs: prefs})
+		if printed.Unusable != nil {
+			return failed(command, printed.Unusable)
+		}
+		if printed.Partial {
+			out.warn("%sstopped early: the recommendation covers the settings measured so far", report.SimulatedPrefix(s.o.Scenario))
+		}
+		out.Text, out.Chart = text(printed.Text), chart(b.File, printed.Value)
+		if setting := recommended(printed.Value); setting != nil {
+			s.mu.Lock()
+			s.recommended = setting
+			s.mu.Unlock()
+		}
+		return out
+	})
+}
+
+// recommended is the setting a bench's result recommends that apply can
+// hold: a Windows period, or on Linux a cpu_dma_latency (a slack is run's,
+// not a hold); nil for none.
+func recommended(result any) *timerinfo.Setting {
+	switch b := result.(type) {
+	case *report.Bench:
+		if r := b.Result; r != nil && r.Recommended >= 0 {
+			return &timerinfo.Setting{Resolution100ns: r.Rows[r.Recommended].Requested}
+		}
+	case *report.SlackBench:
+		if r := b.Result; r != nil && r.Recommended >= 0 && r.Rows[r.Recommended].Setting.CPUDMALatencyUs != nil {
+			return &timerinfo.Setting{CPUDMALatencyUs: r.Rows[r.Recommended].Setting.CPUDMALatencyUs}
+		}
+	}
+	return nil
+}

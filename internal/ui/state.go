@@ -1,0 +1,222 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// State is what the page shows live: one event a second, and one at once
+// whenever an action or a job changes something.
+type State struct {
+	// Simulated is the model's scenario, "" on this machine.
+	Simulated string `json:"simulated,omitempty"`
+	// Updated is when the timer was read (UTC, RFC 3339 with ms).
+	Updated  string         `json:"updated"`
+	OS       string         `json:"os"`
+	Elevated bool           `json:"elevated"`
+	Windows  *WindowsState  `json:"windows,omitempty"`
+	Linux    *LinuxState    `json:"linux,omitempty"`
+	Warnings []string       `json:"warnings"`
+	Error    string         `json:"error,omitempty"`
+	Query    string         `json:"query_text"`
+	Methods  []string       `json:"methods"`
+	Startup  StartupView    `json:"startup"`
+	Held     *HeldView      `json:"held"`
+	Who      WhoView        `json:"who"`
+	Job      *JobView       `json:"job"`
+	Hold     HoldSuggestion `json:"hold"`
+}
+
+// WindowsState is the Windows timer as query reads it.
+type WindowsState struct {
+	Current       string `json:"current_ms"`
+	Finest        string `json:"finest_ms"`
+	Coarsest      string `json:"coarsest_ms"`
+	Current100ns  uint32 `json:"current_100ns"`
+	Finest100ns   uint32 `json:"finest_100ns"`
+	Coarsest100ns uint32 `json:"coarsest_100ns"`
+	RequestModel  string `json:"request_model"`
+	GlobalKey     string `json:"global_key"`
+	Reach         string `json:"reach"`
+}
+
+// LinuxState is what Linux has instead of a timer period.
+type LinuxState struct {
+	DMALatency  string `json:"cpu_dma_latency"`
+	Clocksource string `json:"clocksource"`
+	HZ          int64  `json:"hz"`
+	Root        bool   `json:"root"`
+}
+
+// StartupView is tickscope's startup holder (apply --persist), as status
+// shows it.
+type StartupView struct {
+	Available bool   `json:"available"`
+	Installed bool   `json:"installed"`
+	Running   bool   `json:"running"`
+	Text      string `json:"text"`
+}
+
+// HeldView is what the page holds now.
+type HeldView struct {
+	Setting string `json:"setting"`
+	Since   string `json:"since"`
+	Command string `json:"command"`
+	Text    string `json:"text"`
+}
+
+// WhoView says who holds the timer, or why that is not shown.
+type WhoView struct {
+	Shown  bool   `json:"shown"`
+	Reason string `json:"reason"`
+}
+
+// HoldSuggestion is what the Hold form offers: which setting this OS
+// holds, and the value (the last bench's recommendation, or the
+// double-click's suggestion).
+type HoldSuggestion struct {
+	Flag  string `json:"flag"`
+	Value string `json:"value"`
+	From  string `json:"from"`
+}
+
+// startupCache keeps the startup holder's definition between reads.
+type startupCache struct {
+	at    time.Time
+	state *hold.StartupState
+}
+
+// startupEvery is how often the startup definition is read again: on
+// Windows that runs schtasks.
+const startupEvery = 10 * time.Second
+
+// state reads the live state now.
+func (s *Server) state() *State {
+	st := &State{Simulated: s.o.Scenario, Updated: time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Elevated: s.o.System.Elevated(), Warnings: []string{}}
+	for _, m := range s.host.Methods() {
+		st.Methods = append(st.Methods, m.Name)
+	}
+	q, err := s.host.Query()
+	if err != nil {
+		st.Error = err.Error()
+	} else {
+		st.fill(q)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held != nil {
+		st.Held = s.held.view()
+	}
+	if s.job != nil {
+		st.Job = s.job.view()
+	}
+	if q != nil {
+		st.Hold = s.suggestion(q)
+	}
+	st.Startup = s.readStartup(q)
+	st.Who = s.who(q)
+	return st
+}
+
+func (st *State) fill(q *timerinfo.Report) {
+	st.OS = q.OS
+	st.Warnings = append(st.Warnings, q.Warnings...)
+	var text bytes.Buffer
+	report.WriteQuery(&text, q)
+	st.Query = text.String()
+	if w := q.Windows; w != nil {
+		st.Windows = &WindowsState{
+			Current: timerinfo.FormatPeriodMS(w.Current100ns), Finest: timerinfo.FormatPeriodMS(w.Finest100ns), Coarsest: timerinfo.FormatPeriodMS(w.Coarsest100ns),
+			Current100ns: w.Current100ns, Finest100ns: w.Finest100ns, Coarsest100ns: w.Coarsest100ns,
+			RequestModel: w.RequestModel, GlobalKey: report.RegistryValue(w.GlobalTimerResolutionRequests), Reach: w.Reach(),
+		}
+	}
+	if l := q.Linux; l != nil {
+		st.Linux = &LinuxState{Clocksource: l.Clocksource, HZ: l.HZ, Root: l.Root, DMALatency: "unknown (" + l.CPUDMALatencyErr + ")"}
+		if l.CPUDMALatencyUs != nil {
+			st.Linux.DMALatency = report.DMALatency(*l.CPUDMALatencyUs)
+		}
+	}
+}
+
+// readStartup reads the startup holder, its definition at most every
+// startupEvery (s.mu held).
+func (s *Server) readStartup(q *timerinfo.Report) StartupView {
+	windows := q != nil && q.Windows != nil
+	if s.startup.state == nil || time.Since(s.startup.at) > startupEvery {
+		s.startup = startupCache{at: time.Now(), state: hold.ReadStartup(s.o.System, windows)}
+	} else {
+		// Whether it runs is one lock probe: read it every time.
+		s.startup.state.PID, s.startup.state.Running = s.o.System.Holder()
+	}
+	v := StartupView{}
+	if st := s.startup.state; st != nil {
+		v.Available, v.Installed, v.Running = true, st.Installed, st.Running
+	}
+	var text bytes.Buffer
+	report.WriteStartup(&text, s.startup.state)
+	v.Text = text.String()
+	return v
+}
+
+// forgetStartup makes the next state read the definition again, after an
+// action that changed it.
+func (s *Server) forgetStartup() {
+	s.mu.Lock()
+	s.startup = startupCache{}
+	s.mu.Unlock()
+}
+
+// who says who holds the timer. The holders' list (issue 11) is not in
+// this build: the page says so, and why it would need elevation, rather
+// than guess.
+func (s *Server) who(q *timerinfo.Report) WhoView {
+	switch {
+	case q == nil:
+		return WhoView{Reason: "not shown: the timer could not be read"}
+	case q.Windows != nil && !s.o.System.Elevated():
+		return WhoView{Reason: "not shown: listing the processes that hold the timer needs elevation (and is not in this build of tickscope)"}
+	}
+	return WhoView{Reason: "not shown: listing the processes that hold the timer is not in this build of tickscope"}
+}
+
+// events streams the state as server-sent events: one a second, and one
+// at once after each change, until the page goes or the server closes.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		data, err := json.Marshal(s.state())
+		if err != nil {
+			return
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
+			return
+		}
+		flusher.Flush()
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-tick.C:
+		case <-changed:
+		case <-r.Context().Done():
+			return
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,223 @@
+// tickscope ui's page: the live state from one event stream, and the
+// actions, each a POST of a small JSON body. Every address is relative to
+// the page's, which carries this run's token.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let state = null;
+let shownJob = 0;
+
+function setText(id, value) {
+  const el = $(id);
+  if (el.textContent !== value) el.textContent = value;
+}
+
+// show renders an outcome (an action's answer or a job's result) into the
+// section's outcome box: the command's error, its warnings, its text and
+// its chart, as the command prints them.
+function show(section, out) {
+  if (out.command) setText(section + "-cmd", out.command);
+  const box = $(section + "-out");
+  box.replaceChildren();
+  if (out.error) {
+    const p = document.createElement("p");
+    p.className = "err";
+    p.textContent = "error: " + out.error;
+    box.append(p);
+  }
+  for (const w of out.warnings || []) {
+    const p = document.createElement("p");
+    p.className = "w";
+    p.textContent = w.startsWith("hint: ") ? w : "warning: " + w;
+    box.append(p);
+  }
+  if (out.text) {
+    const pre = document.createElement("pre");
+    pre.className = "out";
+    pre.textContent = out.text;
+    box.append(pre);
+  }
+  if (out.chart) {
+    // The server's own SVG, drawn by htmlreport with every string escaped.
+    const div = document.createElement("div");
+    div.className = "chart-box";
+    div.innerHTML = out.chart;
+    box.append(div);
+  }
+  if (out.elevate) {
+    const b = $("elevate");
+    b.textContent = "Run " + out.elevate + " elevated (Windows asks for consent)";
+    b.dataset.on = out.elevate.endsWith(" on") ? "1" : "";
+    b.hidden = false;
+  }
+}
+
+async function post(action, body, section) {
+  let out;
+  try {
+    const r = await fetch("api/" + action, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body || {}),
+    });
+    if (!r.ok) throw new Error(action + ": HTTP " + r.status + " " + (await r.text()).trim());
+    out = await r.json();
+  } catch (e) {
+    out = { error: String(e.message || e), warnings: [] };
+  }
+  if (section) show(section, out);
+  return out;
+}
+
+function number(id) {
+  const v = $(id).value.trim();
+  return v === "" ? NaN : Number(v);
+}
+
+// The hold form's value as apply's flag.
+function setting() {
+  const flag = state && state.hold ? state.hold.flag : "resolution";
+  const v = number("hold-value");
+  if (flag === "dma-latency") return { dma_latency: v };
+  return { resolution: v };
+}
+
+function renderFacts(s) {
+  const rows = [];
+  if (s.windows) {
+    rows.push(["request model", s.windows.request_model]);
+    rows.push(["global key", "GlobalTimerResolutionRequests " + s.windows.global_key]);
+    rows.push(["a request here reaches", s.windows.reach]);
+  }
+  if (s.linux) {
+    rows.push(["cpu_dma_latency", s.linux.cpu_dma_latency]);
+    rows.push(["clocksource", s.linux.clocksource]);
+    rows.push(["HZ", String(s.linux.hz)]);
+  }
+  rows.push(["elevated", s.elevated ? "yes" : "no"]);
+  const table = $("facts");
+  const html = rows.map(() => "<tr><td></td><td></td></tr>").join("");
+  if (table.rows.length !== rows.length) table.innerHTML = html;
+  rows.forEach(([k, v], i) => {
+    const cells = table.rows[i].cells;
+    if (cells[0].textContent !== k) cells[0].textContent = k;
+    if (cells[1].textContent !== v) cells[1].textContent = v;
+  });
+}
+
+function renderJob(s) {
+  const job = s.job;
+  const running = job && job.running;
+  $("measure-run").disabled = !!running;
+  $("bench-run").disabled = !!running;
+  $("stop").disabled = !running;
+  for (const kind of ["measure", "bench"]) {
+    const box = $(kind + "-progress");
+    if (job && job.kind === kind && running) {
+      box.hidden = false;
+      const bar = box.querySelector("progress");
+      bar.max = Math.max(job.total, 1);
+      bar.value = Math.min(job.done, bar.max);
+      box.querySelector("span").textContent =
+        (job.stopping ? "stopping… " : "") + job.done + " of about " + job.total + " waits, " + job.seconds + " s";
+      setText(kind + "-cmd", job.command);
+    } else {
+      box.hidden = true;
+    }
+  }
+  if (job && !running && job.id !== shownJob) {
+    shownJob = job.id;
+    fetch("result?job=" + job.id)
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error("HTTP " + r.status))))
+      .then((out) => show(job.kind, out))
+      .catch((e) => show(job.kind, { error: String(e.message || e), warnings: [] }));
+  }
+}
+
+function render(s) {
+  const first = state === null;
+  state = s;
+  const sim = $("sim");
+  sim.hidden = !s.simulated;
+  if (s.simulated) setText("sim", "SIMULATED: " + s.simulated);
+  setText("updated", s.updated.replace("T", " ").replace("Z", " UTC"));
+  $("windows").hidden = !s.windows;
+  if (s.windows) {
+    setText("current", s.windows.current_ms);
+    setText("finest", s.windows.finest_ms);
+    setText("coarsest", s.windows.coarsest_ms);
+  }
+  renderFacts(s);
+  const warnings = $("warnings");
+  const wanted = s.warnings.map((w) => "warning: " + w).join("\n");
+  if (warnings.dataset.text !== wanted) {
+    warnings.dataset.text = wanted;
+    warnings.replaceChildren(...s.warnings.map((w) => Object.assign(document.createElement("li"), { textContent: w })));
+  }
+  $("error").hidden = !s.error;
+  setText("error", s.error ? "error: " + s.error : "");
+  setText("held-line", s.held ? s.held.setting + " since " + s.held.since.replace("T", " ").replace("Z", " UTC") + " (" + s.held.command + ")" : "nothing");
+  setText("who", s.who.reason);
+  setText("startup", s.startup.text);
+  setText("query", s.query_text);
+  $("release").disabled = !s.held;
+  $("hold-run").disabled = !!s.held;
+  $("global").hidden = !s.windows;
+  setText("persist-title", s.windows ? "Start at logon" : "Start at boot");
+  setText("persist", s.windows ? "Start at logon" : "Start at boot");
+  if (s.hold && s.hold.flag) {
+    setText("hold-flag", "--" + s.hold.flag);
+    setText("hold-from", "suggested: " + s.hold.value + " (" + s.hold.from + ")");
+    const input = $("hold-value");
+    if (first || (input.dataset.suggested !== s.hold.value && document.activeElement !== input)) {
+      input.value = s.hold.value;
+      input.dataset.suggested = s.hold.value;
+    }
+  }
+  if (first) {
+    const select = $("measure-method");
+    for (const m of s.methods || []) select.append(Object.assign(document.createElement("option"), { textContent: m }));
+  }
+  renderJob(s);
+}
+
+function connect() {
+  const events = new EventSource("events");
+  events.onopen = () => {
+    setText("conn", "live");
+    $("conn").classList.remove("down");
+  };
+  events.onmessage = (e) => render(JSON.parse(e.data));
+  events.onerror = () => {
+    setText("conn", "disconnected: is tickscope ui still running?");
+    $("conn").classList.add("down");
+  };
+}
+
+function wire() {
+  $("measure-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    post("measure", { method: $("measure-method").value, samples: number("measure-samples") }, "measure");
+  });
+  $("bench-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    post("bench", { samples: number("bench-samples"), prefer: $("bench-prefer").value }, "bench");
+  });
+  $("stop").addEventListener("click", () => post("stop", {}, null));
+  $("hold-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    post("hold", setting(), "hold");
+  });
+  $("release").addEventListener("click", () => post("release", {}, "hold"));
+  $("persist").addEventListener("click", () => post("persist", setting(), "persist"));
+  $("remove").addEventListener("click", () => post("remove", {}, "persist"));
+  $("global-on").addEventListener("click", () => { $("elevate").hidden = true; post("global", { on: true }, "global"); });
+  $("global-off").addEventListener("click", () => { $("elevate").hidden = true; post("global", { on: false }, "global"); });
+  $("elevate").addEventListener("click", () => {
+    $("elevate").hidden = true;
+    post("elevate", { on: $("elevate").dataset.on === "1" }, "global");
+  });
+  connect();
+}
+
+wire();

@@ -1,0 +1,7 @@
+//go:build !windows
+
+package ui
+
+// startTray: the tray icon is Windows' (tray_windows.go); elsewhere the
+// page is all there is.
+func startTray(*Server, chan<- struct{}) error { return nil }

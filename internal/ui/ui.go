@@ -1,0 +1,125 @@
+// Package ui serves `tickscope ui`: a dashboard in the user's browser, on
+// the loopback interface only, with the timer's live state and buttons for
+// what the commands do (measure, bench, apply, apply --persist, startup
+// remove, global on|off), each showing the command line that does the
+// same. It adds no second implementation of anything: every action calls
+// what the command calls (plan and sample for measure, plan.NewBench and
+// report.Print for bench, htmlreport for the charts, package hold for the
+// holds, the startup holder and the global key), and a refusal is the
+// command's own error, word for word.
+//
+// A server on the loopback that can change system settings is reachable by
+// every web page the user opens (through the browser) and by every local
+// user. So (server.go): a random token of this run is the first path
+// segment of every address, required on every request, static files and
+// the event stream included, and compared in constant time; the Host
+// header must be the loopback address and port (against DNS rebinding);
+// actions are POST only, with the page's own Origin and a JSON body (no
+// form another site could post); and the token appears only in the one
+// address printed on standard output, never in a log.
+//
+// With --simulate the page runs on the model of Windows timers
+// (winmodel) and an in-memory System (seamfake), says SIMULATED, and
+// changes nothing on the machine.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/seam"
+)
+
+// Options are what ui runs on and where it writes.
+type Options struct {
+	// Host and System are this machine's; with Scenario set, Host is the
+	// model and System is replaced by an in-memory one.
+	Host   seam.Host
+	System seam.System
+	// Shell opens the browser and, on Windows, runs tickscope elevated.
+	Shell seam.Shell
+	// Scenario is the model's scenario ("" on this machine), Seed its seed.
+	Scenario string
+	Seed     uint64
+	// NoBrowser prints the address without opening the browser.
+	NoBrowser bool
+	// Tray shows the notification-area icon where there is one (Windows).
+	Tray           bool
+	Stdout, Stderr io.Writer
+}
+
+// Run serves the page on a free port of 127.0.0.1 until ctx ends (Ctrl+C)
+// or the tray's Quit, then releases what the page holds; the startup
+// holder is not the page's and runs on.
+func Run(ctx context.Context, o Options) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return &seam.OSError{Call: "listen on 127.0.0.1", Err: err}
+	}
+	s, err := New(o, ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer s.Close()
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		// net/http logs a few failures (a broken handshake, a panic);
+		// none carries the token, and this keeps it so if one ever did.
+		ErrorLog: log.New(redacting{w: o.Stderr, secret: s.token}, "tickscope: warning: ui server: ", 0),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	prefix := report.SimulatedPrefix(o.Scenario)
+	fmt.Fprintf(o.Stdout, "%stickscope ui: %s\n", prefix, s.URL())
+	fmt.Fprintf(o.Stdout, "%sclosing the page ends nothing; Ctrl+C here quits and releases what the page holds\n", prefix)
+	if !o.NoBrowser {
+		if err := o.Shell.OpenURL(s.URL()); err != nil {
+			fmt.Fprintf(o.Stderr, "tickscope: warning: the browser could not be opened (%v): open the address above\n", err)
+		}
+	}
+	quit := make(chan struct{})
+	if o.Tray {
+		if err := startTray(s, quit); err != nil {
+			fmt.Fprintf(o.Stderr, "tickscope: warning: no tray icon: %v\n", err)
+		}
+	}
+	select {
+	case <-ctx.Done():
+	case <-quit:
+	case err := <-served:
+		return fmt.Errorf("ui server: %w", err)
+	}
+	// The event streams end with the server's context, so that Shutdown
+	// finds every connection idle.
+	s.Close()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// redacting writes what it is given with the secret replaced.
+type redacting struct {
+	w      io.Writer
+	secret string
+}
+
+func (r redacting) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, strings.ReplaceAll(string(p), r.secret, "[token]")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
