@@ -194,6 +194,14 @@ func TestHTMLInBrowser(t *testing.T) {
 // request besides the page itself.
 func openPage(t *testing.T, browser, path string) (context.Context, func() []string) {
 	t.Helper()
+	url := "file://" + path
+	return openURL(t, browser, url, func(req string) bool { return req == url })
+}
+
+// openURL loads url in a fresh headless Chromium as openPage does; a
+// request that allowed refuses is a problem.
+func openURL(t *testing.T, browser, url string, allowed func(string) bool) (context.Context, func() []string) {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(browser),
 		chromedp.Flag("headless", true),
@@ -211,7 +219,6 @@ func openPage(t *testing.T, browser, path string) (context.Context, func() []str
 
 	var mu sync.Mutex
 	var problems []string
-	url := "file://" + path
 	// The listener is added before the tab attaches, so that it
 	// sees every event of the page (chromedp docs/API.md, 30).
 	ctx, cancel = chromedp.NewContext(ctx, chromedp.WithListener(func(ev any) {
@@ -229,7 +236,7 @@ func openPage(t *testing.T, browser, path string) (context.Context, func() []str
 				problems = append(problems, "log error: "+ev.Entry.Text)
 			}
 		case *network.EventRequestWillBeSent:
-			if ev.Request.URL != url {
+			if !allowed(ev.Request.URL) {
 				problems = append(problems, "network request: "+ev.Request.URL)
 			}
 		}

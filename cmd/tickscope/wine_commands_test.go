@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -205,4 +207,69 @@ func readWineRegistry(ts *testscript.TestScript, path string) map[string]bool {
 	}
 	ts.Check(sc.Err())
 	return set
+}
+
+// wineUI runs `tickscope.exe ui --no-browser` under Wine in the Windows 10
+// prefix and fetches its page, its event stream, and a path without the
+// token.
+func wineUI(t *testing.T, w *wineSetup) {
+	cmd := w.command(w.prefixes["win10"], w.wine, w.exe, "ui", "--no-browser")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	found := make(chan string, 1)
+	go func() {
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() {
+			if _, url, ok := strings.Cut(lines.Text(), "tickscope ui: "); ok {
+				found <- strings.TrimSpace(url)
+			}
+		}
+		close(found)
+	}()
+	var url string
+	select {
+	case url = <-found:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no address within 60 s:\n%s", stderr.String())
+	}
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
+		t.Fatalf("tickscope ui printed %q:\n%s", url, stderr.String())
+	}
+	get := func(u string) (int, string) {
+		client := &http.Client{Timeout: 20 * time.Second}
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatalf("GET %s: %v\n%s", u, err, stderr.String())
+		}
+		defer resp.Body.Close()
+		if strings.HasSuffix(u, "/events") {
+			line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+			return resp.StatusCode, line
+		}
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get(url); code != http.StatusOK || !strings.Contains(body, "<title>tickscope</title>") {
+		t.Errorf("the page: %d %.200q", code, body)
+	}
+	// Wine's timer: coarsest 15.625 ms, finest 1 ms (testing.md).
+	if code, line := get(url + "events"); code != http.StatusOK || !strings.Contains(line, `"os":"windows"`) || !strings.Contains(line, `"coarsest_ms":"15.6250"`) {
+		t.Errorf("the event stream: %d %.300q", code, line)
+	}
+	origin := strings.TrimSuffix(url[:strings.LastIndex(strings.TrimSuffix(url, "/"), "/")], "/")
+	if code, _ := get(origin + "/"); code != http.StatusForbidden {
+		t.Errorf("without the token: %d, want 403", code)
+	}
+	t.Logf("standard error under Wine:\n%s", stderr.String())
 }

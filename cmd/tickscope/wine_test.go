@@ -44,6 +44,10 @@ func TestWine(t *testing.T) {
 			})
 		})
 	}
+	// tickscope ui under Wine (issue 14): it starts, prints its address,
+	// and answers on its port: the page with the token, the live state
+	// from Wine's NtQueryTimerResolution, and 403 without the token.
+	t.Run("ui", func(t *testing.T) { wineUI(t, w) })
 	// The precise library's own tests, as a Windows test binary: they time
 	// with QueryPerformanceCounter, so they check the plumbing of the
 	// high-resolution waitable timer and the spin under Wine.

@@ -159,6 +159,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.file(w, rest, "text/javascript; charset=utf-8")
 	case "style.css":
 		s.file(w, rest, "text/css; charset=utf-8")
+	case "favicon.ico":
+		w.Header().Set("Content-Type", "image/x-icon")
+		w.Write(trayIcon())
 	case "chart.css":
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Write([]byte(htmlreport.Style))

@@ -70,7 +70,7 @@ func request(t *testing.T, s *Server, method, path, host, origin, contentType, b
 var paths = []struct {
 	method, path string
 }{
-	{"GET", ""}, {"GET", "app.js"}, {"GET", "style.css"}, {"GET", "chart.css"}, {"GET", "events"}, {"GET", "result?job=1"},
+	{"GET", ""}, {"GET", "app.js"}, {"GET", "style.css"}, {"GET", "chart.css"}, {"GET", "favicon.ico"}, {"GET", "events"}, {"GET", "result?job=1"},
 	{"GET", "nonexistent"}, {"POST", "api/measure"}, {"POST", "api/bench"}, {"POST", "api/hold"}, {"POST", "api/release"},
 	{"POST", "api/persist"}, {"POST", "api/remove"}, {"POST", "api/global"}, {"POST", "api/elevate"}, {"POST", "api/stop"},
 }
@@ -110,7 +110,7 @@ func TestNoTokenNoAnswer(t *testing.T) {
 		t.Errorf("an action ran without the token: %d jobs, held %v", s.jobs, s.held)
 	}
 	// And with it, the page and its files answer.
-	for _, p := range []string{"", "app.js", "style.css", "chart.css"} {
+	for _, p := range []string{"", "app.js", "style.css", "chart.css", "favicon.ico"} {
 		if resp := request(t, s, "GET", "/"+s.token+"/"+p, s.addr, "", "", ""); resp.StatusCode != http.StatusOK {
 			t.Errorf("GET /TOKEN/%s with the token: %d, want 200", p, resp.StatusCode)
 		}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"log"
 	"runtime"
 	"time"
 
@@ -14,6 +15,12 @@ import (
 // recommendation, releases, and quits (closing quit). The icon's window
 // and message loop live on one OS thread of their own.
 func startTray(s *Server, quit chan<- struct{}) error {
+	// systray reports its failures (no desktop, as under Wine without a
+	// display) through the standard logger, which nothing else in
+	// tickscope uses: give them the house's prefix, on standard error.
+	log.SetOutput(s.o.Stderr)
+	log.SetFlags(0)
+	log.SetPrefix("tickscope: warning: tray icon: ")
 	icon := trayIcon()
 	go func() {
 		runtime.LockOSThread()

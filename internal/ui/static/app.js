@@ -36,6 +36,8 @@ function show(section, out) {
     pre.className = "out";
     pre.textContent = out.text;
     box.append(pre);
+    // A bench's recommendation is its last lines: show them first.
+    pre.scrollTop = pre.scrollHeight;
   }
   if (out.chart) {
     // The server's own SVG, drawn by htmlreport with every string escaped.

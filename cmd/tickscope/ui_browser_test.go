@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tickscope/tickscope/internal/testlock"
+)
+
+// TestUIInBrowser uses the page as a person would, in headless Chromium,
+// on the real binary: `tickscope ui --simulate narrow-band --no-browser`
+// loads, its live values appear and change, Measure shows a result, Bench
+// shows its progress and ends with the recommendation and its chart, Hold
+// then Release changes the holder line and the period; no console error,
+// and no request leaves the page's own address. The screenshots are
+// checked for content (not blank, the chart's data drawn).
+func TestUIInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	browser := chromium(t)
+	url := startUI(t, "--simulate", "narrow-band")
+	ctx, problems := openURL(t, browser, url, func(req string) bool { return strings.HasPrefix(req, url) })
+
+	// It loads, says SIMULATED, and the live values appear.
+	waitFor(t, ctx, "#current", 10*time.Second, "the current period", contains("15.6250"))
+	if sim := textOf(t, ctx, "#sim"); sim != "SIMULATED: narrow-band" {
+		t.Errorf("the banner reads %q", sim)
+	}
+	if conn := textOf(t, ctx, "#conn"); conn != "live" {
+		t.Errorf("the connection reads %q", conn)
+	}
+	for sel, want := range map[string]string{"#finest": "0.5000", "#coarsest": "15.6250", "#facts": "per-process", "#who": "not shown", "#startup": "Task Scheduler task tickscope (simulated)", "#held-line": "nothing"} {
+		if got := textOf(t, ctx, sel); !strings.Contains(got, want) {
+			t.Errorf("%s reads %q, want %q in it", sel, got, want)
+		}
+	}
+	// They change: read again every second.
+	first := textOf(t, ctx, "#updated")
+	waitFor(t, ctx, "#updated", 5*time.Second, "a second reading", func(s string) bool { return s != first })
+	shot(t, ctx, "ui-loaded", "")
+
+	// Measure shows a result, with the command line.
+	setValue(t, ctx, "#measure-samples", "30")
+	click(t, ctx, "#measure-run")
+	waitFor(t, ctx, "#measure-out", 30*time.Second, "measure's result", contains("tickscope measure: sleep, 1 ms delay, 30 samples"))
+	if cmd := textOf(t, ctx, "#measure-cmd"); cmd != "tickscope measure --method sleep --samples 30 --simulate narrow-band" {
+		t.Errorf("measure's command line reads %q", cmd)
+	}
+
+	// Bench: progress while it runs (several readings, rising), then the
+	// recommendation and the chart.
+	setValue(t, ctx, "#bench-samples", "40")
+	click(t, ctx, "#bench-run")
+	var readings []string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if p := textOf(t, ctx, "#bench-progress span"); p != "" && (len(readings) == 0 || readings[len(readings)-1] != p) {
+			readings = append(readings, p)
+		}
+		if strings.Contains(textOf(t, ctx, "#bench-out"), "recommend") {
+			break
+		}
+	}
+	if len(readings) < 3 || !strings.Contains(readings[0], "of about") {
+		t.Errorf("the bench's progress showed %q", readings)
+	}
+	out := waitFor(t, ctx, "#bench-out", 5*time.Second, "bench's result", contains("SIMULATED    recommend        0.51"))
+	if !strings.Contains(out, "next step        tickscope apply --resolution 51") {
+		t.Errorf("bench's result: %s", out)
+	}
+	shot(t, ctx, "ui-bench", "")
+	chart := shot(t, ctx, "ui-bench-chart", "#bench-out svg.chart")
+	if share := colored(t, chart); share < 0.005 {
+		t.Errorf("the bench's chart is nearly blank: %.2f %% coloured pixels", share*100)
+	}
+
+	// Hold offers the recommendation; holding it changes the holder line
+	// and the period, Release puts both back.
+	waitFor(t, ctx, "#hold-from", 5*time.Second, "the hold form", contains("the bench's recommendation"))
+	click(t, ctx, "#hold-run")
+	held := waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line", contains("tickscope apply --resolution 51"))
+	waitFor(t, ctx, "#current", 5*time.Second, "the held period", contains("0.51"))
+	if !strings.Contains(textOf(t, ctx, "#hold-out"), "holding until Release is pressed") {
+		t.Errorf("hold's result: %s", textOf(t, ctx, "#hold-out"))
+	}
+	shot(t, ctx, "ui-held", "")
+	click(t, ctx, "#release")
+	waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line after Release", func(s string) bool { return s == "nothing" })
+	waitFor(t, ctx, "#current", 5*time.Second, "the period after Release", contains("15.6250"))
+	waitFor(t, ctx, "#hold-out", 5*time.Second, "release's result", contains("released after"))
+	t.Logf("held: %s", held)
+
+	// Global on is refused as global refuses it, and the page offers the
+	// elevated run; on the model it runs nothing.
+	click(t, ctx, "#global-on")
+	waitFor(t, ctx, "#global-out", 5*time.Second, "global on", contains("GlobalTimerResolutionRequests needs elevation: run from an elevated terminal (nothing was changed)"))
+	waitFor(t, ctx, "#elevate", 5*time.Second, "the offer to elevate", contains("Run tickscope global on elevated"))
+
+	for _, problem := range problems() {
+		t.Error(problem)
+	}
+}
+
+// TestUIHoldsDMALatency: on Linux as root, the page's Hold of
+// --dma-latency 0 is in /dev/cpu_dma_latency while held and gone after
+// Release (the real binary, on this machine).
+func TestUIHoldsDMALatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
+		t.Skip("holding /dev/cpu_dma_latency needs Linux and root")
+	}
+	browser := chromium(t)
+	release, err := testlock.Lock(testlock.DMALatency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	url := startUI(t)
+	ctx, problems := openURL(t, browser, url, func(req string) bool { return strings.HasPrefix(req, url) })
+	waitFor(t, ctx, "#hold-flag", 10*time.Second, "the hold form", contains("--dma-latency"))
+	if before := dmaLatency(t); before == 0 {
+		t.Fatalf("/dev/cpu_dma_latency already reads 0 before the hold")
+	}
+	setValue(t, ctx, "#hold-value", "0")
+	click(t, ctx, "#hold-run")
+	waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line", contains("cpu_dma_latency 0 µs"))
+	if got := dmaLatency(t); got != 0 {
+		t.Errorf("/dev/cpu_dma_latency reads %d while the page holds 0", got)
+	}
+	waitFor(t, ctx, "#facts", 5*time.Second, "the live state", contains("0 µs (held by some process)"))
+	shot(t, ctx, "ui-linux-held", "")
+	click(t, ctx, "#release")
+	waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line after Release", func(s string) bool { return s == "nothing" })
+	if got := dmaLatency(t); got == 0 {
+		t.Errorf("/dev/cpu_dma_latency still reads 0 after Release")
+	}
+	for _, problem := range problems() {
+		t.Error(problem)
+	}
+}
+
+// dmaLatency reads the kernel's aggregate /dev/cpu_dma_latency request.
+func dmaLatency(t *testing.T) int32 {
+	t.Helper()
+	data, err := os.ReadFile("/dev/cpu_dma_latency")
+	if err != nil || len(data) != 4 {
+		t.Fatalf("reading /dev/cpu_dma_latency: %d bytes, %v", len(data), err)
+	}
+	return int32(binary.NativeEndian.Uint32(data))
+}
+
+// startUI builds this tickscope and runs `tickscope ui ARGS --no-browser`,
+// as a user would, and returns the address it printed. The process is
+// interrupted (Ctrl+C) when the test ends, and must then exit 0.
+func startUI(t *testing.T, args ...string) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "tickscope")
+	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building tickscope: %v\n%s", err, out)
+	}
+	cmd := exec.Command(exe, append(append([]string{"ui"}, args...), "--no-browser")...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("tickscope ui after Ctrl+C: %v\n%s", err, stderr.String())
+			}
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("tickscope ui still runs 15 s after Ctrl+C")
+		}
+	})
+	lines := bufio.NewReader(stdout)
+	found := make(chan string, 1)
+	go func() {
+		for {
+			line, err := lines.ReadString('\n')
+			if _, url, ok := strings.Cut(line, "tickscope ui: "); ok {
+				found <- strings.TrimSpace(url)
+			}
+			if err != nil {
+				close(found)
+				return
+			}
+		}
+	}()
+	select {
+	case url, ok := <-found:
+		if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") {
+			t.Fatalf("tickscope ui printed no address on 127.0.0.1 (%q): %s", url, stderr.String())
+		}
+		go io.Copy(io.Discard, lines)
+		return url
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no address after 30 s: %s", stderr.String())
+	}
+	return ""
+}
+
+// textOf reads an element's text.
+func textOf(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	text, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("%s: %v", sel, err)
+	}
+	return text
+}
+
+// waitFor polls until ok holds of sel's text, and returns it.
+func waitFor(t *testing.T, ctx context.Context, sel string, within time.Duration, what string, ok func(string) bool) string {
+	t.Helper()
+	var text string
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if text = textOf(t, ctx, sel); ok(text) {
+			return text
+		}
+	}
+	t.Fatalf("%s: after %v %s reads %q", what, within, sel, text)
+	return ""
+}
+
+func contains(s string) func(string) bool {
+	return func(t string) bool { return strings.Contains(t, s) }
+}
+
+// click clicks a button.
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		t.Fatalf("clicking %s: %v", sel, err)
+	}
+}
+
+// setValue types a value into an input.
+func setValue(t *testing.T, ctx context.Context, sel, value string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(sel), value)); err != nil {
+		t.Fatalf("setting %s: %v", sel, err)
+	}
+}
+
+// shot takes a screenshot of the page, or of the element sel, saves it for
+// whoever looks (TICKSCOPE_SCREENSHOT_DIR), and checks it is not blank.
+func shot(t *testing.T, ctx context.Context, name, sel string) []byte {
+	t.Helper()
+	var data []byte
+	var err error
+	if sel == "" {
+		data, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	} else {
+		data, err = chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
+	}
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if dir := os.Getenv("TICKSCOPE_SCREENSHOT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, name+".png"), data, 0o644)
+	}
+	return data
+}
