@@ -11,13 +11,15 @@ import (
 
 // OpenURL runs the desktop's opener: open on macOS, xdg-open (the
 // freedesktop.org one) elsewhere. It does not wait for it: some openers
-// return only when the browser they started exits.
+// return only when the browser they started exits. What the opener and
+// the browser print is discarded: xdg-open names the address, token and
+// all, when it finds no browser.
 func (shell) OpenURL(url string) error {
 	opener := "xdg-open"
 	if runtime.GOOS == "darwin" {
 		opener = "open"
 	}
-	cmd := exec.Command(opener, url)
+	cmd := exec.Command(opener, url) // Stdout and Stderr nil: discarded
 	if err := cmd.Start(); err != nil {
 		return &seam.OSError{Call: opener, Err: err}
 	}
