@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/watch"
 )
 
 // State is what the page shows live: one event a second, and one at once
@@ -131,17 +132,20 @@ func (st *State) fill(q *timerinfo.Report) {
 	var text bytes.Buffer
 	report.WriteQuery(&text, q)
 	st.Query = text.String()
+	// The timer state as watch reads it (its one reading of the query),
+	// with what the page adds from the same query.
+	now := watch.StateOf(q)
 	if w := q.Windows; w != nil {
 		st.Windows = &WindowsState{
-			Current: timerinfo.FormatPeriodMS(w.Current100ns), Finest: timerinfo.FormatPeriodMS(w.Finest100ns), Coarsest: timerinfo.FormatPeriodMS(w.Coarsest100ns),
-			Current100ns: w.Current100ns, Finest100ns: w.Finest100ns, Coarsest100ns: w.Coarsest100ns,
-			RequestModel: w.RequestModel, GlobalKey: report.RegistryValue(w.GlobalTimerResolutionRequests), Reach: w.Reach(),
+			Current: timerinfo.FormatPeriodMS(now.Current100ns), Finest: timerinfo.FormatPeriodMS(now.Finest100ns), Coarsest: timerinfo.FormatPeriodMS(now.Coarsest100ns),
+			Current100ns: now.Current100ns, Finest100ns: now.Finest100ns, Coarsest100ns: now.Coarsest100ns,
+			RequestModel: now.RequestModel, GlobalKey: report.RegistryValue(w.GlobalTimerResolutionRequests), Reach: w.Reach(),
 		}
 	}
 	if l := q.Linux; l != nil {
 		st.Linux = &LinuxState{Clocksource: l.Clocksource, HZ: l.HZ, Root: l.Root, DMALatency: "unknown (" + l.CPUDMALatencyErr + ")"}
-		if l.CPUDMALatencyUs != nil {
-			st.Linux.DMALatency = report.DMALatency(*l.CPUDMALatencyUs)
+		if now.DMALatencyUs != nil {
+			st.Linux.DMALatency = report.DMALatency(*now.DMALatencyUs)
 		}
 	}
 }
