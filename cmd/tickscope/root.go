@@ -15,8 +15,8 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/platform"
-	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -90,12 +90,12 @@ than from one number. It changes nothing unless a command says so.`,
 			return platform.Supported()
 		},
 		// Runnable, so that cobra rejects an unknown command instead of
-		// printing the help and exiting 0; a double-click shows the status.
+		// printing the help and exiting 0; a double-click opens tickscope ui.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !hold.DoubleClicked(machineSystem()) {
 				return cmd.Help()
 			}
-			return hold.DoubleClick(cmd.Context(), machineHost(), machineSystem(), os.Stdin, func(rep *hold.StatusReport, err error) { report.WriteDoubleClick(a.stdout, a.stderr, rep, err) })
+			return a.ui(cmd.Context(), machineHost(), plan.Simulation{}, false)
 		},
 	}
 	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand(), a.whoCommand(), a.watchCommand(), a.uiCommand())

@@ -31,9 +31,13 @@ func init() {
 // console of its own, as Explorer runs a double-clicked program. Wine makes
 // such a console for a program started on a Unix terminal, so it runs
 // under script(1)'s pseudo-terminal, widened so that Wine's console does
-// not wrap lines. Once "press Enter to close this window" shows, the
-// program must still run 1 s later (it waits), and end when Enter is
-// typed. OUT gets what the console showed, without its escape sequences.
+// not wrap lines. A double-clicked tickscope opens tickscope ui: once the
+// console shows its address, the page must answer there (and refuse the
+// same path without the token), the program must still run, and Ctrl+C
+// typed on the console must end it, exit status 0, within 30 s. Wine's
+// winebrowser is disabled, so that no browser of this machine is started:
+// the attempt to open one is shown failing. OUT gets what the console
+// showed, without its escape sequences.
 func consolealone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
 		ts.Fatalf("usage: consolealone OUT [ARG...]")
@@ -45,39 +49,48 @@ func consolealone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cmd := exec.Command("script", "-qfec", line, raw)
 	cmd.Dir = ts.MkAbs(".")
-	cmd.Env = append(os.Environ(), "PATH="+ts.Getenv("PATH"), "WINEPREFIX="+ts.Getenv("WINEPREFIX"), "WINEDEBUG=-all", "LANG=C.UTF-8")
-	enter, err := cmd.StdinPipe()
+	cmd.Env = append(os.Environ(), "PATH="+ts.Getenv("PATH"), "WINEPREFIX="+ts.Getenv("WINEPREFIX"), "WINEDEBUG=-all", "LANG=C.UTF-8", "WINEDLLOVERRIDES=winebrowser.exe=d")
+	keys, err := cmd.StdinPipe()
 	ts.Check(err)
 	ts.Check(cmd.Start())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	shown := func() bool {
+	address := regexp.MustCompile(`tickscope ui: (http://127\.0\.0\.1:[0-9]+/)([A-Za-z0-9_-]+)/`)
+	var found []string
+	for deadline := time.Now().Add(60 * time.Second); found == nil; time.Sleep(100 * time.Millisecond) {
 		data, _ := os.ReadFile(raw)
-		return strings.Contains(string(data), "press Enter to close this window")
-	}
-	for deadline := time.Now().Add(60 * time.Second); !shown(); time.Sleep(100 * time.Millisecond) {
+		found = address.FindStringSubmatch(string(data))
 		select {
 		case err := <-done:
-			ts.Fatalf("it ended (%v) before asking for Enter:\n%s", err, ts.ReadFile(args[0]+".raw"))
+			ts.Fatalf("it ended (%v) before showing the ui address:\n%s", err, ts.ReadFile(args[0]+".raw"))
 		default:
 		}
-		if time.Now().After(deadline) {
+		if found == nil && time.Now().After(deadline) {
 			cmd.Process.Kill()
-			ts.Fatalf("no prompt for Enter within 60 s")
+			ts.Fatalf("no ui address within 60 s")
+		}
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	for url, want := range map[string]int{found[1] + found[2] + "/": http.StatusOK, found[1]: http.StatusForbidden} {
+		resp, err := client.Get(url)
+		ts.Check(err)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			ts.Fatalf("GET %s: %d, want %d", strings.Replace(url, found[2], "TOKEN", 1), resp.StatusCode, want)
 		}
 	}
 	select {
 	case err := <-done:
-		ts.Fatalf("it closed (%v) without waiting for Enter", err)
-	case <-time.After(time.Second):
+		ts.Fatalf("it closed (%v) with the page open", err)
+	default:
 	}
-	io.WriteString(enter, "\r")
+	io.WriteString(keys, "\x03") // Ctrl+C
 	select {
 	case err := <-done:
 		ts.Check(err)
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		ts.Fatalf("still running 30 s after Enter")
+		ts.Fatalf("still running 30 s after Ctrl+C")
 	}
 	data, err := os.ReadFile(raw)
 	ts.Check(err)

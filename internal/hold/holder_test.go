@@ -20,7 +20,7 @@ import (
 // The windowless holder (issue 16): the logon task runs the GUI-subsystem
 // build beside tickscope.exe, status calls a task stale when it runs
 // anything else, and the holder's output goes to its log. A double-clicked
-// tickscope shows the status and waits for Enter.
+// tickscope opens tickscope ui (cmd/tickscope/testdata/wine/double_click.txtar).
 
 func TestHolderPath(t *testing.T) {
 	tests := []struct {
@@ -223,72 +223,6 @@ func TestDoubleClicked(t *testing.T) {
 	for console, want := range map[seam.Console]bool{seam.ConsoleShared: false, seam.ConsoleNone: false, seam.ConsoleAlone: true} {
 		if got := hold.DoubleClicked(&seamfake.System{ConsoleState: console}); got != want {
 			t.Errorf("console %d: double-clicked %v, want %v", console, got, want)
-		}
-	}
-}
-
-func TestDoubleClickWaitsForEnter(t *testing.T) {
-	h := newWindows(t, "knee-26100")
-	sys := &seamfake.System{Exe: windowsExe, Temp: t.TempDir(), ConsoleState: seam.ConsoleAlone}
-	sys.NewStartup("task")
-	in, enter := io.Pipe()
-	done := make(chan error, 1)
-	var shown *hold.StatusReport
-	go func() {
-		done <- hold.DoubleClick(context.Background(), h, sys, in, func(rep *hold.StatusReport, err error) { shown = rep })
-	}()
-	// Until Enter, it waits: the pipe's write returns only once it is read.
-	if _, err := enter.Write([]byte("\n")); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil || shown == nil || shown.Query.Windows == nil {
-		t.Fatalf("DoubleClick = %v, showing %+v", err, shown)
-	}
-
-	// Input that ends, and a cancelled context, end the wait too.
-	if err := hold.DoubleClick(context.Background(), h, sys, strings.NewReader(""), func(*hold.StatusReport, error) {}); err != nil {
-		t.Error(err)
-	}
-	// A cancelled context (Ctrl+C) ends the wait on input that never comes;
-	// whatever the status got to, it was shown.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	blocked, _ := io.Pipe()
-	calls := 0
-	hold.DoubleClick(ctx, h, sys, blocked, func(*hold.StatusReport, error) { calls++ })
-	if calls != 1 {
-		t.Errorf("shown %d times, want once", calls)
-	}
-}
-
-func TestSuggestions(t *testing.T) {
-	h := newWindows(t, "knee-26100")
-	q := query(t, h)
-	tests := []struct {
-		name             string
-		finest, coarsest uint32
-		global           bool
-		wantApply        string
-		wantReach        string
-	}{
-		{"0.5 ms offered, per-process", 5000, 156250, false, "tickscope apply --resolution 5000", "tickscope itself only"},
-		{"0.5 ms offered, global", 5000, 156250, true, "tickscope apply --resolution 5000", "every process"},
-		{"finest 1 ms", 10000, 156250, true, "tickscope apply --resolution 10000", "every process"},
-	}
-	for _, tt := range tests {
-		w := *q.Windows
-		w.Finest100ns, w.Coarsest100ns = tt.finest, tt.coarsest
-		w.RequestModel = timerinfo.RequestModelPerProcess
-		if tt.global {
-			w.RequestModel = timerinfo.RequestModelGlobalKey
-		}
-		got := hold.Suggestions(&timerinfo.Report{OS: "windows", Windows: &w})
-		if len(got) != 3 || got[0].Command != "tickscope bench" || got[1].Command != tt.wantApply || got[2].Command != "tickscope status" {
-			t.Errorf("%s: %+v", tt.name, got)
-			continue
-		}
-		if !strings.Contains(got[1].Does, tt.wantReach) {
-			t.Errorf("%s: apply %q does not say it reaches %q", tt.name, got[1].Does, tt.wantReach)
 		}
 	}
 }

@@ -1,10 +1,7 @@
 package hold
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -156,59 +153,16 @@ func SamePath(a, b string, windows bool) bool {
 // DoubleClicked reports whether tickscope, run with no command, is alone on
 // a console made for it, as when a gamer double-clicks tickscope.exe in
 // Explorer: the window closes when tickscope exits, so the help would
-// flash and vanish. It then shows the status, the commands they most
-// likely want, and waits for Enter. In a terminal (other processes on the
+// flash and vanish. It then opens tickscope ui, the dashboard, which runs
+// until the window is closed. In a terminal (other processes on the
 // console) and on every other OS, a bare tickscope prints the help.
 func DoubleClicked(sys seam.System) bool { return sys.Console() == seam.ConsoleAlone }
 
-// Suggestion is a command a newcomer most likely wants, and what it does.
-type Suggestion struct {
-	Command string
-	Does    string
-}
-
-// SuggestedPeriod100ns is the period the suggested apply holds, 0.5 ms,
-// within what the machine offers; bench finds the best one for it.
+// SuggestedPeriod100ns is the period ui's Hold offers before a bench has
+// recommended one, 0.5 ms, within what the machine offers.
 const SuggestedPeriod100ns = 5000
 
 // SuggestedPeriod is SuggestedPeriod100ns within the periods w offers.
 func SuggestedPeriod(w *timerinfo.Windows) uint32 {
 	return min(max(uint32(SuggestedPeriod100ns), w.Finest100ns), max(w.Coarsest100ns, w.Finest100ns))
-}
-
-// Suggestions are the three commands a double-click shows, for the
-// machine q describes.
-func Suggestions(q *timerinfo.Report) []Suggestion {
-	bench := Suggestion{"tickscope bench", "measures a 1 ms wait at each timer setting this machine offers and recommends the best (ESC stops it early, with a result)"}
-	status := Suggestion{"tickscope status", "shows this again: what a wait takes now, the timer's state and the startup holder"}
-	apply := Suggestion{"tickscope apply --dma-latency 0", "holds /dev/cpu_dma_latency at 0 until ESC or Ctrl+C (root)"}
-	if w := q.Windows; w != nil {
-		period := SuggestedPeriod(w)
-		apply = Suggestion{
-			fmt.Sprintf("tickscope apply --resolution %d", period),
-			fmt.Sprintf("holds a %s ms timer period until ESC, Ctrl+C or the window closes (bench's recommendation is better); it reaches %s", timerinfo.FormatPeriodMS(period), w.Reach()),
-		}
-	}
-	return []Suggestion{bench, apply, status}
-}
-
-// DoubleClick is a double-clicked tickscope: it measures and reads the
-// status as status does, has show render it (or the error that stopped it)
-// with the suggestions, and waits for a line on in (Enter), or for ctx to
-// end, so that the window stays open to be read. It returns the status's
-// error, already shown.
-func DoubleClick(ctx context.Context, host seam.Host, sys seam.System, in io.Reader, show func(*StatusReport, error)) error {
-	rep, err := Status(ctx, host, sys)
-	show(rep, err)
-	entered := make(chan struct{})
-	go func() {
-		// A console read ends at Enter, or at EOF when input closes.
-		bufio.NewReader(in).ReadString('\n')
-		close(entered)
-	}()
-	select {
-	case <-entered:
-	case <-ctx.Done():
-	}
-	return err
 }

@@ -189,33 +189,6 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 	}
 }
 
-// WriteDoubleClick is what a double-clicked tickscope shows: the status
-// (or the error that stopped it, with the house prefix), the commands a
-// newcomer most likely wants and where to type them, and how to close the
-// window. Standard output and error share the one console window.
-func WriteDoubleClick(w, errW io.Writer, rep *hold.StatusReport, err error) {
-	if err != nil {
-		fmt.Fprintf(errW, "tickscope: error: %s\n", err)
-	} else {
-		WriteStatus(w, rep)
-		fmt.Fprintln(w)
-		writeSuggestions(w, hold.Suggestions(rep.Query))
-	}
-	fmt.Fprintln(w, DoubleClickPrompt)
-}
-
-func writeSuggestions(w io.Writer, suggestions []hold.Suggestion) {
-	fmt.Fprintln(w, "what to do next: open a terminal (PowerShell or Command Prompt) in this folder and type")
-	for _, s := range suggestions {
-		fmt.Fprintf(w, "  %s\n      %s\n", s.Command, s.Does)
-	}
-	fmt.Fprintln(w, "tickscope --help lists every command")
-}
-
-// DoubleClickPrompt is the last line a double-clicked tickscope shows,
-// before it waits for Enter.
-const DoubleClickPrompt = "press Enter to close this window"
-
 // WriteGlobalCheck is verify-global.
 func WriteGlobalCheck(w io.Writer, res *hold.GlobalCheck) {
 	if res.Verdict == hold.VerdictNotApplicable {

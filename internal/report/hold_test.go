@@ -97,24 +97,3 @@ func TestStatusStartupLines(t *testing.T) {
 		}
 	}
 }
-
-func TestDoubleClickText(t *testing.T) {
-	w := &timerinfo.Windows{Build: 26100, RequestModel: timerinfo.RequestModelPerProcess, Finest100ns: 5000, Coarsest100ns: 156250, Current100ns: 156250}
-	rep := &hold.StatusReport{Self: hold.SelfCheck{Without: &hold.WaitCheck{Method: "sleep"}}, Query: &timerinfo.Report{OS: "windows", Windows: w}, Startup: &hold.StartupState{Mechanism: "task"}}
-	var out, errOut bytes.Buffer
-	report.WriteDoubleClick(&out, &errOut, rep, nil)
-	text := out.String()
-	for _, want := range []string{"this process, measured now\n", "startup holder\n", "open a terminal", "  tickscope bench\n", "  tickscope apply --resolution 5000\n", "  tickscope status\n", "tickscope itself only"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the double-click text lacks %q:\n%s", want, text)
-		}
-	}
-	if !strings.HasSuffix(text, report.DoubleClickPrompt+"\n") || errOut.Len() != 0 {
-		t.Errorf("the text does not end with the prompt, or wrote %q on standard error:\n%s", errOut.String(), text)
-	}
-	out.Reset()
-	report.WriteDoubleClick(&out, &errOut, nil, errors.New("NtQueryTimerResolution failed"))
-	if errOut.String() != "tickscope: error: NtQueryTimerResolution failed\n" || out.String() != report.DoubleClickPrompt+"\n" {
-		t.Errorf("a failed status shows %q and %q", errOut.String(), out.String())
-	}
-}

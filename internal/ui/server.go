@@ -45,6 +45,7 @@ type Server struct {
 	// startup is the startup holder as last read, and when (reading it on
 	// Windows runs schtasks, too slow for every second).
 	startup startupCache
+	holders whoCache
 	// closed is set once Close has released everything.
 	closed bool
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -73,10 +74,12 @@ type HeldView struct {
 	Text    string `json:"text"`
 }
 
-// WhoView says who holds the timer, or why that is not shown.
+// WhoView says who holds the timer, as tickscope who shows it, or why
+// that is not shown.
 type WhoView struct {
 	Shown  bool   `json:"shown"`
 	Reason string `json:"reason"`
+	Text   string `json:"text,omitempty"`
 }
 
 // HoldSuggestion is what the Hold form offers: which setting this OS
@@ -178,17 +181,53 @@ func (s *Server) forgetStartup() {
 	s.mu.Unlock()
 }
 
-// who says who holds the timer. The holders' list (issue 11) is not in
-// this build: the page says so, and why it would need elevation, rather
-// than guess.
+// whoCache is who holds the timer as last read, and when.
+type whoCache struct {
+	at      time.Time
+	view    WhoView
+	reading bool
+}
+
+// whoEvery is how often who holds the timer is read again while the page
+// is open: on Windows an ETW rundown, on Linux a walk of /proc, too much
+// for every second.
+const whoEvery = 10 * time.Second
+
+// who says who holds the timer, as tickscope who does (hold.Who, shown by
+// report.WhoText), read again every whoEvery on a goroutine of its own, or
+// why it is not shown: on Windows without elevation the sentence who says
+// (s.mu held).
 func (s *Server) who(q *timerinfo.Report) WhoView {
 	switch {
 	case q == nil:
 		return WhoView{Reason: "not shown: the timer could not be read"}
 	case q.Windows != nil && !s.o.System.Elevated():
-		return WhoView{Reason: "not shown: listing the processes that hold the timer needs elevation (and is not in this build of tickscope)"}
+		return WhoView{Reason: "not shown: " + hold.NeedsElevation}
 	}
-	return WhoView{Reason: "not shown: listing the processes that hold the timer is not in this build of tickscope"}
+	if !s.holders.reading && time.Since(s.holders.at) > whoEvery {
+		s.holders.reading = true
+		go s.readWho()
+	}
+	if s.holders.at.IsZero() {
+		return WhoView{Reason: "reading…"}
+	}
+	return s.holders.view
+}
+
+// readWho reads who holds the timer and wakes the event streams.
+func (s *Server) readWho() {
+	view := WhoView{Shown: true}
+	rep, err := hold.Who(s.ctx, s.host, s.o.System, 0, nil)
+	if err != nil {
+		view = WhoView{Reason: "not shown: " + err.Error()}
+	} else {
+		view.Text = text(func(w io.Writer) { (&report.WhoText{W: w}).Read(rep) })
+		view.Reason = "read " + time.Now().UTC().Format("15:04:05") + " UTC, every " + whoEvery.String() + " while this page is open"
+	}
+	s.mu.Lock()
+	s.holders = whoCache{at: time.Now(), view: view}
+	s.mu.Unlock()
+	s.notify()
 }
 
 // events streams the state as server-sent events: one a second, and one

@@ -159,7 +159,8 @@ function render(s) {
   $("error").hidden = !s.error;
   setText("error", s.error ? "error: " + s.error : "");
   setText("held-line", s.held ? s.held.setting + " since " + s.held.since.replace("T", " ").replace("Z", " UTC") + " (" + s.held.command + ")" : "nothing");
-  setText("who", s.who.reason);
+  setText("who", s.who.shown ? "as tickscope who shows it (" + s.who.reason + ")" : s.who.reason);
+  setText("who-text", s.who.text || "");
   setText("startup", s.startup.text);
   setText("query", s.query_text);
   $("release").disabled = !s.held;
