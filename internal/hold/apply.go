@@ -2,6 +2,7 @@ package hold
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -185,6 +186,9 @@ type HoldReport struct {
 	RequestModel     string     `json:"request_model,omitempty"`
 	ThrottlingOptOut string     `json:"throttling_opt_out,omitempty"`
 	HeldNs           int64      `json:"held_ns"`
+	// Reapplies counts the times the setting was found lost (a check every
+	// RecheckEvery and after each resume from sleep) and applied again.
+	Reapplies int `json:"reapplies"`
 	// EndedBy is "for", "esc" or "signal" (Ctrl+C, the console closing, or
 	// a termination request).
 	EndedBy  string   `json:"ended_by"`
@@ -221,6 +225,11 @@ type HoldOptions struct {
 	// once the setting is held), what is held, and whether the setting had
 	// been lost and was applied again (apply --listen's metrics).
 	Checked func(q *timerinfo.Report, held timerinfo.Setting, reapplied bool)
+	// RecheckEvery is how often the hold checks its setting (0:
+	// RecheckEvery), on NewTicker (nil: time.NewTicker), which a test
+	// replaces.
+	RecheckEvery time.Duration
+	NewTicker    func(time.Duration) (tick <-chan time.Time, stop func())
 }
 
 // Hold requests the setting, checks it with a short measurement, and holds
@@ -250,7 +259,8 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	k := &keeper{host: host, req: req, granted: granted, release: release, o: o}
+	defer func() { k.release() }()
 	rep.Granted = granted
 	if q.Linux != nil {
 		// The kernel applies the smallest request of all processes: read
@@ -265,6 +275,7 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	if rep.Check, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
 		return nil, err
 	}
+	k.granted = rep.Granted
 	if o.Checked != nil {
 		if now, err := host.Query(); err == nil {
 			o.Checked(now, rep.Granted, false)
@@ -279,14 +290,17 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 			return nil, err
 		}
 	}
-	rep.EndedBy = waitForEnd(ctx, sys, o)
+	rep.EndedBy = waitForEnd(ctx, sys, o, k)
 	rep.HeldNs = int64(time.Since(start))
+	rep.Reapplies = k.reapplies
 	return rep, nil
 }
 
-// waitForEnd blocks, using no CPU, until the hold ends: --for elapses, ESC
-// is pressed, or a signal (Ctrl+C, the console closing) cancels ctx.
-func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions) string {
+// waitForEnd blocks until the hold ends: --for elapses, ESC is pressed,
+// or a signal (Ctrl+C, the console closing) cancels ctx. Meanwhile it
+// checks the setting every RecheckEvery and after each resume from sleep,
+// and applies it again when it is lost; between checks it uses no CPU.
+func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions, k *keeper) string {
 	escaped := make(chan struct{})
 	var once sync.Once
 	stop := func() { once.Do(func() { close(escaped) }) }
@@ -310,14 +324,132 @@ func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions) string {
 		defer t.Stop()
 		elapsed = t.C
 	}
-	select {
-	case <-ctx.Done():
-		return "signal"
-	case <-escaped:
-		return "esc"
-	case <-elapsed:
-		return "for"
+	every, newTicker := o.RecheckEvery, o.NewTicker
+	if every <= 0 {
+		every = RecheckEvery
 	}
+	if newTicker == nil {
+		newTicker = func(d time.Duration) (<-chan time.Time, func()) {
+			t := time.NewTicker(d)
+			return t.C, t.Stop
+		}
+	}
+	recheck, stopRecheck := newTicker(every)
+	defer stopRecheck()
+	// A resume notification (Windows) arrives on a goroutine of the OS's;
+	// the check runs here, on the thread that holds.
+	resumed := make(chan struct{}, 1)
+	if stopWatch, err := sys.WatchResume(func() {
+		select {
+		case resumed <- struct{}{}:
+		default:
+		}
+	}); err == nil {
+		defer stopWatch()
+	} else if !errors.Is(err, seam.ErrUnsupported) && o.Warn != nil {
+		o.Warn(fmt.Sprintf("no resume notification (%v): the setting is checked every %v only", err, every))
+	}
+	slept, sleptKnown := sys.SleptFor()
+	for {
+		select {
+		case <-ctx.Done():
+			return "signal"
+		case <-escaped:
+			return "esc"
+		case <-elapsed:
+			return "for"
+		case <-recheck:
+			// Linux sends no resume notification: the time suspended, which
+			// only CLOCK_BOOTTIME counts, grew since the last check.
+			reason := ""
+			if now, ok := sys.SleptFor(); ok && sleptKnown && now-slept >= time.Second {
+				reason = fmt.Sprintf("after a resume from sleep (%v asleep)", (now - slept).Round(time.Second))
+				slept = now
+			}
+			k.check(reason)
+		case <-resumed:
+			k.check("after a resume from sleep")
+		}
+	}
+}
+
+// RecheckEvery is how often a hold checks that its setting is still in
+// force: a Windows request can be dropped (Windows 11 ignores a hidden
+// process's request without the throttling opt-out; users report the
+// period changing after long uptimes), and a few seconds without it is
+// what a user would notice only by measuring.
+const RecheckEvery = 5 * time.Second
+
+// keeper holds the setting: the request, what was granted, and how to
+// release it, replaced at each re-apply.
+type keeper struct {
+	host      seam.Host
+	req       timerinfo.Setting
+	granted   timerinfo.Setting
+	release   func()
+	o         HoldOptions
+	reapplies int
+}
+
+// check reads the timer state and applies the setting again if it is no
+// longer in force, saying so through Warn (the holder's stderr or log).
+// reason says why it checks now, "" for the periodic check.
+func (k *keeper) check(reason string) {
+	q, err := k.host.Query()
+	if err != nil {
+		k.warn(fmt.Sprintf("checking the held setting%s: %v", suffix(reason), err))
+		return
+	}
+	if inForce(q, k.req) {
+		if k.o.Checked != nil {
+			k.o.Checked(q, k.granted, false)
+		}
+		return
+	}
+	was := heldNow(q)
+	k.release()
+	granted, release, err := holdSetting(k.host, k.req, nil)
+	if err != nil {
+		k.release = func() {}
+		k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now) and applying it again failed: %v", k.req, suffix(reason), was, err))
+		return
+	}
+	k.granted, k.release = granted, release
+	k.reapplies++
+	if after, err := k.host.Query(); err == nil {
+		q = after
+		if q.Linux != nil && q.Linux.CPUDMALatencyUs != nil {
+			k.granted.CPUDMALatencyUs = q.Linux.CPUDMALatencyUs
+		}
+	}
+	k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now): applied it again (re-apply %d; %s now)", k.req, suffix(reason), was, k.reapplies, heldNow(q)))
+	if k.o.Checked != nil {
+		k.o.Checked(q, k.granted, true)
+	}
+}
+
+func (k *keeper) warn(msg string) {
+	if k.o.Warn != nil {
+		k.o.Warn(msg)
+	}
+}
+
+func suffix(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return " " + reason
+}
+
+// heldNow says what is in force, for the re-apply message.
+func heldNow(q *timerinfo.Report) string {
+	switch {
+	case q.Windows != nil:
+		return "current period " + timerinfo.FormatPeriodMS(q.Windows.Current100ns) + " ms"
+	case q.Linux != nil && q.Linux.CPUDMALatencyUs != nil:
+		return fmt.Sprintf("cpu_dma_latency %d µs", *q.Linux.CPUDMALatencyUs)
+	}
+	return "unknown"
 }
 
 // EndedByText says in words what ended a hold.

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -261,10 +262,8 @@ func (h *linuxHost) Query() (*timerinfo.Report, error) {
 			l.HighResTimers = "yes"
 		}
 	}
-	config, source := readKernelConfig(l.KernelRelease)
-	l.KernelConfigSource = source
-	l.NoHZ = timerinfo.NoHZFromConfig(config)
-	l.Preemption = timerinfo.PreemptionModel(l.KernelVersion, config)
+	facts := kernelConfigFacts(l.KernelRelease, l.KernelVersion)
+	l.KernelConfigSource, l.NoHZ, l.Preemption = facts.source, facts.noHZ, facts.preemption
 	l.Clocksource = readTrimmed("/sys/devices/system/clocksource/clocksource0/current_clocksource")
 	l.AvailableClocksource = strings.Fields(readTrimmed("/sys/devices/system/clocksource/clocksource0/available_clocksource"))
 
@@ -300,6 +299,26 @@ func readFile(path string) []byte {
 }
 
 func readTrimmed(path string) string { return strings.TrimSpace(string(readFile(path))) }
+
+// kernelFacts is what the query reads from the running kernel's build
+// configuration: the file, NO_HZ and the preemption model.
+type kernelFacts struct{ source, noHZ, preemption string }
+
+var (
+	kernelFactsOnce sync.Once
+	kernelFactsRead kernelFacts
+)
+
+// kernelConfigFacts reads and decompresses the configuration once per
+// process (the running kernel's cannot change), not at every query of a
+// watch or a holder's check.
+func kernelConfigFacts(release, version string) kernelFacts {
+	kernelFactsOnce.Do(func() {
+		config, source := readKernelConfig(release)
+		kernelFactsRead = kernelFacts{source, timerinfo.NoHZFromConfig(config), timerinfo.PreemptionModel(version, config)}
+	})
+	return kernelFactsRead
+}
 
 // readKernelConfig returns the running kernel's build configuration and the
 // file it came from, or nil and "" when none is readable.

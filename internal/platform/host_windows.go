@@ -263,7 +263,7 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 	}
 	win.RequestModel = timerinfo.RunningRequestModel(win.Build, win.GlobalTimerResolutionRequests, win.KernelKeyWrittenAfterBoot)
 	if win.Elevated {
-		boot, err := readBootTimerSettings()
+		boot, err := bootTimerSettings()
 		if err != nil {
 			reason := "unknown (bcdedit failed: " + err.Error() + ")"
 			win.DynamicTickDisabled, win.PlatformTick, win.PlatformClock = reason, reason, reason
@@ -330,6 +330,12 @@ func kernelKeyWrittenAfterBoot() bool {
 
 // readBootTimerSettings runs `bcdedit /enum {current}`, which reads the boot
 // configuration and needs elevation. It never writes.
+// bootTimerSettings is readBootTimerSettings once per process: bcdedit is
+// a process of its own, and a holder or watch that queries every few
+// seconds must not start one each time (the boot settings it reads take
+// effect at the next boot anyway).
+var bootTimerSettings = sync.OnceValues(readBootTimerSettings)
+
 func readBootTimerSettings() (timerinfo.BootTimerSettings, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

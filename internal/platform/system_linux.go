@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -146,4 +147,14 @@ func (u unitStartup) Delete() error {
 
 func (u unitStartup) DeleteByHand() string {
 	return "systemctl disable --now " + persist.UnitName + " && rm " + u.path()
+}
+
+// SleptFor is CLOCK_BOOTTIME less CLOCK_MONOTONIC: both count from boot,
+// and only the first goes on while the machine is suspended.
+func (system) SleptFor() (time.Duration, bool) {
+	var boot, mono unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &boot) != nil || unix.ClockGettime(unix.CLOCK_MONOTONIC, &mono) != nil {
+		return 0, false
+	}
+	return time.Duration(boot.Nano() - mono.Nano()), true
 }

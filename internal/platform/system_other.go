@@ -4,6 +4,7 @@ package platform
 
 import (
 	"context"
+	"time"
 
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/who"
@@ -20,3 +21,6 @@ func (system) Startup() seam.Startup            { return nil }
 // Nothing names the holders of a timer setting here.
 func (system) Holders(context.Context) (*who.Snapshot, error)      { return nil, seam.ErrUnsupported }
 func (system) HolderEvents(context.Context, func(who.Event)) error { return seam.ErrUnsupported }
+
+// SleptFor: tickscope reads no suspended time here.
+func (system) SleptFor() (time.Duration, bool) { return 0, false }

@@ -21,6 +21,10 @@ func (system) GlobalRequests() *uint32                   { return nil }
 func (system) SetGlobalRequests(bool) error              { return seam.ErrUnsupported }
 func (system) ExeSubsystem(string) (uint16, error)       { return 0, seam.ErrUnsupported }
 
+// WatchResume: Unix sends a process no resume notification; a holder reads
+// SleptFor at its checks instead.
+func (system) WatchResume(func()) (func(), error) { return nil, seam.ErrUnsupported }
+
 // Output goes where the parent put it: a terminal, a pipe, systemd's
 // journal. No console is made for a process here, so none is alone on one.
 func (system) Console() seam.Console { return seam.ConsoleShared }

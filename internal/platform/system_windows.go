@@ -290,3 +290,27 @@ func (taskStartup) Delete() error {
 }
 
 func (taskStartup) DeleteByHand() string { return "schtasks /Delete /TN " + persist.TaskName + " /F" }
+
+// WatchResume registers a suspend/resume notification
+// (PowerRegisterSuspendResumeNotification, Windows 8+) whose callback calls
+// resumed on a goroutine of its own for each resume, so that the system's
+// callback returns at once.
+func (system) WatchResume(resumed func()) (func(), error) {
+	params := &winapi.DEVICE_NOTIFY_SUBSCRIBE_PARAMETERS{Callback: windows.NewCallback(func(context, event, setting uintptr) uintptr {
+		if event == winapi.PBT_APMRESUMEAUTOMATIC || event == winapi.PBT_APMRESUMESUSPEND {
+			go resumed()
+		}
+		return 0 // ERROR_SUCCESS
+	})}
+	registration, err := winapi.PowerRegisterSuspendResumeNotification(params)
+	if err != nil {
+		return nil, &seam.OSError{Call: "PowerRegisterSuspendResumeNotification", Err: err}
+	}
+	return func() {
+		winapi.PowerUnregisterSuspendResumeNotification(registration)
+		runtime.KeepAlive(params)
+	}, nil
+}
+
+// SleptFor: Windows tells a holder of a resume by WatchResume instead.
+func (system) SleptFor() (time.Duration, bool) { return 0, false }

@@ -196,3 +196,14 @@ func TestReleaseRestoresThePeriod(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsResumeNotificationRegisters: the suspend/resume notification
+// a holder re-checks after registers and withdraws (a real resume cannot
+// be caused by a test).
+func TestWindowsResumeNotificationRegisters(t *testing.T) {
+	stop, err := platform.NewSystem().WatchResume(func() {})
+	if err != nil {
+		t.Fatalf("PowerRegisterSuspendResumeNotification: %v", err)
+	}
+	stop()
+}

@@ -30,7 +30,7 @@ func WriteWatchEvent(w, errw io.Writer, e watch.Event, asJSON bool) error {
 	case watch.EventChange:
 		parts := make([]string, len(e.Changes))
 		for i, c := range e.Changes {
-			parts[i] = fmt.Sprintf("%s %s -> %s", strings.ReplaceAll(c.Field, "_", " "), orNone(c.From), orNone(c.To))
+			parts[i] = fmt.Sprintf("%s %s -> %s", changeNames[c.Field], orNone(c.From), orNone(c.To))
 		}
 		fmt.Fprintf(w, "%s  %s\n", stamp, strings.Join(parts, "; "))
 	case watch.EventError:
@@ -39,6 +39,13 @@ func WriteWatchEvent(w, errw io.Writer, e watch.Event, asJSON bool) error {
 		writeWatchSummary(w, e.Summary)
 	}
 	return nil
+}
+
+// changeNames are the fields of a change as the text names them.
+var changeNames = map[string]string{
+	"current_period": "current period", "finest_period": "finest period", "coarsest_period": "coarsest period",
+	"request_model": "request model", "global_key_in_force": "GlobalTimerResolutionRequests in force",
+	"tick": "tick", "cpu_dma_latency": "cpu_dma_latency", "timer_slack": "timer slack", "startup_holder": "startup holder",
 }
 
 func orNone(s string) string {

@@ -3,6 +3,7 @@ package seam
 import (
 	"context"
 	"os/exec"
+	"time"
 
 	"github.com/tickscope/tickscope/internal/who"
 )
@@ -93,6 +94,15 @@ type System interface {
 	// console); an error wrapping fs.ErrNotExist when there is no such
 	// file, ErrUnsupported on other OSes.
 	ExeSubsystem(path string) (uint16, error)
+	// WatchResume calls resumed (on a goroutine of its own) after each
+	// resume of the machine from sleep, until stop: Windows registers a
+	// suspend/resume notification. Where the OS sends none it returns
+	// ErrUnsupported, and a holder compares SleptFor between its checks.
+	WatchResume(resumed func()) (stop func(), err error)
+	// SleptFor is how long the machine has been suspended since it booted
+	// (Linux: CLOCK_BOOTTIME less CLOCK_MONOTONIC, which stops during a
+	// suspend); ok is false where it cannot be told.
+	SleptFor() (slept time.Duration, ok bool)
 }
 
 // Console is how a process sits on a console.

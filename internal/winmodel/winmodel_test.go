@@ -215,3 +215,35 @@ func TestUnknownScenario(t *testing.T) {
 		t.Error("an unknown scenario was accepted")
 	}
 }
+
+// TestDroppedRequest: the dropped-request scenario's OS drops this
+// process's request 60 s (virtual) after it was made, and a new request
+// holds another 60 s.
+func TestDroppedRequest(t *testing.T) {
+	h, _ := winmodel.New("dropped-request", 1)
+	_, release, err := h.Apply(timerinfo.Setting{Resolution100ns: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	steps := []struct {
+		advance time.Duration
+		want    uint32
+	}{{0, 9998}, {59 * time.Second, 9998}, {time.Second, 156250}, {time.Hour, 156250}}
+	for _, step := range steps {
+		h.Advance(step.advance)
+		if got := h.Observe().Current100ns; got != step.want {
+			t.Fatalf("after +%v: period %d, want %d", step.advance, got, step.want)
+		}
+	}
+	if q, _ := h.Query(); q.Windows.ProcessHoldsRequest {
+		t.Error("the query says the dropped request is held")
+	}
+	if _, _, err := h.Apply(timerinfo.Setting{Resolution100ns: 10000}); err != nil || h.Observe().Current100ns != 9998 {
+		t.Fatalf("re-applied: period %d, %v", h.Observe().Current100ns, err)
+	}
+	h.Advance(59 * time.Second)
+	if h.Observe().Current100ns != 9998 {
+		t.Error("a re-applied request was dropped before its 60 s")
+	}
+}

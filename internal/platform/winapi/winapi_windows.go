@@ -795,3 +795,62 @@ func ShellExecuteEx(info *SHELLEXECUTEINFOW) error {
 	}
 	return nil
 }
+
+var (
+	powrprof = windows.NewLazySystemDLL("powrprof.dll")
+
+	procPowerRegisterSuspendResumeNotification   = powrprof.NewProc("PowerRegisterSuspendResumeNotification")
+	procPowerUnregisterSuspendResumeNotification = powrprof.NewProc("PowerUnregisterSuspendResumeNotification")
+)
+
+// Constants of the suspend/resume notification (winuser.h, pbt.h).
+const (
+	DEVICE_NOTIFY_CALLBACK = 2
+	PBT_APMSUSPEND         = 0x4
+	PBT_APMRESUMESUSPEND   = 0x7
+	PBT_APMRESUMEAUTOMATIC = 0x12
+)
+
+// DEVICE_NOTIFY_SUBSCRIBE_PARAMETERS is the recipient of a callback
+// registration (powrprof.h): Callback is a
+//
+//	ULONG CALLBACK DeviceNotifyCallbackRoutine(PVOID Context, ULONG Type, PVOID Setting);
+//
+// made with windows.NewCallback; Type is a PBT_ event.
+type DEVICE_NOTIFY_SUBSCRIBE_PARAMETERS struct {
+	Callback uintptr
+	Context  uintptr
+}
+
+// PowerRegisterSuspendResumeNotification registers params' callback for
+// the system's suspend and resume (Windows 8+). params must stay alive
+// (and unmoved) until the registration is withdrawn.
+//
+//	DWORD PowerRegisterSuspendResumeNotification(DWORD Flags, HANDLE Recipient,
+//	    PHPOWERNOTIFY RegistrationHandle);
+//
+// Documented in powerbase.h (Powrprof.dll); Flags must be
+// DEVICE_NOTIFY_CALLBACK; it returns ERROR_SUCCESS or an error code.
+func PowerRegisterSuspendResumeNotification(params *DEVICE_NOTIFY_SUBSCRIBE_PARAMETERS) (windows.Handle, error) {
+	if err := procPowerRegisterSuspendResumeNotification.Find(); err != nil {
+		return 0, err
+	}
+	var registration windows.Handle
+	r, _, _ := procPowerRegisterSuspendResumeNotification.Call(DEVICE_NOTIFY_CALLBACK, uintptr(unsafe.Pointer(params)), uintptr(unsafe.Pointer(&registration)))
+	if r != 0 {
+		return 0, windows.Errno(r)
+	}
+	return registration, nil
+}
+
+// PowerUnregisterSuspendResumeNotification withdraws a registration.
+//
+//	DWORD PowerUnregisterSuspendResumeNotification(HPOWERNOTIFY RegistrationHandle);
+//
+// Documented in powerbase.h (Powrprof.dll).
+func PowerUnregisterSuspendResumeNotification(registration windows.Handle) error {
+	if r, _, _ := procPowerUnregisterSuspendResumeNotification.Call(uintptr(registration)); r != 0 {
+		return windows.Errno(r)
+	}
+	return nil
+}

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/who"
@@ -90,6 +91,14 @@ type System struct {
 	Events    []who.Event
 	EventsErr error
 	NoEvents  bool
+	// Resumes is whether the fake OS sends resume notifications
+	// (WatchResume; Windows), and resumed the callback registered: a test
+	// resumes the machine with Resume.
+	Resumes bool
+	resumed func()
+	// Slept is SleptFor's answer (Linux), valid with SleptKnown.
+	Slept      time.Duration
+	SleptKnown bool
 }
 
 var _ seam.System = (*System)(nil)
@@ -224,6 +233,44 @@ func (s *System) WatchDesktopEscape(stop func()) (func(), error) {
 }
 
 func (s *System) ForwardSignals() bool { return s.Forward }
+
+func (s *System) WatchResume(resumed func()) (func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.Resumes {
+		return nil, seam.ErrUnsupported
+	}
+	s.resumed = resumed
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.resumed = nil
+	}, nil
+}
+
+// Resume is the machine resuming from sleep: the WatchResume callback
+// runs, if one is registered.
+func (s *System) Resume() {
+	s.mu.Lock()
+	resumed := s.resumed
+	s.mu.Unlock()
+	if resumed != nil {
+		resumed()
+	}
+}
+
+// Sleep adds d to the time suspended that SleptFor reports.
+func (s *System) Sleep(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Slept += d
+}
+
+func (s *System) SleptFor() (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Slept, s.SleptKnown
+}
 
 func (s *System) Executable() (string, error) { return s.Exe, s.ExeErr }
 

@@ -1,0 +1,144 @@
+package hold_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
+)
+
+// A hold that stays held (issue 13): the holder checks its setting every
+// RecheckEvery and after a resume from sleep, and applies it again when
+// the OS dropped it. On a fake ticker and the model's virtual clock, so a
+// minute of holding takes milliseconds.
+
+// checkRecord is one call of HoldOptions.Checked.
+type checkRecord struct {
+	current   uint32
+	reapplied bool
+}
+
+// startHold holds 1 ms on the model in a goroutine with a fake ticker; it
+// returns the tick channel, the checks as they happen, the warnings, and
+// a stop that ends the hold and returns its report.
+func startHold(t *testing.T, model *winmodel.Host, sys *seamfake.System) (ticks chan time.Time, checks chan checkRecord, warnings func() []string, holdingAt int64, stop func() *hold.HoldReport) {
+	t.Helper()
+	ticks = make(chan time.Time)
+	checks = make(chan checkRecord, 1)
+	var mu sync.Mutex
+	var warned []string
+	warnings = func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), warned...) }
+	q, err := model.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	holding := make(chan int64, 1)
+	done := make(chan *hold.HoldReport)
+	go func() {
+		rep, err := hold.Hold(ctx, model, sys, q, timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+			NoEsc:        true,
+			RecheckEvery: 5 * time.Second,
+			NewTicker: func(d time.Duration) (<-chan time.Time, func()) {
+				if d != 5*time.Second {
+					t.Errorf("ticker of %v, want the 5 s asked", d)
+				}
+				return ticks, func() {}
+			},
+			Warn:    func(msg string) { mu.Lock(); warned = append(warned, msg); mu.Unlock() },
+			Holding: func(*hold.HoldReport) { holding <- model.Now() },
+			Checked: func(q *timerinfo.Report, held timerinfo.Setting, reapplied bool) {
+				checks <- checkRecord{q.Windows.Current100ns, reapplied}
+			},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	holdingAt = <-holding
+	if first := <-checks; first.reapplied || first.current != 9998 {
+		t.Fatalf("first check %+v, want 1 ms (granted 0.9998) in force", first)
+	}
+	return ticks, checks, warnings, holdingAt, func() *hold.HoldReport { cancel(); return <-done }
+}
+
+func TestHolderReappliesADroppedRequestWithinItsInterval(t *testing.T) {
+	model, err := winmodel.New("dropped-request", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := &seamfake.System{}
+	ticks, checks, warnings, holdingAt, stop := startHold(t, model, sys)
+	const every = 5 * time.Second
+	dropAt := int64(-1)
+	for k := 1; k <= 30; k++ {
+		model.Advance(every)
+		ticks <- time.Unix(0, model.Now())
+		c := <-checks
+		// The request was made at most a few virtual seconds before
+		// holdingAt (the quick check's waits), and the model drops it 60 s
+		// after: the check at holdingAt+60 s is the first after the drop.
+		elapsed := time.Duration(model.Now() - holdingAt)
+		switch {
+		case elapsed < 60*time.Second && c.reapplied:
+			t.Fatalf("re-applied at +%v, before the OS dropped the request", elapsed)
+		case elapsed == 60*time.Second && !c.reapplied:
+			t.Fatalf("the check at +%v, the first after the drop, did not re-apply (period %d)", elapsed, c.current)
+		case c.reapplied && dropAt < 0:
+			dropAt = model.Now()
+		}
+		if c.current != 9998 {
+			t.Fatalf("check at +%v: period %d after the check, want 9998 in force", elapsed, c.current)
+		}
+	}
+	rep := stop()
+	// 150 s of holding: dropped at +60 s and +120 s after each apply.
+	if rep.Reapplies != 2 || rep.EndedBy != "signal" {
+		t.Errorf("re-applies %d, ended by %q; want 2, signal", rep.Reapplies, rep.EndedBy)
+	}
+	w := warnings()
+	if len(w) != 2 || !strings.Contains(w[0], "was lost (current period 15.6250 ms now): applied it again (re-apply 1; current period 0.9998 ms now)") {
+		t.Errorf("warnings %q", w)
+	}
+	if model.Observe().Current100ns != 156250 {
+		t.Errorf("after the hold the period is %d, want the default", model.Observe().Current100ns)
+	}
+}
+
+func TestHolderChecksAfterResume(t *testing.T) {
+	model, _ := winmodel.New("dropped-request", 1)
+	// Windows: a resume notification checks at once, between ticks.
+	sys := &seamfake.System{Resumes: true}
+	_, checks, warnings, _, stop := startHold(t, model, sys)
+	model.Advance(61 * time.Second) // asleep past the drop
+	sys.Resume()
+	if c := <-checks; !c.reapplied {
+		t.Errorf("after a resume: %+v, want a re-apply", c)
+	}
+	stop()
+	if w := warnings(); len(w) != 1 || !strings.Contains(w[0], "was lost after a resume from sleep") {
+		t.Errorf("warnings %q", w)
+	}
+
+	// Linux: no notification; the time suspended grew by the next tick.
+	model, _ = winmodel.New("dropped-request", 1)
+	sys = &seamfake.System{SleptKnown: true, Slept: time.Minute}
+	ticks, checks, warnings, _, stop := startHold(t, model, sys)
+	sys.Sleep(90 * time.Second)
+	model.Advance(61 * time.Second)
+	ticks <- time.Time{}
+	if c := <-checks; !c.reapplied {
+		t.Errorf("after a suspend: %+v, want a re-apply", c)
+	}
+	stop()
+	if w := warnings(); len(w) != 1 || !strings.Contains(w[0], "was lost after a resume from sleep (1m30s asleep)") {
+		t.Errorf("warnings %q", w)
+	}
+}
