@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -213,4 +214,32 @@ func TestOperatorsRulesAndConfig(t *testing.T) {
 	if !strings.Contains(string(out), "SUCCESS: 5 rules found") {
 		t.Errorf("want 3 recording rules and 2 alerts:\n%s", out)
 	}
+}
+
+// FuzzResolveAddr: any --listen value is a one-line usage error naming the
+// flag, or an address of an IP and a port 1..65535 that is public exactly
+// when it is not loopback.
+func FuzzResolveAddr(f *testing.F) {
+	for _, seed := range []string{"9100", ":9100", "localhost:1", "[::1]:9100", "0.0.0.0:80", "a:b:c", "", "[fe80::1%eth0]:1", ":65536", "1.2.3.4:0009"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, addr string) {
+		bind, public, err := ResolveAddr("listen", addr)
+		if err != nil {
+			var usage *options.UsageError
+			if !errors.As(err, &usage) || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "--listen ") {
+				t.Fatalf("%q: %v is not a one-line usage error naming --listen", addr, err)
+			}
+			return
+		}
+		host, port, err := net.SplitHostPort(bind)
+		if err != nil {
+			t.Fatalf("%q: bind %q: %v", addr, bind, err)
+		}
+		ip := net.ParseIP(host)
+		n, perr := strconv.Atoi(port)
+		if ip == nil || perr != nil || n < 1 || n > 65535 || public == ip.IsLoopback() {
+			t.Fatalf("%q: bind %q public %v", addr, bind, public)
+		}
+	})
 }
