@@ -109,3 +109,16 @@ func ExampleStats() {
 	fmt.Println(s.Waits >= 10, s.Margin > 0)
 	// Output: true true
 }
+
+// A ticker with spin_sleep's fixed margin instead of a learned one: it
+// sleeps natively until 125 µs before each tick, spins the rest, and
+// keeps that margin whatever the native timer does.
+func ExampleWithMargin() {
+	ticker := precise.NewTicker(time.Millisecond, precise.WithMargin(125*time.Microsecond))
+	defer ticker.Stop()
+	for ticks := 0; ticks < 50 && ticker.Wait(); ticks++ {
+		// ... the loop's work ...
+	}
+	fmt.Println("margin:", ticker.Margin())
+	// Output: margin: 125µs
+}
