@@ -27,12 +27,14 @@ func WriteWatchEvent(w, errw io.Writer, e watch.Event, asJSON bool) error {
 		fmt.Fprintf(w, "%s  watching: %s\n", stamp, StateText(*e.State))
 		fmt.Fprintf(w, "%s  reading the state every %v, measuring %d %s waits of %s every %v; one line per change; ESC or Ctrl+C ends it with a summary\n",
 			stamp, time.Duration(e.Start.EveryNs), e.Start.Waits, e.Start.Method, fmtDuration(e.Start.DelayNs), time.Duration(e.Start.MeasureEveryNs))
+		writeWatchHolders(w, stamp, e)
 	case watch.EventChange:
 		parts := make([]string, len(e.Changes))
 		for i, c := range e.Changes {
 			parts[i] = fmt.Sprintf("%s %s -> %s", changeNames[c.Field], orNone(c.From), orNone(c.To))
 		}
 		fmt.Fprintf(w, "%s  %s\n", stamp, strings.Join(parts, "; "))
+		writeWatchHolders(w, stamp, e)
 	case watch.EventError:
 		fmt.Fprintf(errw, "tickscope: warning: %s  %s\n", stamp, e.Error)
 	case watch.EventSummary:
@@ -46,6 +48,24 @@ var changeNames = map[string]string{
 	"current_period": "current period", "finest_period": "finest period", "coarsest_period": "coarsest period",
 	"request_model": "request model", "global_key_in_force": "GlobalTimerResolutionRequests in force",
 	"tick": "tick", "cpu_dma_latency": "cpu_dma_latency", "timer_slack": "timer slack", "startup_holder": "startup holder",
+}
+
+// writeWatchHolders is the holders line under a start or a change: who
+// holds the timer, or why that could not be read.
+func writeWatchHolders(w io.Writer, stamp string, e watch.Event) {
+	switch {
+	case e.HoldersError != "":
+		fmt.Fprintf(w, "%s  holders: not read (%s)\n", stamp, e.HoldersError)
+	case e.Holders == nil:
+	case len(*e.Holders) == 0:
+		fmt.Fprintf(w, "%s  holders: none\n", stamp)
+	default:
+		parts := make([]string, len(*e.Holders))
+		for i, h := range *e.Holders {
+			parts[i] = holdText(h)
+		}
+		fmt.Fprintf(w, "%s  holders: %s\n", stamp, strings.Join(parts, "; "))
+	}
 }
 
 func orNone(s string) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
+	"github.com/tickscope/tickscope/internal/who"
 )
 
 // The kinds of event a watch run emits, one JSON line each.
@@ -30,7 +31,11 @@ type Event struct {
 	State *State `json:"state,omitempty"`
 	// Changes is what differs from the read before (change).
 	Changes []Change `json:"changes,omitempty"`
-	Burst   *Burst   `json:"burst,omitempty"`
+	// Holders is who holds the timer (start, and a change of the period or
+	// the DMA latency in force), where the OS can tell (package who).
+	Holders      *[]who.Hold `json:"holders,omitempty"`
+	HoldersError string      `json:"holders_error,omitempty"`
+	Burst        *Burst      `json:"burst,omitempty"`
 	// Error is a state read or a burst that failed (error); the run goes on.
 	Error   string   `json:"error,omitempty"`
 	Summary *Summary `json:"summary,omitempty"`

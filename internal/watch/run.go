@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/who"
 )
 
 // Defaults of watch's command line.
@@ -54,6 +55,10 @@ type Options struct {
 	Read func() (State, error)
 	// Holder reads the startup holder at each burst (nil: not read).
 	Holder func() *Holder
+	// Holders reads who holds the timer (nil: not read), at the start and
+	// at each change of the period or the DMA latency in force: a scan of
+	// /proc or an ETW rundown costs too much to run every second.
+	Holders func() ([]who.Hold, error)
 	// Measure takes a burst and returns each wait's lateness (ns); stopped
 	// when ctx ended it.
 	Measure func(ctx context.Context) (lateness []int64, err error)
@@ -105,6 +110,7 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 	o.Start = Start{Version: version, EveryNs: int64(f.Every), MeasureEveryNs: int64(f.MeasureEvery), Method: method, DelayNs: int64(o.Delay), Waits: o.Waits}
 	if sys != nil {
 		o.Holder = func() *Holder { return ReadHolder(sys) }
+		o.Holders = func() ([]who.Hold, error) { return ReadHolders(sys) }
 	}
 	var err error
 	if o.Log, err = OpenLog("log", f.Log); err != nil {
@@ -162,14 +168,24 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		}
 		s.Holder = holder
 		changes := rec.observe(t, s)
+		var e Event
 		switch {
 		case first:
 			st := o.Start
-			return emit(Event{Time: t, Event: EventStart, Start: &st, State: &s})
+			e = Event{Time: t, Event: EventStart, Start: &st, State: &s}
 		case len(changes) > 0:
-			return emit(Event{Time: t, Event: EventChange, State: &s, Changes: changes})
+			e = Event{Time: t, Event: EventChange, State: &s, Changes: changes}
+		default:
+			return nil
 		}
-		return nil
+		if o.Holders != nil && (first || holdersMayDiffer(changes)) {
+			if holders, err := o.Holders(); err != nil {
+				e.HoldersError = err.Error()
+			} else {
+				e.Holders = &holders
+			}
+		}
+		return emit(e)
 	}
 	if err := read(true); err != nil {
 		return nil, err
@@ -235,6 +251,36 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 			return nil, err
 		}
 	}
+}
+
+// holdersMayDiffer says whether a change is one of the timer settings
+// someone holds: the period, the DMA latency in force.
+func holdersMayDiffer(changes []Change) bool {
+	for _, c := range changes {
+		if c.Field == "current_period" || c.Field == "cpu_dma_latency" {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadHolders reads who holds the timer through the System (package who):
+// the processes holding a timer period (Windows, elevated) or
+// /dev/cpu_dma_latency open (Linux), within 15 s.
+func ReadHolders(sys seam.System) ([]who.Hold, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	snap, err := sys.Holders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	holders := []who.Hold{}
+	for _, h := range snap.Holds() {
+		if h.What == who.WhatPeriod || h.What == who.WhatDMALatency {
+			holders = append(holders, h)
+		}
+	}
+	return holders, nil
 }
 
 // burstOf summarises a burst's lateness.

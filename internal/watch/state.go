@@ -37,8 +37,6 @@ type State struct {
 	// starts), read by the loop at each burst rather than by ReadState:
 	// telling whether it runs takes its lock for a moment.
 	Holder *Holder `json:"startup_holder,omitempty"`
-	// Hook: who holds the timer (issue 11's internal/who: elevated Windows,
-	// Linux) belongs here once that package has landed.
 }
 
 // Holder is whether tickscope's startup holder runs.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/who"
 	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
@@ -102,7 +103,15 @@ func TestRunCountsChangesTimeAndLateness(t *testing.T) {
 	b := &State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000}
 	clock := newFakeClock()
 	var got events
+	holderReads := 0
 	o := Options{
+		Holders: func() ([]who.Hold, error) {
+			holderReads++
+			if holderReads == 2 {
+				return nil, errors.New("not elevated")
+			}
+			return []who.Hold{{PID: 7, Name: "game.exe", What: who.WhatDMALatency}}, nil
+		},
 		Every: time.Second, MeasureEvery: 10 * time.Second, Method: "clock-abs", Delay: time.Millisecond, Waits: 3,
 		Read:    script(a, a, b, b, nil, a),
 		Measure: func(context.Context) ([]int64, error) { return []int64{500, 80_000, 3_000_000}, nil },
@@ -153,6 +162,23 @@ func TestRunCountsChangesTimeAndLateness(t *testing.T) {
 	}
 	if counted != l.Waits {
 		t.Errorf("buckets hold %d waits, want %d", counted, l.Waits)
+	}
+	// Who holds the timer is read at the start and at each change of the
+	// DMA latency, not at every read.
+	if holderReads != 3 {
+		t.Errorf("holders read %d times, want 3", holderReads)
+	}
+	var withHolders, withError int
+	for _, e := range got.all {
+		if e.Holders != nil && len(*e.Holders) == 1 && (*e.Holders)[0].Name == "game.exe" {
+			withHolders++
+		}
+		if e.HoldersError == "not elevated" {
+			withError++
+		}
+	}
+	if withHolders != 2 || withError != 1 {
+		t.Errorf("%d events with holders, %d with the error; want 2 and 1", withHolders, withError)
 	}
 	var change Event
 	for _, e := range got.all {
