@@ -16,9 +16,9 @@ func (a *app) watchCommand() *cobra.Command {
 		Use:   "watch",
 		Short: "Watch the timer state and wake-up lateness over time; changes nothing",
 		Long: `Read the timer state every --every (Windows: current, finest, coarsest period,
-the global key; Linux: tick, cpu_dma_latency, timer slack; the startup holder)
-and print one timestamped line per change. Every --measure-every, measure 200
-waits of 1 ms and keep their lateness. ESC or Ctrl+C ends it with a summary.
+the global key; Linux: tick, cpu_dma_latency, timer slack; the startup holder),
+print a timestamped line per change and who holds the timer (as tickscope who).
+Every --measure-every, time 200 waits of 1 ms. ESC or Ctrl+C ends it, summed up.
 --log and --json write JSON lines (docs/json.md); --listen serves Prometheus
 metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1).`,
 		Args: noArgs,
