@@ -2,16 +2,14 @@ package main
 
 import (
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/escape"
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/metrics"
-	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/report"
-	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -52,18 +50,7 @@ before and after and the command that puts it back.
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.apply(cmd, f, asJSON) },
 	}
 	fl := cmd.Flags()
-	fl.Uint32Var(&f.Resolution, "resolution", 0, "Windows: hold this timer period, in 100 ns units")
-	fl.Float64Var(&f.MS, "ms", 0, "Windows: hold this timer period, in milliseconds")
-	fl.Int32Var(&f.DMALatency, "dma-latency", 0, "Linux: hold /dev/cpu_dma_latency at this many µs (0.."+strconv.Itoa(timerinfo.DMALatencyDefaultUs)+"; root)")
-	fl.IntVar(&f.PID, "pid", 0, "Linux: the process whose timer slack --slack sets")
-	fl.DurationVar(&f.Slack, "slack", 0, "Linux, with --pid: the timer slack to set (0 restores the process's default, at most 1s)")
-	fl.DurationVar(&f.For, "for", 0, "release after this long (default: hold until ESC or Ctrl+C)")
-	fl.BoolVar(&f.NoConsole, "no-console", false, "Windows: detach from the console while holding")
-	fl.BoolVar(&f.NoEsc, "no-esc", false, "do not watch the ESC key")
-	fl.BoolVar(&f.Persist, "persist", false, "start this holder at every logon (Windows) or boot (Linux); undo with tickscope startup remove")
-	fl.BoolVar(&f.DryRun, "dry-run", false, "with --persist: print the task or unit it would install, and change nothing")
-	fl.BoolVar(&f.AsStartup, "as-startup", false, "hold as the startup holder, which status reports and startup remove ends (the task and unit pass it)")
-	fl.StringVar(&f.Listen, "listen", "", "serve the holder's state as Prometheus metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1)")
+	plan.RegisterApply(fl, &f)
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	return cmd
 }
@@ -74,28 +61,22 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	if err := options.WindowsOnly(cmd, q, "resolution", "ms", "no-console"); err != nil {
+	if err := plan.CheckApply(cmd, q, &f); err != nil {
 		return err
 	}
-	if err := options.LinuxOnly(cmd, q, "dma-latency", "pid", "slack"); err != nil {
-		return err
-	}
-	changed := cmd.Flags().Changed
-	f.ResolutionSet, f.MSSet, f.DMALatencySet = changed("resolution"), changed("ms"), changed("dma-latency")
-	f.PIDSet, f.SlackSet, f.ForSet = changed("pid"), changed("slack"), changed("for")
-	plan, err := hold.PlanApply(q, f)
+	p, err := hold.PlanApply(q, f)
 	if err != nil {
 		return err
 	}
-	switch plan.Kind {
+	switch p.Kind {
 	case hold.SetProcessSlack:
-		change, err := hold.SetSlack(sys, plan.PID, plan.Slack, func(msg string) { a.warnf("%s", msg) })
+		change, err := hold.SetSlack(sys, p.PID, p.Slack, func(msg string) { a.warnf("%s", msg) })
 		if err != nil {
 			return err
 		}
 		return a.emit(asJSON, change, func(w io.Writer) { report.WriteSlackChange(w, change) })
 	case hold.InstallHolder:
-		res, err := hold.Persist(host, sys, q, plan.Setting, plan.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun})
+		res, err := hold.Persist(host, sys, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun})
 		if err != nil {
 			return err
 		}
@@ -110,7 +91,7 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 		return err
 	}
 	defer stop()
-	rep, err := hold.Hold(cmd.Context(), host, sys, q, plan.Setting, hold.HoldOptions{
+	rep, err := hold.Hold(cmd.Context(), host, sys, q, p.Setting, hold.HoldOptions{
 		For: f.For, NoConsole: f.NoConsole, NoEsc: f.NoEsc, AsStartup: f.AsStartup, Checked: m.HolderChecked,
 		WatchEscape: escape.Watch,
 		Warn:        func(msg string) { a.warnf("%s", msg) },

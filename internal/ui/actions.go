@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/version"
@@ -47,8 +51,9 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, action string) {
 	case "stop":
 		out = s.stop()
 	case "hold", "persist":
-		var req settingRequest
-		if !decode(&req) {
+		req, err := decodeApply(body)
+		if err != nil {
+			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		if action == "hold" {
@@ -90,34 +95,65 @@ func (s *Server) stop() *Outcome {
 	return &Outcome{Command: j.command, Warnings: []string{}, Text: "stopping: the result covers what was measured so far"}
 }
 
-// settingRequest is apply's setting: one of --resolution, --ms (Windows)
-// and --dma-latency (Linux), as the Hold form sends it.
-type settingRequest struct {
-	Resolution *uint32  `json:"resolution,omitempty"`
-	MS         *float64 `json:"ms,omitempty"`
-	DMALatency *int32   `json:"dma_latency,omitempty"`
-}
+// applyRequest is apply's arguments as a form sends them: flag name
+// (without the dashes) to value, as typed. Only applyFlags are taken.
+type applyRequest map[string]string
 
-// flags are apply's flags for the request, and its command line.
-func (r settingRequest) flags(persist bool) (hold.ApplyFlags, string) {
-	f := hold.ApplyFlags{Persist: persist}
-	command := "tickscope apply"
-	if r.Resolution != nil {
-		f.Resolution, f.ResolutionSet = *r.Resolution, true
-		command += " --resolution " + strconv.FormatUint(uint64(*r.Resolution), 10)
-	}
-	if r.MS != nil {
-		f.MS, f.MSSet = *r.MS, true
-		command += " --ms " + strconv.FormatFloat(*r.MS, 'f', -1, 64)
-	}
-	if r.DMALatency != nil {
-		f.DMALatency, f.DMALatencySet = *r.DMALatency, true
-		command += " --dma-latency " + strconv.Itoa(int(*r.DMALatency))
+// applyFlags are the flags of apply the page's forms give: the setting to
+// hold (Windows --resolution or --ms, Linux --dma-latency), or a process
+// and the timer slack to set it to.
+var applyFlags = []string{"resolution", "ms", "dma-latency", "pid", "slack"}
+
+// plainArg is what a command line shows unquoted.
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9._:+-]+$`)
+
+// apply parses the request as apply's command line (with --persist when
+// persist is set) and checks it as apply does, with the same words for
+// every refusal; command is that command line.
+func (s *Server) apply(req applyRequest, persist bool) (command string, q *timerinfo.Report, p *hold.ApplyPlan, err error) {
+	var args []string
+	for _, name := range applyFlags {
+		if v, ok := req[name]; ok {
+			args = append(args, "--"+name, v)
+		}
 	}
 	if persist {
-		command += " --persist"
+		args = append(args, "--persist")
 	}
-	return f, command
+	shown := []string{"tickscope", "apply"}
+	for _, a := range args {
+		if !plainArg.MatchString(a) {
+			a = strconv.Quote(a)
+		}
+		shown = append(shown, a)
+	}
+	command = strings.Join(shown, " ")
+	cmd, f, err := plan.ParseApply(args)
+	if err != nil {
+		return command, nil, nil, err
+	}
+	if q, err = s.host.Query(); err != nil {
+		return command, nil, nil, err
+	}
+	if err := plan.CheckApply(cmd, q, f); err != nil {
+		return command, nil, nil, err
+	}
+	p, err = hold.PlanApply(q, *f)
+	return command, q, p, err
+}
+
+// decodeApply reads an applyRequest, refusing a flag the forms do not give.
+func decodeApply(body *json.Decoder) (applyRequest, error) {
+	var req applyRequest
+	if err := body.Decode(&req); err != nil {
+		return nil, err
+	}
+	for name := range req {
+		if !slices.Contains(applyFlags, name) {
+			return nil, fmt.Errorf("the page gives apply only %s, not %q", strings.Join(applyFlags, ", "), name)
+		}
+	}
+	return req, nil
 }
 
 // holding is a setting the page holds: hold.Hold, as apply runs it, on a
@@ -151,22 +187,27 @@ const untilText = "Release is pressed or tickscope ui quits (closing the page do
 
 // hold is `tickscope apply SETTING`: the setting is checked by apply's
 // rules, requested, checked with a short measurement, and held until
-// Release or quit.
-func (s *Server) hold(req settingRequest) *Outcome {
-	flags, command := req.flags(false)
+// Release or quit. Given a process and a slack (Linux), it sets that
+// process's timer slack and returns, as apply --pid --slack does.
+func (s *Server) hold(req applyRequest) *Outcome {
+	command, q, p, err := s.apply(req, false)
+	if err != nil {
+		return failed(command, err)
+	}
+	if p.Kind == hold.SetProcessSlack {
+		out := &Outcome{Command: command, Warnings: []string{}}
+		change, err := hold.SetSlack(s.o.System, p.PID, p.Slack, func(msg string) { out.warn("%s", msg) })
+		if err != nil {
+			return failed(command, err)
+		}
+		out.Text = text(func(w io.Writer) { report.WriteSlackChange(w, change) })
+		return out
+	}
 	s.mu.Lock()
 	busy := s.held
 	s.mu.Unlock()
 	if busy != nil {
 		return failed(command, fmt.Errorf("the page already holds %s: release it first", busy.setting))
-	}
-	q, err := s.host.Query()
-	if err != nil {
-		return failed(command, err)
-	}
-	p, err := hold.PlanApply(q, flags)
-	if err != nil {
-		return failed(command, err)
 	}
 	out := &Outcome{Command: command, Warnings: []string{}}
 	ctx, cancel := context.WithCancel(s.ctx)
@@ -224,14 +265,9 @@ func (s *Server) release() *Outcome {
 
 // persist is `tickscope apply SETTING --persist`: the startup holder, by
 // apply's rules, which refuse it where it would hold nothing useful.
-func (s *Server) persist(req settingRequest) *Outcome {
-	flags, command := req.flags(true)
+func (s *Server) persist(req applyRequest) *Outcome {
 	defer s.forgetStartup()
-	q, err := s.host.Query()
-	if err != nil {
-		return failed(command, err)
-	}
-	p, err := hold.PlanApply(q, flags)
+	command, q, p, err := s.apply(req, true)
 	if err != nil {
 		return failed(command, err)
 	}

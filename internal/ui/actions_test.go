@@ -53,7 +53,7 @@ func TestMeasureOnTheModel(t *testing.T) {
 
 func TestHoldAndRelease(t *testing.T) {
 	s, _ := newTestServer(t, "narrow-band")
-	out := post(t, s, "hold", `{"resolution":5118}`)
+	out := post(t, s, "hold", `{"resolution":"5118"}`)
 	if out.Error != "" || out.Command != "tickscope apply --resolution 5118" || !strings.Contains(out.Text, "holding until Release is pressed") {
 		t.Fatalf("hold: %+v", out)
 	}
@@ -61,7 +61,7 @@ func TestHoldAndRelease(t *testing.T) {
 	if st.Held == nil || !strings.HasPrefix(st.Held.Setting, "0.5118 ms") || st.Windows.Current100ns == 156250 {
 		t.Errorf("while held the state shows %+v and the period %d", st.Held, st.Windows.Current100ns)
 	}
-	if again := post(t, s, "hold", `{"resolution":6000}`); !strings.Contains(again.Error, "already holds") {
+	if again := post(t, s, "hold", `{"resolution":"6000"}`); !strings.Contains(again.Error, "already holds") {
 		t.Errorf("a second hold: %+v", again)
 	}
 	out = post(t, s, "release", `{}`)
@@ -74,7 +74,7 @@ func TestHoldAndRelease(t *testing.T) {
 	// apply's refusals, word for word.
 	q, _ := s.host.Query()
 	_, want := hold.PlanApply(q, hold.ApplyFlags{Resolution: 1, ResolutionSet: true})
-	if got := post(t, s, "hold", `{"resolution":1}`); want == nil || got.Error != want.Error() {
+	if got := post(t, s, "hold", `{"resolution":"1"}`); want == nil || got.Error != want.Error() {
 		t.Errorf("hold --resolution 1: %q, want %q", got.Error, want)
 	}
 	_, want = hold.PlanApply(q, hold.ApplyFlags{})
@@ -124,7 +124,7 @@ func TestElevateRunsGlobal(t *testing.T) {
 // word, and nothing installed.
 func TestPersistRefusedOnThePerProcessModel(t *testing.T) {
 	s, _ := newTestServer(t, "narrow-band")
-	out := post(t, s, "persist", `{"resolution":5118}`)
+	out := post(t, s, "persist", `{"resolution":"5118"}`)
 	q, _ := s.host.Query()
 	_, want := hold.Persist(s.host, s.o.System, q, timerinfo.Setting{Resolution100ns: 5118}, []string{"apply"}, hold.PersistOptions{})
 	if want == nil || out.Error != want.Error() || out.Command != "tickscope apply --resolution 5118 --persist" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/htmlreport"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -39,9 +40,10 @@ func (o *Outcome) warn(format string, args ...any) {
 	o.Warnings = append(o.Warnings, fmt.Sprintf(format, args...))
 }
 
-// failed is the outcome of a command that failed with err.
+// failed is the outcome of a command that failed with err, in the one
+// line the command prints it in.
 func failed(command string, err error) *Outcome {
-	return &Outcome{Command: command, Warnings: []string{}, Error: err.Error()}
+	return &Outcome{Command: command, Warnings: []string{}, Error: options.OneLine(err.Error())}
 }
 
 // job is a measurement the page started: measure or bench. One runs at a

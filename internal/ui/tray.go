@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"strconv"
 
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -67,12 +68,9 @@ func (s *Server) trayHold() *Outcome {
 	if rec == nil {
 		return failed("", errors.New("no recommendation yet: run Bench in the page first"))
 	}
-	var req settingRequest
-	if rec.Resolution100ns != 0 {
-		period := rec.Resolution100ns
-		req.Resolution = &period
-	} else {
-		req.DMALatency = rec.CPUDMALatencyUs
+	req := applyRequest{"resolution": strconv.FormatUint(uint64(rec.Resolution100ns), 10)}
+	if rec.CPUDMALatencyUs != nil {
+		req = applyRequest{"dma-latency": strconv.Itoa(int(*rec.CPUDMALatencyUs))}
 	}
 	out := s.hold(req)
 	s.notify()

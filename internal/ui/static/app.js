@@ -76,12 +76,11 @@ function number(id) {
   return v === "" ? NaN : Number(v);
 }
 
-// The hold form's value as apply's flag.
+// The hold form's value as apply's flag, as typed: the server parses it
+// as apply's command line does.
 function setting() {
-  const flag = state && state.hold ? state.hold.flag : "resolution";
-  const v = number("hold-value");
-  if (flag === "dma-latency") return { dma_latency: v };
-  return { resolution: v };
+  const flag = state && state.hold && state.hold.flag ? state.hold.flag : "resolution";
+  return { [flag]: $("hold-value").value.trim() };
 }
 
 function renderFacts(s) {
@@ -166,6 +165,7 @@ function render(s) {
   $("release").disabled = !s.held;
   $("hold-run").disabled = !!s.held;
   $("global").hidden = !s.windows;
+  $("slack").hidden = !s.linux;
   setText("persist-title", s.windows ? "Start at logon" : "Start at boot");
   setText("persist", s.windows ? "Start at logon" : "Start at boot");
   if (s.hold && s.hold.flag) {
@@ -213,6 +213,10 @@ function wire() {
   });
   $("release").addEventListener("click", () => post("release", {}, "hold"));
   $("persist").addEventListener("click", () => post("persist", setting(), "persist"));
+  $("slack-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    post("hold", { pid: $("slack-pid").value.trim(), slack: $("slack-value").value.trim() }, "slack");
+  });
   $("remove").addEventListener("click", () => post("remove", {}, "persist"));
   $("global-on").addEventListener("click", () => { $("elevate").hidden = true; post("global", { on: true }, "global"); });
   $("global-off").addEventListener("click", () => { $("elevate").hidden = true; post("global", { on: false }, "global"); });
