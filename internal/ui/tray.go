@@ -25,25 +25,29 @@ type trayView struct {
 	CanRelease bool
 }
 
-// maxTooltip is the notification area's tooltip length (NOTIFYICONDATAW's
-// szTip holds 128 UTF-16 units, the terminating NUL included).
-const maxTooltip = 127
+// maxTooltip is the tooltip's length: NOTIFYICONDATAW's szTip holds 128
+// UTF-16 units since Windows 2000 and 64 before, and Wine showed only the
+// first 64: kept under both.
+const maxTooltip = 63
 
-// trayView reads the current period and what the page holds.
+// trayView reads the current period and what the page holds. The tray
+// reads it every second for as long as ui runs, page open or not, so it
+// reads the period alone (Observe: NtQueryTimerResolution), not the whole
+// query, which elevated runs bcdedit.
 func (s *Server) trayView() trayView {
 	v := trayView{Tooltip: report.SimulatedPrefix(s.o.Scenario) + "tickscope: "}
-	if q, err := s.host.Query(); err != nil {
-		v.Tooltip += "the timer could not be read"
-	} else if q.Windows != nil {
-		v.Tooltip += "timer period " + timerinfo.FormatPeriodMS(q.Windows.Current100ns) + " ms"
-	} else if q.Linux != nil && q.Linux.CPUDMALatencyUs != nil {
-		v.Tooltip += "cpu_dma_latency " + report.DMALatency(*q.Linux.CPUDMALatencyUs)
+	if current := s.host.Observe().Current100ns; current != 0 {
+		v.Tooltip += "timer " + timerinfo.FormatPeriodMS(current) + " ms"
+	} else {
+		v.Tooltip += "no timer period on this OS"
 	}
 	s.mu.Lock()
 	held, rec := s.held, s.recommended
 	s.mu.Unlock()
-	if held != nil {
-		v.Tooltip += ", holding " + held.setting.String()
+	if held != nil && held.setting.Resolution100ns != 0 {
+		v.Tooltip += ", ui holds " + timerinfo.FormatPeriodMS(held.setting.Resolution100ns) + " ms"
+	} else if held != nil {
+		v.Tooltip += ", ui holds " + held.setting.String()
 	}
 	v.CanRelease = held != nil
 	v.CanHold = held == nil && rec != nil

@@ -44,7 +44,7 @@ func TestTrayIcon(t *testing.T) {
 func TestTrayView(t *testing.T) {
 	s, _ := newTestServer(t, "narrow-band")
 	v := s.trayView()
-	if v.Tooltip != "SIMULATED  tickscope: timer period 15.6250 ms" || v.CanHold || v.CanRelease || !strings.Contains(v.HoldTitle, "run Bench first") {
+	if v.Tooltip != "SIMULATED  tickscope: timer 15.6250 ms" || v.CanHold || v.CanRelease || !strings.Contains(v.HoldTitle, "run Bench first") {
 		t.Errorf("at rest: %+v", v)
 	}
 	if out := s.trayHold(); !strings.Contains(out.Error, "run Bench") {
@@ -60,7 +60,7 @@ func TestTrayView(t *testing.T) {
 		t.Fatalf("tray hold: %+v", out)
 	}
 	v = s.trayView()
-	if v.CanHold || !v.CanRelease || !strings.Contains(v.Tooltip, "timer period 0.5118 ms, holding 0.5118 ms") {
+	if v.CanHold || !v.CanRelease || v.Tooltip != "SIMULATED  tickscope: timer 0.5118 ms, ui holds 0.5118 ms" {
 		t.Errorf("holding: %+v", v)
 	}
 	// Quitting releases the hold.
