@@ -79,6 +79,9 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, action string) {
 		http.NotFound(w, r)
 		return
 	}
+	s.mu.Lock()
+	s.holders.stale = true
+	s.mu.Unlock()
 	s.notify()
 	writeJSON(w, out)
 }

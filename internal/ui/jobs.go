@@ -55,12 +55,12 @@ type job struct {
 	cancel        context.CancelFunc
 	done          chan struct{}
 
-	mu          sync.Mutex
-	taken, of   int
-	stopping    bool
-	outcome     *Outcome
-	started     time.Time
-	finishedAgo time.Time
+	mu        sync.Mutex
+	taken, of int
+	stopping  bool
+	outcome   *Outcome
+	started   time.Time
+	finished  time.Time
 }
 
 // JobView is a job as the page shows it.
@@ -81,7 +81,7 @@ func (j *job) view() *JobView {
 	v := &JobView{ID: j.id, Kind: j.kind, Command: j.command, Done: j.taken, Total: j.of, Running: j.outcome == nil, Stopping: j.stopping}
 	end := time.Now()
 	if j.outcome != nil {
-		end = j.finishedAgo
+		end = j.finished
 	}
 	v.Seconds = int(end.Sub(j.started).Seconds())
 	return v
@@ -123,7 +123,7 @@ func (s *Server) start(kind, command string, total int, fn func(ctx context.Cont
 		out.Command = command
 		cancel()
 		j.mu.Lock()
-		j.outcome, j.finishedAgo = out, time.Now()
+		j.outcome, j.finished = out, time.Now()
 		j.mu.Unlock()
 		s.notify()
 	}()

@@ -181,11 +181,14 @@ func (s *Server) forgetStartup() {
 	s.mu.Unlock()
 }
 
-// whoCache is who holds the timer as last read, and when.
+// whoCache is who holds the timer as last read, and when; stale is set by
+// an action that may have changed it (a hold, its release), so that the
+// page shows the change at its next reading, not up to whoEvery later.
 type whoCache struct {
 	at      time.Time
 	view    WhoView
 	reading bool
+	stale   bool
 }
 
 // whoEvery is how often who holds the timer is read again while the page
@@ -204,7 +207,8 @@ func (s *Server) who(q *timerinfo.Report) WhoView {
 	case q.Windows != nil && !s.o.System.Elevated():
 		return WhoView{Reason: "not shown: " + hold.NeedsElevation}
 	}
-	if !s.holders.reading && time.Since(s.holders.at) > whoEvery {
+	if !s.holders.reading && (s.holders.stale || time.Since(s.holders.at) > whoEvery) {
+		s.holders.stale = false
 		s.holders.reading = true
 		go s.readWho()
 	}

@@ -33,7 +33,7 @@ const maxTooltip = 63
 // trayView reads the current period and what the page holds. The tray
 // reads it every second for as long as ui runs, page open or not, so it
 // reads the period alone (Observe: NtQueryTimerResolution), not the whole
-// query, which elevated runs bcdedit.
+// query (registry values, the version, and the page's text).
 func (s *Server) trayView() trayView {
 	v := trayView{Tooltip: report.SimulatedPrefix(s.o.Scenario) + "tickscope: "}
 	if current := s.host.Observe().Current100ns; current != 0 {
