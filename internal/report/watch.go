@@ -25,7 +25,7 @@ func WriteWatchEvent(w, errw io.Writer, e watch.Event, asJSON bool) error {
 	switch e.Event {
 	case watch.EventStart:
 		fmt.Fprintf(w, "%s  watching: %s\n", stamp, StateText(*e.State))
-		fmt.Fprintf(w, "%s  reading the state every %v, measuring %d %s waits of %s every %v; one line per change; ESC or Ctrl+C ends it with a summary\n",
+		fmt.Fprintf(w, "%s  the state read every %v, %d %s waits of %s timed every %v; ESC or Ctrl+C ends it\n",
 			stamp, time.Duration(e.Start.EveryNs), e.Start.Waits, e.Start.Method, fmtDuration(e.Start.DelayNs), time.Duration(e.Start.MeasureEveryNs))
 		writeWatchHolders(w, stamp, e)
 	case watch.EventChange:
