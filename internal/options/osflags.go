@@ -36,11 +36,17 @@ func LinuxOnly(cmd *cobra.Command, q *timerinfo.Report, flags ...string) error {
 }
 
 // linuxAlternative names the Linux flags a command has, for WindowsOnly's
-// message.
+// message: apply's --slack sets another process's slack, so there it is
+// named with the --pid it needs.
 func linuxAlternative(cmd *cobra.Command) string {
 	var names []string
 	for _, name := range []string{"slack", "dma-latency"} {
-		if cmd.Flags().Lookup(name) != nil {
+		if cmd.Flags().Lookup(name) == nil {
+			continue
+		}
+		if name == "slack" && cmd.Flags().Lookup("pid") != nil {
+			names = append(names, "--pid PID --slack D")
+		} else {
 			names = append(names, "--"+name)
 		}
 	}
