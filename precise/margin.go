@@ -40,7 +40,8 @@ import (
 // fixed margin. Below that cap it spins only as much as the timer needs
 // (on a quiet bare-metal trace about a fifth of the fixed margin's spin);
 // at the cap it is the fixed margin. Its p99 lateness is within a µs of
-// the fixed margin's on every trace and every run replayed, and its CPU
+// the fixed margin's on every trace and every run replayed (the traces it
+// was chosen on: no held-out trace has been replayed), and its CPU
 // never above it. WithTail(q) covers quantile q instead, up to
 // nativewait.MaxMargin: fewer late wake-ups where the native timer's tail
 // is heavy, at the cost of more spinning.
