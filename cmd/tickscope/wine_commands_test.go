@@ -2,7 +2,11 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -285,4 +289,166 @@ func wineUI(t *testing.T, w *wineSetup) {
 		t.Errorf("without the token: %d, want 403", code)
 	}
 	t.Logf("standard error under Wine:\n%s", stderr.String())
+}
+
+// wineTray runs `tickscope.exe ui --simulate narrow-band --no-browser`
+// under Wine on a virtual X display, where Wine shows its notification
+// area as the window "Wine System Tray", and uses the tray icon's menu with
+// xdotool as a person would with the mouse and the keyboard: after a bench
+// (run through the page's action), Hold at the recommended setting holds
+// it (the page's state says so), Release releases it, and Quit ends ui,
+// exit status 0. The menu is walked with the arrow keys, which in Wine's
+// menus stop on disabled items too: Open, Hold, Release, Quit. Without
+// Xvfb or xdotool it skips, saying why. The tooltip's text is
+// trayView's, tested in internal/ui; Wine shows it but it is not read here.
+func wineTray(t *testing.T, w *wineSetup) {
+	for _, tool := range []string{"Xvfb", "xdotool"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s: apt-get install xvfb xdotool to test the tray icon under Wine", tool)
+		}
+	}
+	display := ""
+	for n := 90; n < 100 && display == ""; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); errors.Is(err, fs.ErrNotExist) {
+			display = fmt.Sprintf(":%d", n)
+		}
+	}
+	if display == "" {
+		t.Skip("no free X display between :90 and :99")
+	}
+	xvfb := exec.Command("Xvfb", display, "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	if err := xvfb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { xvfb.Process.Kill(); xvfb.Wait() }()
+	xdotool := func(args ...string) (string, error) {
+		cmd := exec.Command("xdotool", args...)
+		cmd.Env = append(os.Environ(), "DISPLAY="+display)
+		out, err := cmd.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	poll := func(what string, within time.Duration, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(within); !ok(); time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v", what, within)
+			}
+		}
+	}
+	poll("the X display", 10*time.Second, func() bool { _, err := xdotool("getmouselocation"); return err == nil })
+
+	cmd := w.command(w.prefixes["win10"], w.wine, w.exe, "ui", "--simulate", "narrow-band", "--no-browser")
+	cmd.Env = append(cmd.Env, "DISPLAY="+display, "WINEDLLOVERRIDES=winebrowser.exe=d")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Standard error goes to a file, not a pipe: with a display Wine starts
+	// explorer.exe for the notification area, which inherits it and
+	// outlives ui, and Wait would wait for the pipe's last writer.
+	stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	cmd.Stderr = stderr
+	logged := func() string { data, _ := os.ReadFile(stderr.Name()); return string(data) }
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	exited := false
+	defer func() {
+		if !exited {
+			cmd.Process.Kill()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Errorf("tickscope.exe under Wine still runs 10 s after SIGKILL")
+			}
+		}
+	}()
+	lines := bufio.NewReader(stdout)
+	first, err := lines.ReadString('\n')
+	go io.Copy(io.Discard, lines)
+	_, url, ok := strings.Cut(strings.TrimSpace(first), "tickscope ui: ")
+	if err != nil || !ok {
+		t.Fatalf("no address: %q %v\n%s", first, err, logged())
+	}
+	origin := url[:strings.LastIndex(strings.TrimSuffix(url, "/"), "/")]
+
+	var tray string
+	poll("the tray icon's window", 30*time.Second, func() bool {
+		tray, _ = xdotool("search", "--name", "^Wine System Tray$")
+		return tray != ""
+	})
+	if strings.Contains(logged(), "tray icon") {
+		t.Errorf("with a display, ui still warns: %s", logged())
+	}
+	// menu opens the icon's menu and picks the n-th item.
+	menu := func(n int) {
+		t.Helper()
+		if _, err := xdotool("mousemove", "--window", strings.Fields(tray)[0], "7", "10", "click", "3"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		keys := []string{"key"}
+		for range n {
+			keys = append(keys, "Down")
+		}
+		if _, err := xdotool(append(keys, "Return")...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	held := func() string {
+		resp, err := client.Get(url + "events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+		var state struct {
+			Held *struct{ Command string } `json:"held"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &state); err != nil {
+			t.Fatalf("the event stream: %v: %q", err, line)
+		}
+		if state.Held == nil {
+			return ""
+		}
+		return state.Held.Command
+	}
+
+	req, _ := http.NewRequest("POST", url+"api/bench", strings.NewReader(`{"samples":40}`))
+	req.Header.Set("Origin", origin)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	poll("the bench", 90*time.Second, func() bool {
+		resp, err := client.Get(url + "result?job=1")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	menu(2) // Hold at the recommended setting
+	poll("the tray's hold", 15*time.Second, func() bool { return strings.HasPrefix(held(), "tickscope apply --resolution 51") })
+	menu(3) // Release
+	poll("the tray's release", 15*time.Second, func() bool { return held() == "" })
+	menu(4) // Quit
+	select {
+	case err := <-done:
+		exited = true
+		if err != nil {
+			t.Errorf("ui after the tray's Quit: %v\n%s", err, logged())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("ui still runs 20 s after the tray's Quit")
+	}
 }

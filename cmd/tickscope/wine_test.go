@@ -48,6 +48,9 @@ func TestWine(t *testing.T) {
 	// and answers on its port: the page with the token, the live state
 	// from Wine's NtQueryTimerResolution, and 403 without the token.
 	t.Run("ui", func(t *testing.T) { wineUI(t, w) })
+	// Its tray icon, on a virtual X display (Xvfb), driven by xdotool:
+	// the menu holds the bench's recommendation, releases it, and quits.
+	t.Run("tray", func(t *testing.T) { wineTray(t, w) })
 	// The precise library's own tests, as a Windows test binary: they time
 	// with QueryPerformanceCounter, so they check the plumbing of the
 	// high-resolution waitable timer and the spin under Wine.
