@@ -288,6 +288,26 @@ func wineUI(t *testing.T, w *wineSetup) {
 	if code, _ := get(origin + "/"); code != http.StatusForbidden {
 		t.Errorf("without the token: %d, want 403", code)
 	}
+	// The elevated relaunch's plumbing (ShellExecuteExW "runas", its wait
+	// and exit code): global off with the value absent changes nothing and
+	// exits 0; global on in a prefix without the kernel's key exits 1.
+	// Wine shows no consent prompt; what Windows' UAC does is not shown.
+	for on, want := range map[bool]string{false: "it exited with code 0", true: "it exited with code 1"} {
+		body := fmt.Sprintf(`{"on":%v}`, on)
+		req, _ := http.NewRequest("POST", url+"api/elevate", strings.NewReader(body))
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct{ Command, Text, Error string }
+		json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if !strings.Contains(out.Text, "ran "+out.Command+" through the shell's runas verb") || !strings.Contains(out.Text, want) {
+			t.Errorf("elevate %s: %+v, want %q", body, out, want)
+		}
+	}
 	t.Logf("standard error under Wine:\n%s", stderr.String())
 }
 

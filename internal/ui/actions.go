@@ -344,7 +344,7 @@ func (s *Server) elevate(on bool) *Outcome {
 	if err != nil {
 		return failed(command, fmt.Errorf("running %s elevated: %w", command, err))
 	}
-	out := &Outcome{Command: command, Warnings: []string{}, Text: fmt.Sprintf("ran %s elevated (Windows asked for consent); it exited with code %d\n", command, code)}
+	out := &Outcome{Command: command, Warnings: []string{}, Text: fmt.Sprintf("ran %s through the shell's runas verb (Windows asks for consent first when tickscope is not elevated); it exited with code %d\n", command, code)}
 	if code != 0 {
 		out.Error = fmt.Sprintf("%s, run elevated, exited with code %d: run it in an elevated terminal to read why", command, code)
 	}
