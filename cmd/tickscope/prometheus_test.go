@@ -97,11 +97,20 @@ func prometheusScrapes(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: prometheus-scrapes PORT")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	// One deferred function, cancelling before waiting: Fatalf panics, and a
+	// wait on a Prometheus not yet killed would block to the go test timeout
+	// and lose the message.
+	var servers []*prometheusServer
+	defer func() {
+		cancel()
+		for _, p := range servers {
+			p.wait()
+		}
+	}()
 	classic := startPrometheus(ctx, ts, "classic", args[0])
+	servers = append(servers, classic)
 	native := startPrometheus(ctx, ts, "native", args[0], "--enable-feature=native-histograms")
-	defer classic.wait()
-	defer native.wait()
+	servers = append(servers, native)
 
 	up := classic.waitFor(`up{job="tickscope"}`, func(v float64) bool { return v == 1 }, 20*time.Second)
 	period := classic.waitFor("tickscope_timer_current_period_seconds", func(v float64) bool { return v > 0 && v <= 0.0157 }, 5*time.Second)
@@ -113,7 +122,6 @@ func prometheusScrapes(ts *testscript.TestScript, neg bool, args []string) {
 	nativeP99 := native.waitFor("histogram_quantile(0.99, sum(tickscope_wake_lateness_seconds))", func(v float64) bool { return v > 0 && v <= 0.2 }, 5*time.Second)
 	ts.Logf("up %v, current period %v s, build info %v, lateness count %v then %v, p99 %v s; native: count %v, p99 %v s", up, period, info, first, later, p99, nativeCount, nativeP99)
 	fmt.Fprintf(ts.Stdout(), "prometheus stored tickscope: period %v s, lateness count %v -> %v, native histogram count %v\n", period, first, later, nativeCount)
-	cancel()
 }
 
 // prometheusServer is a Prometheus process the test started.
