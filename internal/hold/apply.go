@@ -275,7 +275,7 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	if rep.Check, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
 		return nil, err
 	}
-	k.granted = rep.Granted
+	k.granted, k.target = rep.Granted, keepTarget(req, rep.Granted)
 	if o.Checked != nil {
 		if now, err := host.Query(); err == nil {
 			o.Checked(now, rep.Granted, false)
@@ -383,35 +383,64 @@ const RecheckEvery = 5 * time.Second
 // keeper holds the setting: the request, what was granted, and how to
 // release it, replaced at each re-apply.
 type keeper struct {
-	host      seam.Host
-	req       timerinfo.Setting
-	granted   timerinfo.Setting
-	release   func()
-	o         HoldOptions
+	host    seam.Host
+	req     timerinfo.Setting
+	granted timerinfo.Setting
+	// target is what a check compares the timer with (keepTarget): what
+	// the hold had at its start, not the request, which the OS may never
+	// have granted.
+	target  timerinfo.Setting
+	release func()
+	o       HoldOptions
+	// stuck is the state (heldNow) a re-apply did not restore, "" when
+	// none: while the timer stays in it, the setting is not applied again
+	// and nothing more is logged.
+	stuck     string
 	reapplies int
 }
 
-// check reads the timer state and applies the setting again if it is no
-// longer in force, saying so through Warn (the holder's stderr or log).
-// reason says why it checks now, "" for the periodic check.
+// keepTarget is what a hold keeps: the coarser of the request and what
+// was granted at the start. A grant coarser than the request (the OS
+// rounding, or Windows 11 ignoring a hidden holder whose opt-out failed)
+// cannot be bettered by applying again; a grant finer than it is another
+// process's request, which is not the holder's to keep.
+func keepTarget(req, granted timerinfo.Setting) timerinfo.Setting {
+	t := req
+	t.Resolution100ns = max(req.Resolution100ns, granted.Resolution100ns)
+	if req.CPUDMALatencyUs != nil && granted.CPUDMALatencyUs != nil && *granted.CPUDMALatencyUs > *req.CPUDMALatencyUs {
+		t.CPUDMALatencyUs = granted.CPUDMALatencyUs
+	}
+	return t
+}
+
+// check reads the timer state and applies the setting again if what the
+// hold had at its start is no longer in force, saying so through Warn
+// (the holder's stderr or log). A re-apply that does not restore it is
+// said once, and not tried again until the timer state changes or the
+// machine resumes: otherwise a holder the OS ignores would release,
+// request and log every check, for as long as it runs. reason says why it
+// checks now, "" for the periodic check.
 func (k *keeper) check(reason string) {
 	q, err := k.host.Query()
 	if err != nil {
 		k.warn(fmt.Sprintf("checking the held setting%s: %v", suffix(reason), err))
 		return
 	}
-	if inForce(q, k.req) {
+	was := heldNow(q)
+	if inForce(q, k.target) || (reason == "" && was == k.stuck) {
+		if k.stuck != was {
+			k.stuck = ""
+		}
 		if k.o.Checked != nil {
 			k.o.Checked(q, k.granted, false)
 		}
 		return
 	}
-	was := heldNow(q)
 	k.release()
 	granted, release, err := holdSetting(k.host, k.req, nil)
 	if err != nil {
-		k.release = func() {}
-		k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now) and applying it again failed: %v", k.req, suffix(reason), was, err))
+		k.release, k.stuck = func() {}, was
+		k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now) and applying it again failed: %v; not tried again until the timer state changes", k.req, suffix(reason), was, err))
 		return
 	}
 	k.granted, k.release = granted, release
@@ -422,7 +451,13 @@ func (k *keeper) check(reason string) {
 			k.granted.CPUDMALatencyUs = q.Linux.CPUDMALatencyUs
 		}
 	}
-	k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now): applied it again (re-apply %d; %s now)", k.req, suffix(reason), was, k.reapplies, heldNow(q)))
+	if inForce(q, k.target) {
+		k.stuck = ""
+		k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now): applied it again (re-apply %d; %s now)", k.req, suffix(reason), was, k.reapplies, heldNow(q)))
+	} else {
+		k.stuck = heldNow(q)
+		k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now): applied it again (re-apply %d), but %s is in force: the OS does not honour the request now; not applied again until the timer state changes", k.req, suffix(reason), was, k.reapplies, k.stuck))
+	}
 	if k.o.Checked != nil {
 		k.o.Checked(q, k.granted, true)
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/seam/seamfake"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/winmodel"
@@ -29,12 +31,19 @@ type checkRecord struct {
 // a stop that ends the hold and returns its report.
 func startHold(t *testing.T, model *winmodel.Host, sys *seamfake.System) (ticks chan time.Time, checks chan checkRecord, warnings func() []string, holdingAt int64, stop func() *hold.HoldReport) {
 	t.Helper()
+	return startHoldOn(t, model, model, sys, 10000, 9998)
+}
+
+// startHoldOn is startHold on host (the model or a wrapper of it),
+// requesting req, whose first check must see wantFirst.
+func startHoldOn(t *testing.T, host seam.Host, model *winmodel.Host, sys *seamfake.System, req, wantFirst uint32) (ticks chan time.Time, checks chan checkRecord, warnings func() []string, holdingAt int64, stop func() *hold.HoldReport) {
+	t.Helper()
 	ticks = make(chan time.Time)
 	checks = make(chan checkRecord, 1)
 	var mu sync.Mutex
 	var warned []string
 	warnings = func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), warned...) }
-	q, err := model.Query()
+	q, err := host.Query()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +51,7 @@ func startHold(t *testing.T, model *winmodel.Host, sys *seamfake.System) (ticks 
 	holding := make(chan int64, 1)
 	done := make(chan *hold.HoldReport)
 	go func() {
-		rep, err := hold.Hold(ctx, model, sys, q, timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+		rep, err := hold.Hold(ctx, host, sys, q, timerinfo.Setting{Resolution100ns: req}, hold.HoldOptions{
 			NoEsc:        true,
 			RecheckEvery: 5 * time.Second,
 			NewTicker: func(d time.Duration) (<-chan time.Time, func()) {
@@ -63,8 +72,8 @@ func startHold(t *testing.T, model *winmodel.Host, sys *seamfake.System) (ticks 
 		done <- rep
 	}()
 	holdingAt = <-holding
-	if first := <-checks; first.reapplied || first.current != 9998 {
-		t.Fatalf("first check %+v, want 1 ms (granted 0.9998) in force", first)
+	if first := <-checks; first.reapplied || first.current != wantFirst {
+		t.Fatalf("first check %+v, want %d in force", first, wantFirst)
 	}
 	return ticks, checks, warnings, holdingAt, func() *hold.HoldReport { cancel(); return <-done }
 }
@@ -140,5 +149,85 @@ func TestHolderChecksAfterResume(t *testing.T) {
 	stop()
 	if w := warnings(); len(w) != 1 || !strings.Contains(w[0], "was lost after a resume from sleep (1m30s asleep)") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+// ignoringHost is the model with an OS that, while ignore is set, leaves
+// the timer at the coarsest period whatever this process requests
+// (Windows 11 ignoring a hidden holder whose throttling opt-out failed)
+// and says so in its grant.
+type ignoringHost struct {
+	*winmodel.Host
+	ignore atomic.Bool
+}
+
+func (h *ignoringHost) Query() (*timerinfo.Report, error) {
+	q, err := h.Host.Query()
+	if err == nil && h.ignore.Load() {
+		q.Windows.Current100ns = q.Windows.Coarsest100ns
+	}
+	return q, err
+}
+
+func (h *ignoringHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	granted, release, err := h.Host.Apply(s)
+	if err == nil && h.ignore.Load() {
+		granted.Resolution100ns = 156250
+	}
+	return granted, release, err
+}
+
+// TestHolderDoesNotReapplyForever: when the OS keeps ignoring the request,
+// a re-apply that does not restore the setting is logged once, and the
+// holder does not release, request and log again at every check until
+// the timer state changes.
+func TestHolderDoesNotReapplyForever(t *testing.T) {
+	model, _ := winmodel.New("knee-26100", 1)
+	host := &ignoringHost{Host: model}
+	ticks, checks, warnings, _, stop := startHoldOn(t, host, model, &seamfake.System{}, 10000, 9998)
+	tick := func() checkRecord { model.Advance(5 * time.Second); ticks <- time.Time{}; return <-checks }
+	host.ignore.Store(true) // from now on the OS ignores the request
+	if c := tick(); !c.reapplied {
+		t.Fatalf("first check after the drop: %+v, want a re-apply", c)
+	}
+	for i := 0; i < 20; i++ {
+		if c := tick(); c.reapplied {
+			t.Fatalf("check %d after a re-apply that did not restore the setting re-applied again", i+2)
+		}
+	}
+	w := warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "but current period 15.6250 ms is in force: the OS does not honour the request now; not applied again until the timer state changes") {
+		t.Fatalf("warnings %q, want one saying the re-apply did not restore it", w)
+	}
+	host.ignore.Store(false) // honoured again: in force, nothing to do
+	if c := tick(); c.reapplied || c.current != 9998 {
+		t.Errorf("after the OS honours it again: %+v", c)
+	}
+	host.ignore.Store(true) // lost again: a new state, a new try
+	if c := tick(); !c.reapplied {
+		t.Errorf("lost a second time: %+v, want a re-apply", c)
+	}
+	if rep := stop(); rep.Reapplies != 2 || len(warnings()) != 2 {
+		t.Errorf("re-applies %d, warnings %q; want 2 of each", rep.Reapplies, warnings())
+	}
+}
+
+// TestHolderKeepsWhatWasGranted: a grant coarser than the request at the
+// start (the OS ignored it from the first) is what the holder keeps; the
+// checks do not re-apply every 5 s to reach a request never granted.
+func TestHolderKeepsWhatWasGranted(t *testing.T) {
+	model, _ := winmodel.New("knee-26100", 1)
+	host := &ignoringHost{Host: model}
+	host.ignore.Store(true)
+	ticks, checks, warnings, _, stop := startHoldOn(t, host, model, &seamfake.System{}, 10000, 156250)
+	for i := 0; i < 10; i++ {
+		model.Advance(5 * time.Second)
+		ticks <- time.Time{}
+		if c := <-checks; c.reapplied {
+			t.Fatalf("check %d re-applied a request the OS never granted", i+1)
+		}
+	}
+	if rep := stop(); rep.Reapplies != 0 || len(warnings()) != 0 {
+		t.Errorf("re-applies %d, warnings %q; want none", rep.Reapplies, warnings())
 	}
 }
