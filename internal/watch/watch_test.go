@@ -329,3 +329,29 @@ type countingWriter struct {
 }
 
 func (w *countingWriter) Write(p []byte) (int, error) { w.writes++; return w.buf.Write(p) }
+
+// BenchmarkLogWrite is the cost of a log line, synced (Log.Write) and
+// not (WriteLine alone), side by side on the same disk: a watch at the
+// defaults writes about one line per burst and per change.
+func BenchmarkLogWrite(b *testing.B) {
+	e := Event{Time: time.Unix(1, 0), Event: EventBurst, Burst: &Burst{Method: "sleep", DelayNs: 1e6, Waits: 200, P50Ns: 60e3, P99Ns: 90e3, MaxNs: 120e3}}
+	log, err := OpenLog("log", filepath.Join(b.TempDir(), "watch.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer log.Close()
+	b.Run("synced", func(b *testing.B) {
+		for range b.N {
+			if err := log.Write(e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unsynced", func(b *testing.B) {
+		for range b.N {
+			if err := WriteLine(log.f, e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
