@@ -35,13 +35,16 @@ metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1).`,
 }
 
 func (a *app) watch(cmd *cobra.Command, f watch.Flags) error {
+	o, err := watch.ForHost(machineHost(), machineSystem(), f, version.String()) // checks, opens nothing
+	if err != nil {
+		return err
+	}
 	m, stop, err := metrics.Start("listen", f.Listen, version.String(), func(msg string) { a.warnf("%s", msg) })
 	if err != nil {
 		return err
 	}
 	defer stop()
-	o, err := watch.ForHost(machineHost(), machineSystem(), f, version.String()) // opens --log
-	if err != nil {
+	if o.Log, err = watch.OpenLog("log", f.Log); err != nil {
 		return err
 	}
 	defer o.Log.Close()

@@ -84,8 +84,8 @@ func OpenLog(flag, path string) (*Log, error) {
 	if path == "" {
 		return &Log{}, nil
 	}
-	if _, err := outfile.Target(path); err != nil {
-		return nil, options.BadFlag(flag, path, "%v", err)
+	if err := CheckLog(flag, path); err != nil {
+		return nil, err
 	}
 	_, statErr := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
@@ -105,6 +105,19 @@ func OpenLog(flag, path string) (*Log, error) {
 		}
 	}
 	return &Log{f: f}, nil
+}
+
+// CheckLog refuses a --log path that is not a regular file (or a symlink
+// to one, or missing), as a usage error naming the flag, without opening
+// it.
+func CheckLog(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := outfile.Target(path); err != nil {
+		return options.BadFlag(flag, path, "%v", err)
+	}
+	return nil
 }
 
 // Write appends one event as one line. A Log without a file writes nothing.

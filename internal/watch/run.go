@@ -87,10 +87,11 @@ const (
 	MinMeasureEvery, MaxMeasureEvery = time.Second, 24 * time.Hour
 )
 
-// ForHost checks the command line, opens --log, and fills in Read, Holder
-// and Measure for a host and system (sys may be nil), with the host's
-// default method unless one is given. Every refusal is a usage error, made
-// before the log is opened.
+// ForHost checks the command line and fills in Read, Holder and Measure
+// for a host and system (sys may be nil), with the host's default method
+// unless one is given. Every refusal is a usage error. It opens nothing:
+// the caller binds --listen after it, then opens --log (OpenLog), so that
+// bad input binds no port and touches no file.
 func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options, error) {
 	if f.Every < MinEvery || f.Every > MaxEvery {
 		return Options{}, options.BadFlag("every", f.Every, "allowed %v..%v", MinEvery, MaxEvery)
@@ -112,8 +113,7 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 		o.Holder = func() *Holder { return ReadHolder(sys) }
 		o.Holders = func() ([]who.Hold, error) { return ReadHolders(sys) }
 	}
-	var err error
-	if o.Log, err = OpenLog("log", f.Log); err != nil {
+	if err := CheckLog("log", f.Log); err != nil {
 		return Options{}, err
 	}
 	spec := sample.Spec{Method: method, Delay: o.Delay, Samples: o.Waits, Warmup: 3}
