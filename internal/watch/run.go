@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/sample"
@@ -59,6 +60,9 @@ type Options struct {
 	// at each change of the period or the DMA latency in force: a scan of
 	// /proc or an ETW rundown costs too much to run every second.
 	Holders func() ([]who.Hold, error)
+	// HoldersUnread is why Holders is nil where the OS could name holders
+	// (Windows without elevation), said once, in the start event.
+	HoldersUnread string
 	// Measure takes a burst and returns each wait's lateness (ns); stopped
 	// when ctx ended it.
 	Measure func(ctx context.Context) (lateness []int64, err error)
@@ -111,7 +115,14 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 	o.Start = Start{Version: version, EveryNs: int64(f.Every), MeasureEveryNs: int64(f.MeasureEvery), Method: method, DelayNs: int64(o.Delay), Waits: o.Waits}
 	if sys != nil {
 		o.Holder = func() *Holder { return ReadHolder(sys) }
-		o.Holders = func() ([]who.Hold, error) { return ReadHolders(sys) }
+		// Windows names holders only elevated (an ETW session, as who):
+		// without, the reason is said once rather than an ETW error at the
+		// start and at every period change.
+		if q, err := host.Query(); err == nil && q.Windows != nil && !sys.Elevated() {
+			o.HoldersUnread = hold.NeedsElevation
+		} else {
+			o.Holders = func() ([]who.Hold, error) { return ReadHolders(sys) }
+		}
 	}
 	if err := CheckLog("log", f.Log); err != nil {
 		return Options{}, err
@@ -159,7 +170,10 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if o.Holder != nil {
 		holder = o.Holder()
 	}
-	read := func(first bool) error {
+	// The first read that succeeds is the start event, also when reads
+	// failed before it.
+	started := false
+	read := func() error {
 		t := clock.Now()
 		s, err := o.Read()
 		if err != nil {
@@ -168,11 +182,13 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		}
 		s.Holder = holder
 		changes := rec.observe(t, s)
+		first := !started
+		started = true
 		var e Event
 		switch {
 		case first:
 			st := o.Start
-			e = Event{Time: t, Event: EventStart, Start: &st, State: &s}
+			e = Event{Time: t, Event: EventStart, Start: &st, State: &s, HoldersError: o.HoldersUnread}
 		case len(changes) > 0:
 			e = Event{Time: t, Event: EventChange, State: &s, Changes: changes}
 		default:
@@ -187,7 +203,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		}
 		return emit(e)
 	}
-	if err := read(true); err != nil {
+	if err := read(); err != nil {
 		return nil, err
 	}
 
@@ -238,7 +254,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 			}
 			return sum, err
 		case <-reads:
-			err = read(false)
+			err = read()
 		case <-measures:
 			if o.Holder != nil {
 				holder = o.Holder()

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/seam/seamfake"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
 	"github.com/tickscope/tickscope/internal/winmodel"
@@ -354,4 +356,67 @@ func BenchmarkLogWrite(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestStartOnFirstSuccessfulRead: a first read that fails is an error
+// event, and the start event comes with the first read that succeeds.
+func TestStartOnFirstSuccessfulRead(t *testing.T) {
+	a := &State{TickNs: 4e6, TimerSlackNs: 50_000}
+	clock := newFakeClock()
+	var got events
+	o := Options{Every: time.Second, MeasureEvery: 10 * time.Second, Method: "clock-abs", Delay: time.Millisecond, Waits: 1,
+		Read:    script(nil, a, a),
+		Measure: func(context.Context) ([]int64, error) { return []int64{500}, nil },
+		Clock:   clock, Emit: got.emit,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		if _, err := Run(ctx, o); err != nil {
+			t.Error(err)
+		}
+		close(done)
+	}()
+	clock.fire(time.Second)
+	clock.fire(time.Second)
+	cancel()
+	<-done
+	if want := "error start summary"; strings.Join(got.kinds(), " ") != want {
+		t.Errorf("events %v, want %s", got.kinds(), want)
+	}
+}
+
+// TestHoldersNeedElevationOnWindows: on Windows (the model) without
+// elevation, watch does not try to name holders; the start event says
+// why, once. Elevated, it reads them.
+func TestHoldersNeedElevationOnWindows(t *testing.T) {
+	model, _ := winmodel.New("knee-26100", 1)
+	flags := Flags{Every: time.Second, MeasureEvery: 10 * time.Second}
+	sys := &seamfake.System{}
+	o, err := ForHost(model, sys, flags, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Holders != nil || o.HoldersUnread != hold.NeedsElevation {
+		t.Fatalf("not elevated: holders read %v, unread %q", o.Holders != nil, o.HoldersUnread)
+	}
+	clock := newFakeClock()
+	var got events
+	o.Clock, o.Emit = clock, got.emit
+	o.Measure = func(context.Context) ([]int64, error) { return []int64{500}, nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { Run(ctx, o); close(done) }()
+	clock.fire(time.Second)
+	cancel()
+	<-done
+	for _, e := range got.all {
+		if want := e.Event == EventStart; (e.HoldersError == hold.NeedsElevation) != want {
+			t.Errorf("%s event: holders error %q", e.Event, e.HoldersError)
+		}
+	}
+	sys.IsElevated = true
+	if o, _ := ForHost(model, sys, flags, "test"); o.Holders == nil || o.HoldersUnread != "" {
+		t.Errorf("elevated: holders read %v, unread %q", o.Holders != nil, o.HoldersUnread)
+	}
 }
