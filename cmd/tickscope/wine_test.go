@@ -65,6 +65,19 @@ func TestWine(t *testing.T) {
 			t.Fatalf("precise tests under Wine: %v\n%s", err, out)
 		}
 	})
+	// WatchResume, called past windows.NewCallback's ~2000 slots (a ui
+	// holds again and again): platform's Windows test, as a test binary.
+	t.Run("resume-callbacks", func(t *testing.T) {
+		exe := filepath.Join(t.TempDir(), "platform.test.exe")
+		build := exec.Command("go", "test", "-c", "-o", exe, "../../internal/platform")
+		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("building the platform tests: %v\n%s", err, out)
+		}
+		if out, err := w.command(w.prefixes["win10"], w.wine, exe, "-test.run", "^TestWatchResumeManyTimes$", "-test.count=1").CombinedOutput(); err != nil {
+			t.Fatalf("WatchResume under Wine: %v\n%s", err, out)
+		}
+	})
 	// loop-bench, as the issue asks of it on Windows: it runs (Wine's
 	// figures are not Windows').
 	t.Run("loop-bench", func(t *testing.T) {

@@ -294,23 +294,58 @@ func (taskStartup) DeleteByHand() string { return "schtasks /Delete /TN " + pers
 // WatchResume registers a suspend/resume notification
 // (PowerRegisterSuspendResumeNotification, Windows 8+) whose callback calls
 // resumed on a goroutine of its own for each resume, so that the system's
-// callback returns at once.
+// callback returns at once. windows.NewCallback's slots are few (about
+// 2000 a process) and never freed, and a ui holds again and again: there
+// is one callback, resumeCallback, and each registration passes it the key
+// under which its resumed is kept.
 func (system) WatchResume(resumed func()) (func(), error) {
-	params := &winapi.DEVICE_NOTIFY_SUBSCRIBE_PARAMETERS{Callback: windows.NewCallback(func(context, event, setting uintptr) uintptr {
-		if event == winapi.PBT_APMRESUMEAUTOMATIC || event == winapi.PBT_APMRESUMESUSPEND {
-			go resumed()
-		}
-		return 0 // ERROR_SUCCESS
-	})}
+	resumers.Lock()
+	resumers.next++
+	key := resumers.next
+	if resumers.each == nil {
+		resumers.each = map[uintptr]func(){}
+	}
+	resumers.each[key] = resumed
+	resumers.Unlock()
+	forget := func() {
+		resumers.Lock()
+		delete(resumers.each, key)
+		resumers.Unlock()
+	}
+	params := &winapi.DEVICE_NOTIFY_SUBSCRIBE_PARAMETERS{Callback: resumeCallback, Context: key}
 	registration, err := winapi.PowerRegisterSuspendResumeNotification(params)
 	if err != nil {
+		forget()
 		return nil, &seam.OSError{Call: "PowerRegisterSuspendResumeNotification", Err: err}
 	}
 	return func() {
 		winapi.PowerUnregisterSuspendResumeNotification(registration)
 		runtime.KeepAlive(params)
+		forget()
 	}, nil
 }
+
+// The registrations of WatchResume, by the key each passes its callback as
+// Context (a number, not a pointer).
+var (
+	resumers struct {
+		sync.Mutex
+		next uintptr
+		each map[uintptr]func()
+	}
+	resumeCallback = windows.NewCallback(func(context, event, setting uintptr) uintptr {
+		if event != winapi.PBT_APMRESUMEAUTOMATIC && event != winapi.PBT_APMRESUMESUSPEND {
+			return 0 // ERROR_SUCCESS
+		}
+		resumers.Lock()
+		resumed := resumers.each[context]
+		resumers.Unlock()
+		if resumed != nil {
+			go resumed()
+		}
+		return 0
+	})
+)
 
 // SleptFor: Windows tells a holder of a resume by WatchResume instead.
 func (system) SleptFor() (time.Duration, bool) { return 0, false }
