@@ -222,8 +222,10 @@ type HoldOptions struct {
 	// hold waits.
 	Holding func(*HoldReport)
 	// Checked is told the timer state at each check of the hold (the first
-	// once the setting is held), what is held, and whether the setting had
-	// been lost and was applied again (apply --listen's metrics).
+	// once the setting is held), what the holder holds (its request, not
+	// the grant, which on Windows is the machine's period, finer when
+	// another process holds finer), and whether the setting had been lost
+	// and was applied again (apply --listen's metrics).
 	Checked func(q *timerinfo.Report, held timerinfo.Setting, reapplied bool)
 	// RecheckEvery is how often the hold checks its setting (0:
 	// RecheckEvery), on NewTicker (nil: time.NewTicker), which a test
@@ -278,7 +280,7 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	k.granted, k.target = rep.Granted, keepTarget(req, rep.Granted)
 	if o.Checked != nil {
 		if now, err := host.Query(); err == nil {
-			o.Checked(now, rep.Granted, false)
+			o.Checked(now, req, false)
 		}
 	}
 	if o.Holding != nil {
@@ -432,7 +434,7 @@ func (k *keeper) check(reason string) {
 			k.stuck = ""
 		}
 		if k.o.Checked != nil {
-			k.o.Checked(q, k.granted, false)
+			k.o.Checked(q, k.req, false)
 		}
 		return
 	}
@@ -459,7 +461,7 @@ func (k *keeper) check(reason string) {
 		k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now): applied it again (re-apply %d), but %s is in force: the OS does not honour the request now; not applied again until the timer state changes", k.req, suffix(reason), was, k.reapplies, k.stuck))
 	}
 	if k.o.Checked != nil {
-		k.o.Checked(q, k.granted, true)
+		k.o.Checked(q, k.req, true)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 // checkRecord is one call of HoldOptions.Checked.
 type checkRecord struct {
 	current   uint32
+	held      uint32
 	reapplied bool
 }
 
@@ -63,7 +64,7 @@ func startHoldOn(t *testing.T, host seam.Host, model *winmodel.Host, sys *seamfa
 			Warn:    func(msg string) { mu.Lock(); warned = append(warned, msg); mu.Unlock() },
 			Holding: func(*hold.HoldReport) { holding <- model.Now() },
 			Checked: func(q *timerinfo.Report, held timerinfo.Setting, reapplied bool) {
-				checks <- checkRecord{q.Windows.Current100ns, reapplied}
+				checks <- checkRecord{q.Windows.Current100ns, held.Resolution100ns, reapplied}
 			},
 		})
 		if err != nil {
@@ -229,5 +230,21 @@ func TestHolderKeepsWhatWasGranted(t *testing.T) {
 	}
 	if rep := stop(); rep.Reapplies != 0 || len(warnings()) != 0 {
 		t.Errorf("re-applies %d, warnings %q; want none", rep.Reapplies, warnings())
+	}
+}
+
+// TestHolderReportsItsRequest: with another process holding 0.5 ms, a
+// holder of 1 ms is granted 0.5 ms (the machine's period); what it holds,
+// which apply --listen exports, is its 1 ms.
+func TestHolderReportsItsRequest(t *testing.T) {
+	model, _ := winmodel.New("contaminated", 1)
+	ticks, checks, _, _, stop := startHoldOn(t, model, model, &seamfake.System{}, 10000, 5000)
+	model.Advance(5 * time.Second)
+	ticks <- time.Time{}
+	if c := <-checks; c.held != 10000 || c.reapplied {
+		t.Errorf("check %+v: want 10000 held, as requested, and no re-apply", c)
+	}
+	if rep := stop(); rep.Granted.Resolution100ns != 5000 {
+		t.Errorf("granted %d, want the other process's 5000", rep.Granted.Resolution100ns)
 	}
 }
