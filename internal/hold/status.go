@@ -104,6 +104,18 @@ func ReadStartup(sys seam.System, windows bool) *StartupState {
 	return s
 }
 
+// StartupHeld is the setting tickscope's startup holder holds, from its
+// definition as status reads it; zero when none is installed or the
+// definition is not tickscope's. On Windows reading it runs schtasks: read
+// it when the holder starts, not at every check.
+func StartupHeld(sys seam.System, windows bool) timerinfo.Setting {
+	s, held := readStartup(sys, windows)
+	if s == nil || !s.Ours {
+		return timerinfo.Setting{}
+	}
+	return held
+}
+
 // readStartup is ReadStartup, with the setting the definition holds.
 func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Setting) {
 	st := sys.Startup()

@@ -1,6 +1,7 @@
 // Package metrics is tickscope's Prometheus endpoint (watch --listen and
 // apply --listen): the timer state, the wake-up lateness histograms, the
-// counters of period changes and holder re-applies, and build info, on a
+// counters of state changes (by field: period changes are
+// field="current_period") and holder re-applies, and build info, on a
 // registry of its own (not client_golang's global one), served read-only
 // on /metrics. Names follow Prometheus' conventions: base units (seconds),
 // _total for counters. docs/prometheus/ has the recording rules and
@@ -28,7 +29,8 @@ type Metrics struct {
 	holderRunning, heldPeriod, heldDMA   *prometheus.GaugeVec
 	dmaLatency, slack                    *prometheus.GaugeVec
 	lateness                             *prometheus.HistogramVec
-	changes, reapplies                   prometheus.Counter
+	changes                              *prometheus.CounterVec
+	reapplies                            prometheus.Counter
 }
 
 // New registers the metrics, with build info naming version. Those of the
@@ -45,10 +47,10 @@ func New(version string) *Metrics {
 	m.finest = gauge("timer_finest_period_seconds", "The finest timer period Windows offers (NtQueryTimerResolution).")
 	m.coarsest = gauge("timer_coarsest_period_seconds", "The coarsest (default) timer period of Windows (NtQueryTimerResolution).")
 	m.globalKey = gauge("global_timer_requests_in_force", "1 when GlobalTimerResolutionRequests is in force in the running boot (a request reaches every process).")
-	m.heldPeriod = gauge("holder_held_period_seconds", "The Windows timer period the holder holds.")
+	m.heldPeriod = gauge("holder_held_period_seconds", "The Windows timer period the holder holds: its request (apply), or its definition's (watch, while the startup holder runs).")
 	m.dmaLatency = gauge("cpu_dma_latency_seconds", "The aggregate /dev/cpu_dma_latency request in force (2000 s: none held); absent when unreadable (it needs root).")
 	m.slack = gauge("timer_slack_seconds", "The timer slack of tickscope's reading thread, which its threads inherit.")
-	m.heldDMA = gauge("holder_held_cpu_dma_latency_seconds", "The /dev/cpu_dma_latency value the holder holds.")
+	m.heldDMA = gauge("holder_held_cpu_dma_latency_seconds", "The /dev/cpu_dma_latency value the holder holds: its request (apply), or its definition's (watch, while the startup holder runs).")
 	m.lateness = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "tickscope", Name: "wake_lateness_seconds",
 		Help:                            "How much later than requested a wait ended, measured in bursts of the method's 1 ms waits.",
@@ -57,8 +59,8 @@ func New(version string) *Metrics {
 		NativeHistogramMaxBucketNumber:  160,
 		NativeHistogramMinResetDuration: time.Hour,
 	}, []string{"method"})
-	m.changes = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "tickscope", Name: "timer_state_changes_total",
-		Help: "Changes of the timer state (period, request model, DMA latency, slack, holder) seen between two reads."})
+	m.changes = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tickscope", Name: "timer_state_changes_total",
+		Help: "Changes of the timer state seen between two reads, by field (watch's change fields: current_period for period changes, cpu_dma_latency, timer_slack, startup_holder, ...)."}, []string{"field"})
 	m.reapplies = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "tickscope", Name: "holder_reapplies_total",
 		Help: "Times the holder found its setting lost and applied it again."})
 	info := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "tickscope", Name: "build_info",
@@ -101,8 +103,13 @@ func (m *Metrics) SetState(s watch.State) {
 	if s.TimerSlackNs != 0 {
 		set(m.slack, float64(s.TimerSlackNs)/1e9)
 	}
-	if s.Holder != nil {
-		set(m.holderRunning, boolValue(s.Holder.Running))
+	if h := s.Holder; h != nil {
+		set(m.holderRunning, boolValue(h.Running))
+		m.heldPeriod.Reset()
+		m.heldDMA.Reset()
+		if h.Running && h.Held != nil {
+			m.setHeld(*h.Held)
+		}
 	}
 }
 
@@ -112,6 +119,11 @@ func (m *Metrics) SetHolder(held timerinfo.Setting) {
 		return
 	}
 	set(m.holderRunning, 1)
+	m.setHeld(held)
+}
+
+// setHeld sets what a holder holds.
+func (m *Metrics) setHeld(held timerinfo.Setting) {
 	switch {
 	case held.Resolution100ns != 0:
 		set(m.heldPeriod, seconds100ns(held.Resolution100ns))
@@ -162,8 +174,8 @@ func (m *Metrics) Observe(e watch.Event) {
 	if e.State != nil {
 		m.SetState(*e.State)
 	}
-	if e.Event == watch.EventChange {
-		m.changes.Inc()
+	for _, c := range e.Changes {
+		m.changes.WithLabelValues(c.Field).Inc()
 	}
 	if e.Burst != nil {
 		m.ObserveLateness(e.Burst.Method, e.Burst.Lateness)

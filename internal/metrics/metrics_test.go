@@ -22,7 +22,8 @@ func fed() *Metrics {
 	m := New("1.2.3")
 	yes := true
 	m.Observe(watch.Event{Event: watch.EventStart, State: &watch.State{Current100ns: 10000, Finest100ns: 5000, Coarsest100ns: 156250, GlobalKeyInForce: &yes, Holder: &watch.Holder{}}})
-	m.Observe(watch.Event{Event: watch.EventChange, State: &watch.State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000}})
+	m.Observe(watch.Event{Event: watch.EventChange, State: &watch.State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000},
+		Changes: []watch.Change{{Field: "cpu_dma_latency", From: "none held", To: "0 µs"}}})
 	m.Observe(watch.Event{Event: watch.EventBurst, Burst: &watch.Burst{Method: "sleep", Lateness: []int64{500, 80_000, 3_000_000, 200_000_000}}})
 	m.SetHolder(timerinfo.Setting{Resolution100ns: 5000})
 	m.Reapplied()
@@ -77,10 +78,61 @@ func TestGatheredMetrics(t *testing.T) {
 	}
 }
 
+// TestChangesByField: each changed field counts under its own label, so
+// that period changes are field="current_period" alone.
+func TestChangesByField(t *testing.T) {
+	m := New("x")
+	m.Observe(watch.Event{Event: watch.EventChange, Changes: []watch.Change{{Field: "current_period"}, {Field: "startup_holder"}}})
+	m.Observe(watch.Event{Event: watch.EventChange, Changes: []watch.Change{{Field: "timer_slack"}}})
+	m.Observe(watch.Event{Event: watch.EventChange, Changes: []watch.Change{{Field: "current_period"}}})
+	families, _ := m.Registry.Gather()
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "tickscope_timer_state_changes_total" {
+			continue
+		}
+		for _, metric := range f.Metric {
+			got[metric.Label[0].GetName()+"="+metric.Label[0].GetValue()] = metric.Counter.GetValue()
+		}
+	}
+	want := map[string]float64{"field=current_period": 2, "field=startup_holder": 1, "field=timer_slack": 1}
+	if len(got) != len(want) {
+		t.Fatalf("changes %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("changes{%s} = %v, want %v", k, got[k], v)
+		}
+	}
+}
+
+// TestWatchExportsWhatTheStartupHolderHolds: watch's state carries what
+// the running startup holder holds; once it stops, the held gauge goes.
+func TestWatchExportsWhatTheStartupHolderHolds(t *testing.T) {
+	m := New("x")
+	held := func() (float64, bool) {
+		families, _ := m.Registry.Gather()
+		for _, f := range families {
+			if f.GetName() == "tickscope_holder_held_period_seconds" {
+				return f.Metric[0].Gauge.GetValue(), true
+			}
+		}
+		return 0, false
+	}
+	m.Observe(watch.Event{Event: watch.EventStart, State: &watch.State{Current100ns: 10000, Holder: &watch.Holder{Running: true, PID: 9, Held: &timerinfo.Setting{Resolution100ns: 10000}}}})
+	if v, ok := held(); !ok || v != 0.001 {
+		t.Errorf("held period %v (present %v) while the holder runs, want 0.001", v, ok)
+	}
+	m.Observe(watch.Event{Event: watch.EventChange, State: &watch.State{Current100ns: 156250, Holder: &watch.Holder{}}})
+	if v, ok := held(); ok {
+		t.Errorf("held period %v after the holder stopped, want absent", v)
+	}
+}
+
 func TestUnsetGaugesAreAbsent(t *testing.T) {
 	families, _ := New("x").Registry.Gather()
 	for _, f := range families {
-		if f.GetName() != "tickscope_build_info" && f.GetName() != "tickscope_timer_state_changes_total" && f.GetName() != "tickscope_holder_reapplies_total" {
+		if f.GetName() != "tickscope_build_info" && f.GetName() != "tickscope_holder_reapplies_total" {
 			t.Errorf("%s is exposed before anything was read", f.GetName())
 		}
 	}

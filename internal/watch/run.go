@@ -114,11 +114,15 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 		Read: func() (State, error) { return ReadState(host) }, Clock: RealClock{}}
 	o.Start = Start{Version: version, EveryNs: int64(f.Every), MeasureEveryNs: int64(f.MeasureEvery), Method: method, DelayNs: int64(o.Delay), Waits: o.Waits}
 	if sys != nil {
-		o.Holder = func() *Holder { return ReadHolder(sys) }
+		var windows bool
+		if q, err := host.Query(); err == nil {
+			windows = q.Windows != nil
+		}
+		o.Holder = holderReader(sys, windows)
 		// Windows names holders only elevated (an ETW session, as who):
 		// without, the reason is said once rather than an ETW error at the
 		// start and at every period change.
-		if q, err := host.Query(); err == nil && q.Windows != nil && !sys.Elevated() {
+		if windows && !sys.Elevated() {
 			o.HoldersUnread = hold.NeedsElevation
 		} else {
 			o.Holders = func() ([]who.Hold, error) { return ReadHolders(sys) }
@@ -266,6 +270,27 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+}
+
+// holderReader reads whether the startup holder runs and, when it has
+// started since the read before, what it holds (hold.StartupHeld: on
+// Windows a run of schtasks, too much for every burst).
+func holderReader(sys seam.System, windows bool) func() *Holder {
+	var last *Holder
+	return func() *Holder {
+		h := ReadHolder(sys)
+		switch {
+		case !h.Running:
+		case last != nil && last.Running && last.PID == h.PID:
+			h.Held = last.Held
+		default:
+			if held := hold.StartupHeld(sys, windows); !held.IsZero() {
+				h.Held = &held
+			}
+		}
+		last = h
+		return h
 	}
 }
 

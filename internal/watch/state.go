@@ -39,10 +39,13 @@ type State struct {
 	Holder *Holder `json:"startup_holder,omitempty"`
 }
 
-// Holder is whether tickscope's startup holder runs.
+// Holder is whether tickscope's startup holder runs, and what it holds.
 type Holder struct {
 	Running bool `json:"running"`
 	PID     int  `json:"pid,omitempty"`
+	// Held is the setting a running holder holds, from its definition
+	// (hold.StartupHeld); nil when not running or unknown.
+	Held *timerinfo.Setting `json:"held,omitempty"`
 }
 
 // ReadHolder reads whether the startup holder runs (nil sys: unknown).
