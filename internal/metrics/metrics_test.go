@@ -256,6 +256,9 @@ func TestOperatorsRulesAndConfig(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", "rules", dir + "/tickscope-rules.yml"},
 		{"check", "config", dir + "/prometheus-fleet.yml"},
+		// Two targets on one machine (watch and apply --listen) join and
+		// alert per machine.
+		{"test", "rules", "testdata/rules_test.yml"},
 	} {
 		out, err := exec.Command(promtool, args...).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "SUCCESS") {
