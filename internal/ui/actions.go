@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
@@ -79,11 +80,48 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, action string) {
 		http.NotFound(w, r)
 		return
 	}
+	if out.Job == 0 {
+		s.label(out)
+	}
 	s.mu.Lock()
 	s.holders.stale = true
 	s.mu.Unlock()
 	s.notify()
 	writeJSON(w, out)
+}
+
+// onModel is the command line of a command that has no --simulate, as the
+// page shows it: on the model it says that it would change this machine.
+func (s *Server) onModel(command string) string {
+	if s.o.Scenario == "" {
+		return command
+	}
+	return command + " (on the model; this command would change this machine)"
+}
+
+// simulated is text with every line labelled SIMULATED on the model, as
+// the commands label what they compute on it.
+func (s *Server) simulated(text string) string {
+	prefix := report.SimulatedPrefix(s.o.Scenario)
+	if prefix == "" || text == "" {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	for i, line := range lines {
+		if line != "" && !strings.HasPrefix(line, prefix) {
+			lines[i] = prefix + line
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// label labels an action's outcome on the model: its text and warnings
+// (its error is the command's own, word for word).
+func (s *Server) label(out *Outcome) {
+	out.Text = s.simulated(out.Text)
+	for i, w := range out.Warnings {
+		out.Warnings[i] = strings.TrimSuffix(s.simulated(w+"\n"), "\n")
+	}
 }
 
 // stop ends the running job early; it reports what it measured.
@@ -130,7 +168,7 @@ func (s *Server) apply(req applyRequest, persist bool) (command string, q *timer
 		}
 		shown = append(shown, a)
 	}
-	command = strings.Join(shown, " ")
+	command = s.onModel(strings.Join(shown, " "))
 	cmd, f, err := plan.ParseApply(args)
 	if err != nil {
 		return command, nil, nil, err
@@ -163,20 +201,34 @@ func decodeApply(body *json.Decoder) (applyRequest, error) {
 // goroutine of its own until Release or quit.
 type holding struct {
 	command string
-	since   time.Time
-	text    string
 	setting timerinfo.Setting
 	cancel  context.CancelFunc
 	done    chan struct{}
-	final   *hold.HoldReport
-	err     error
-	// warnings are hold's own (the release's included), written by its
-	// goroutine only.
+	// final and err are hold.Hold's answer, read once done is closed.
+	final *hold.HoldReport
+	err   error
+
+	// mu guards what hold's goroutine writes while the page reads it:
+	// the holding text, its start, and hold's warnings (the keeper's
+	// included, shown live), of which the first shown are already in the
+	// Hold's outcome.
+	mu       sync.Mutex
+	since    time.Time
+	text     string
 	warnings []string
+	shown    int
+}
+
+func (h *holding) warn(msgs ...string) {
+	h.mu.Lock()
+	h.warnings = append(h.warnings, msgs...)
+	h.mu.Unlock()
 }
 
 func (h *holding) view() *HeldView {
-	return &HeldView{Setting: h.setting.String(), Since: h.since.UTC().Format(time.RFC3339), Command: h.command, Text: h.text}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return &HeldView{Setting: h.setting.String(), Since: h.since.UTC().Format(time.RFC3339), Command: h.command, Text: h.text, Warnings: append([]string{}, h.warnings...)}
 }
 
 // release ends the hold and waits until the setting is withdrawn.
@@ -187,6 +239,27 @@ func (h *holding) release() {
 
 // untilText is what ends the page's hold, where apply names its keys.
 const untilText = "Release is pressed or tickscope ui quits (closing the page does not end it)"
+
+// reserveHold takes the page's one hold slot for setting (s.mu held), or
+// says why not: the page holds one, one is being requested, or a job
+// runs. Windows keeps one timer request per process, and a bench applies
+// and withdraws its candidates through it, withdrawing the page's hold
+// (whose keeper puts it back every few seconds, spoiling the bench); a
+// measure would measure a period that changed under it.
+func (s *Server) reserveHold() error {
+	switch {
+	case s.held != nil:
+		return fmt.Errorf("the page already holds %s: release it first", s.held.setting)
+	case s.holdPending:
+		return errors.New("the page is already requesting a hold: wait for it, then release it first")
+	case s.job != nil && s.job.view().Running:
+		return fmt.Errorf("a %s is running: wait for it, or press Stop, then hold", s.job.kind)
+	case s.closed:
+		return errors.New("tickscope ui is quitting")
+	}
+	s.holdPending = true
+	return nil
+}
 
 // hold is `tickscope apply SETTING`: the setting is checked by apply's
 // rules, requested, checked with a short measurement, and held until
@@ -203,16 +276,15 @@ func (s *Server) hold(req applyRequest) *Outcome {
 		if err != nil {
 			return failed(command, err)
 		}
-		out.Text = text(func(w io.Writer) { report.WriteSlackChange(w, change) })
+		out.Text = s.simulated(text(func(w io.Writer) { report.WriteSlackChange(w, change) }))
 		return out
 	}
 	s.mu.Lock()
-	busy := s.held
+	err = s.reserveHold()
 	s.mu.Unlock()
-	if busy != nil {
-		return failed(command, fmt.Errorf("the page already holds %s: release it first", busy.setting))
+	if err != nil {
+		return failed(command, err)
 	}
-	out := &Outcome{Command: command, Warnings: []string{}}
 	ctx, cancel := context.WithCancel(s.ctx)
 	h := &holding{command: command, setting: p.Setting, cancel: cancel, done: make(chan struct{})}
 	holding := make(chan struct{})
@@ -220,50 +292,75 @@ func (s *Server) hold(req applyRequest) *Outcome {
 		defer close(h.done)
 		h.final, h.err = hold.Hold(ctx, s.host, s.o.System, q, p.Setting, hold.HoldOptions{
 			NoEsc: true,
-			Warn:  func(msg string) { h.warnings = append(h.warnings, msg) },
+			Warn: func(msg string) {
+				h.warn(msg)
+				s.notify()
+			},
 			Holding: func(rep *hold.HoldReport) {
 				rep.Until = untilText
-				h.text, h.since = text(func(w io.Writer) { report.WriteHolding(w, rep) }), time.Now()
-				h.warnings = append(h.warnings, rep.Warnings...)
+				h.mu.Lock()
+				h.text, h.since = s.simulated(text(func(w io.Writer) { report.WriteHolding(w, rep) })), time.Now()
+				h.mu.Unlock()
+				h.warn(rep.Warnings...)
 				close(holding)
 			},
 		})
 	}()
+	var established bool
 	select {
 	case <-holding:
+		established = true
 	case <-h.done:
 		cancel()
+	}
+	s.mu.Lock()
+	s.holdPending = false
+	closed := s.closed
+	if established && !closed {
+		s.held = h
+	}
+	s.mu.Unlock()
+	switch {
+	case !established:
 		out := failed(command, h.err)
 		out.Warnings = append(out.Warnings, h.warnings...)
 		return out
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	case closed:
 		h.release()
 		return failed(command, errors.New("tickscope ui is quitting"))
 	}
-	s.held = h
-	s.mu.Unlock()
+	out := &Outcome{Command: command, Warnings: []string{}}
+	h.mu.Lock()
 	out.Text, out.Warnings = h.text, append(out.Warnings, h.warnings...)
+	h.shown = len(h.warnings)
+	h.mu.Unlock()
 	return out
 }
 
-// release ends the page's hold, as ESC or Ctrl+C end apply's.
+// release ends the page's hold, as ESC or Ctrl+C end apply's; its
+// warnings are those not already in the Hold's outcome.
 func (s *Server) release() *Outcome {
 	s.mu.Lock()
-	h := s.held
+	h, pending := s.held, s.holdPending
 	s.held = nil
 	s.mu.Unlock()
-	if h == nil {
-		return &Outcome{Warnings: []string{}, Error: "the page holds nothing"}
+	switch {
+	case h == nil && pending:
+		return failed("", errors.New("the hold is still being requested: press Release once it holds"))
+	case h == nil:
+		return failed("", errors.New("the page holds nothing"))
 	}
 	h.release()
 	if h.err != nil {
 		return failed(h.command, h.err)
 	}
 	h.final.EndedBy = hold.EndedByUI
-	return &Outcome{Command: h.command, Warnings: h.warnings, Text: text(func(w io.Writer) { report.WriteReleased(w, h.final) })}
+	out := &Outcome{Command: h.command, Warnings: []string{}}
+	h.mu.Lock()
+	out.Warnings = append(out.Warnings, h.warnings[h.shown:]...)
+	h.mu.Unlock()
+	out.Text = s.simulated(text(func(w io.Writer) { report.WriteReleased(w, h.final) }))
+	return out
 }
 
 // persist is `tickscope apply SETTING --persist`: the startup holder, by
@@ -283,7 +380,7 @@ func (s *Server) persist(req applyRequest) *Outcome {
 
 // removeStartup is `tickscope startup remove`.
 func (s *Server) removeStartup() *Outcome {
-	const command = "tickscope startup remove"
+	command := s.onModel("tickscope startup remove")
 	defer s.forgetStartup()
 	res, err := hold.RemoveStartup(s.host, s.o.System)
 	if err != nil {
@@ -308,7 +405,8 @@ func globalCommand(on bool) (string, []string) {
 // global is `tickscope global on|off`. Refused for want of elevation, it
 // offers to run the same command elevated (Windows).
 func (s *Server) global(on bool) *Outcome {
-	command, _ := globalCommand(on)
+	plain, _ := globalCommand(on)
+	command := s.onModel(plain)
 	q, err := s.host.Query()
 	if err != nil {
 		return failed(command, err)
@@ -317,7 +415,7 @@ func (s *Server) global(on bool) *Outcome {
 	if err != nil {
 		out := failed(command, err)
 		if errors.Is(err, hold.ErrGlobalNeedsElevation) {
-			out.Elevate = command
+			out.Elevate = plain
 		}
 		return out
 	}

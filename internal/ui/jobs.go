@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -100,6 +101,23 @@ func (j *job) stop() {
 	j.cancel()
 }
 
+// mayStart says why a job of kind may not start now (s.mu held), or nil.
+// A measure measures what the timer is, the page's hold included; a bench
+// applies and withdraws each candidate through this process's one timer
+// request (Windows), which withdraws the page's hold, whose keeper puts it
+// back every few seconds mid-bench: it is refused while the page holds.
+func (s *Server) mayStart(kind string) error {
+	switch {
+	case s.closed:
+		return errors.New("tickscope ui is quitting")
+	case s.holdPending:
+		return errors.New("the page is requesting a hold: wait for it")
+	case kind == "bench" && s.held != nil:
+		return fmt.Errorf("the page holds %s, and a bench applies settings of its own: release it first", s.held.setting)
+	}
+	return nil
+}
+
 // start runs fn as the page's job, unless one runs.
 func (s *Server) start(kind, command string, total int, fn func(ctx context.Context, j *job) *Outcome) *Outcome {
 	s.mu.Lock()
@@ -108,9 +126,9 @@ func (s *Server) start(kind, command string, total int, fn func(ctx context.Cont
 		s.mu.Unlock()
 		return &Outcome{Command: command, Warnings: []string{}, Error: fmt.Sprintf("a %s is running: wait for it, or press Stop", running)}
 	}
-	if s.closed {
+	if err := s.mayStart(kind); err != nil {
 		s.mu.Unlock()
-		return &Outcome{Command: command, Warnings: []string{}, Error: "tickscope ui is quitting"}
+		return failed(command, err)
 	}
 	s.jobs++
 	ctx, cancel := context.WithCancel(s.ctx)

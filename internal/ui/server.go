@@ -35,11 +35,14 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	held    *holding
-	job     *job
-	jobs    int
-	changed chan struct{} // closed and replaced when the state changes
+	mu   sync.Mutex
+	held *holding
+	// holdPending reserves the one hold slot while a hold is requested
+	// and checked, before held is set.
+	holdPending bool
+	job         *job
+	jobs        int
+	changed     chan struct{} // closed and replaced when the state changes
 	// recommended is the last bench's recommendation, which Hold offers.
 	recommended *timerinfo.Setting
 	// startup is the startup holder as last read, and when (reading it on

@@ -72,6 +72,8 @@ type HeldView struct {
 	Since   string `json:"since"`
 	Command string `json:"command"`
 	Text    string `json:"text"`
+	// Warnings are hold's so far, the keeper's included, as they come.
+	Warnings []string `json:"warnings"`
 }
 
 // WhoView says who holds the timer, as tickscope who shows it, or why

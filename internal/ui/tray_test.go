@@ -56,7 +56,7 @@ func TestTrayView(t *testing.T) {
 	if v := s.trayView(); !v.CanHold || !strings.HasSuffix(v.HoldTitle, "0.5118 ms (5118 x 100ns)") {
 		t.Errorf("with a recommendation: %+v", v)
 	}
-	if out := s.trayHold(); out.Error != "" || out.Command != "tickscope apply --resolution 5118" {
+	if out := s.trayHold(); out.Error != "" || out.Command != "tickscope apply --resolution 5118"+modelOnly {
 		t.Fatalf("tray hold: %+v", out)
 	}
 	v = s.trayView()

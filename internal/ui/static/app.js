@@ -83,6 +83,16 @@ function setting() {
   return { [flag]: $("hold-value").value.trim() };
 }
 
+// renderList shows warnings as a list, replaced only when they change.
+function renderList(id, list) {
+  const ul = $(id);
+  const wanted = list.join("\n");
+  if (ul.dataset.text !== wanted) {
+    ul.dataset.text = wanted;
+    ul.replaceChildren(...list.map((w) => Object.assign(document.createElement("li"), { textContent: w })));
+  }
+}
+
 function renderFacts(s) {
   const rows = [];
   if (s.windows) {
@@ -149,12 +159,8 @@ function render(s) {
     setText("coarsest", s.windows.coarsest_ms);
   }
   renderFacts(s);
-  const warnings = $("warnings");
-  const wanted = s.warnings.map((w) => "warning: " + w).join("\n");
-  if (warnings.dataset.text !== wanted) {
-    warnings.dataset.text = wanted;
-    warnings.replaceChildren(...s.warnings.map((w) => Object.assign(document.createElement("li"), { textContent: w })));
-  }
+  renderList("warnings", s.warnings);
+  renderList("held-warnings", s.held ? s.held.warnings : []);
   $("error").hidden = !s.error;
   setText("error", s.error ? "error: " + s.error : "");
   setText("held-line", s.held ? s.held.setting + " since " + s.held.since.replace("T", " ").replace("Z", " UTC") + " (" + s.held.command + ")" : "nothing");
