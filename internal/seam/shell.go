@@ -6,8 +6,11 @@ package seam
 // package platform (shell_*.go); seamfake.Shell records the calls for
 // tests and for ui --simulate.
 type Shell interface {
-	// OpenURL opens url in the default browser and returns once the
-	// browser has been asked to (not when the page has loaded).
+	// OpenURL opens url, an address or a local HTML file's path, in the
+	// default browser and returns once the browser has been asked to (not
+	// when the page has loaded). What it is given is on a command line
+	// other local users can read: tickscope ui gives it a file's path,
+	// never its token.
 	OpenURL(url string) error
 	// RunElevated runs the executable at exe with args elevated, after the
 	// user consents, waits for it to exit and returns its exit code. Where

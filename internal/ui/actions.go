@@ -457,7 +457,12 @@ func (s *Server) suggestion(q *timerinfo.Report) HoldSuggestion {
 		if s.recommended != nil && s.recommended.Resolution100ns != 0 {
 			return HoldSuggestion{Flag: "resolution", Value: strconv.FormatUint(uint64(s.recommended.Resolution100ns), 10), From: "the bench's recommendation"}
 		}
-		return HoldSuggestion{Flag: "resolution", Value: strconv.FormatUint(uint64(hold.SuggestedPeriod(q.Windows)), 10), From: "0.5 ms, a common choice: Bench finds this machine's best"}
+		period := hold.SuggestedPeriod(q.Windows)
+		from := timerinfo.FormatPeriodMS(period) + " ms, a common choice: Bench finds this machine's best"
+		if period != hold.SuggestedPeriod100ns {
+			from = timerinfo.FormatPeriodMS(period) + " ms, the nearest this machine offers to 0.5 ms, a common choice: Bench finds this machine's best"
+		}
+		return HoldSuggestion{Flag: "resolution", Value: strconv.FormatUint(uint64(period), 10), From: from}
 	case q.Linux != nil:
 		if s.recommended != nil && s.recommended.CPUDMALatencyUs != nil {
 			return HoldSuggestion{Flag: "dma-latency", Value: strconv.Itoa(int(*s.recommended.CPUDMALatencyUs)), From: "the bench's recommendation"}

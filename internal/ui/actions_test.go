@@ -266,3 +266,46 @@ func TestBenchAndHoldExclude(t *testing.T) {
 	post(t, s, "stop", `{}`)
 	waitJob(t, s, started.Job)
 }
+
+// TestHoldSuggestionSaysItsValue: before a bench the Hold form offers
+// 0.5 ms within what the machine offers, and says the value it offers.
+func TestHoldSuggestionSaysItsValue(t *testing.T) {
+	s, _ := newTestServer(t, "narrow-band")
+	for _, tc := range []struct {
+		finest     uint32
+		value, say string
+	}{
+		{5000, "5000", "0.5000 ms, a common choice"},
+		{10000, "10000", "1.0000 ms, the nearest this machine offers to 0.5 ms"},
+	} {
+		h := s.suggestion(&timerinfo.Report{Windows: &timerinfo.Windows{Finest100ns: tc.finest, Coarsest100ns: 156250}})
+		if h.Value != tc.value || !strings.HasPrefix(h.From, tc.say) {
+			t.Errorf("finest %d: %+v, want %s and %q", tc.finest, h, tc.value, tc.say)
+		}
+	}
+}
+
+// TestWhoReadAgainAfterAnAction: an action while who is being read leaves
+// the cache stale, so the next state reads it again.
+func TestWhoReadAgainAfterAnAction(t *testing.T) {
+	s, _ := newTestServer(t, "narrow-band")
+	s.o.System.(*seamfake.System).IsElevated = true
+	q, _ := s.host.Query()
+	s.mu.Lock()
+	s.who(q)
+	reading := s.holders.reading
+	s.holders.stale = true // as act() sets it, while the read runs
+	s.mu.Unlock()
+	if reading == nil {
+		t.Fatal("no read of who started")
+	}
+	<-reading
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.holders.stale {
+		t.Fatal("the read in flight cleared the action's stale mark")
+	}
+	if s.who(q); s.holders.reading == nil {
+		t.Error("the next state did not read who again")
+	}
+}

@@ -49,6 +49,9 @@ type Server struct {
 	// Windows runs schtasks, too slow for every second).
 	startup startupCache
 	holders whoCache
+	// loaded removes the browser's launcher page (Run) once the page has
+	// loaded: the first event stream calls it; nil with --no-browser.
+	loaded func()
 	// closed is set once Close has released everything.
 	closed bool
 }

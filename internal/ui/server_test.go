@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -252,10 +254,34 @@ func TestRunPrintsTheTokenOnce(t *testing.T) {
 		token := strings.Trim(url[strings.LastIndex(strings.TrimSuffix(url, "/"), "/"):], "/")
 		origin := strings.TrimSuffix(url, token+"/")
 		origin = strings.TrimSuffix(origin, "/")
-		for _, r := range []struct{ method, url, origin string }{
-			{"GET", url, ""}, {"GET", url + "nope", ""}, {"GET", url + "events", ""},
-			{"POST", url + "api/measure", origin}, {"POST", url + "api/measure", "http://evil.example"},
-			{"POST", url + "api/hold", origin}, {"POST", url + "api/release", origin},
+		// The browser is given a launcher file, readable by this user
+		// only, that sends it on: no token on any command line.
+		opened, _ := shell.Calls()
+		var launcher string
+		if !noBrowser {
+			if len(opened) != 1 || strings.Contains(opened[0], token) {
+				t.Fatalf("the browser was asked to open %q", opened)
+			}
+			launcher = opened[0]
+			page, err := os.ReadFile(launcher)
+			if err != nil || !strings.Contains(string(page), `http-equiv="refresh" content="0;url=`+url+`"`) {
+				t.Fatalf("the launcher %s holds %q (%v)", launcher, page, err)
+			}
+			for path, want := range map[string]os.FileMode{launcher: 0o600, filepath.Dir(launcher): 0o700 | os.ModeDir} {
+				if fi, err := os.Stat(path); err != nil || fi.Mode() != want {
+					t.Errorf("%s: %v %v, want %v", path, fi.Mode(), err, want)
+				}
+			}
+		} else if len(opened) != 0 {
+			t.Errorf("--no-browser: the browser was asked to open %q", opened)
+		}
+		for _, r := range []struct {
+			method, url, origin string
+			status              int
+		}{
+			{"GET", url, "", 200}, {"GET", url + "nope", "", 404}, {"GET", url + "events", "", 200},
+			{"POST", url + "api/measure", origin, 200}, {"POST", url + "api/measure", "http://evil.example", 403},
+			{"POST", url + "api/hold", origin, 400}, {"POST", url + "api/release", origin, 200},
 		} {
 			req, _ := http.NewRequest(r.method, r.url, strings.NewReader(`{"samples":5}`))
 			req.Header.Set("Content-Type", "application/json")
@@ -264,12 +290,21 @@ func TestRunPrintsTheTokenOnce(t *testing.T) {
 			}
 			ctx, stop := context.WithTimeout(context.Background(), 2*time.Second)
 			resp, err := http.DefaultClient.Do(req.WithContext(ctx))
-			if err == nil {
-				if r.url == url+"events" {
-					bufio.NewReader(resp.Body).ReadString('\n')
-				}
-				resp.Body.Close()
+			if err != nil {
+				t.Fatalf("%s %s: %v", r.method, r.url, err)
 			}
+			if resp.StatusCode != r.status {
+				t.Errorf("%s %s (Origin %q): %d, want %d", r.method, r.url, r.origin, resp.StatusCode, r.status)
+			}
+			if r.url == url+"events" {
+				if line, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || !strings.HasPrefix(line, "data: {") {
+					t.Errorf("events: %q %v", line, err)
+				}
+				if _, err := os.Stat(launcher); launcher != "" && !os.IsNotExist(err) {
+					t.Errorf("the launcher %s is still there once the page has loaded (%v)", launcher, err)
+				}
+			}
+			resp.Body.Close()
 			stop()
 		}
 		cancel()
@@ -282,9 +317,8 @@ func TestRunPrintsTheTokenOnce(t *testing.T) {
 		if strings.Contains(stderr.String(), token) {
 			t.Errorf("the token is on standard error:\n%s", stderr.String())
 		}
-		opened, _ := shell.Calls()
-		if noBrowser && len(opened) != 0 || !noBrowser && (len(opened) != 1 || opened[0] != url) {
-			t.Errorf("--no-browser %v: the browser was asked to open %q", noBrowser, opened)
+		if _, err := os.Stat(filepath.Dir(launcher)); launcher != "" && !os.IsNotExist(err) {
+			t.Errorf("the launcher's directory is still there after quitting (%v)", err)
 		}
 	}
 }

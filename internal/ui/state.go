@@ -115,8 +115,10 @@ func (s *Server) state() *State {
 	} else {
 		st.fill(q)
 	}
+	startup := s.readStartup(q)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st.Startup = startup
 	if s.held != nil {
 		st.Held = s.held.view()
 	}
@@ -126,7 +128,6 @@ func (s *Server) state() *State {
 	if q != nil {
 		st.Hold = s.suggestion(q)
 	}
-	st.Startup = s.readStartup(q)
 	st.Who = s.who(q)
 	return st
 }
@@ -156,21 +157,30 @@ func (st *State) fill(q *timerinfo.Report) {
 }
 
 // readStartup reads the startup holder, its definition at most every
-// startupEvery (s.mu held).
+// startupEvery, without s.mu: on Windows that runs schtasks, and the
+// page's actions and the tray would wait for it.
 func (s *Server) readStartup(q *timerinfo.Report) StartupView {
 	windows := q != nil && q.Windows != nil
-	if s.startup.state == nil || time.Since(s.startup.at) > startupEvery {
-		s.startup = startupCache{at: time.Now(), state: hold.ReadStartup(s.o.System, windows)}
-	} else {
+	s.mu.Lock()
+	cached := s.startup
+	s.mu.Unlock()
+	if cached.at.IsZero() || time.Since(cached.at) > startupEvery {
+		cached = startupCache{at: time.Now(), state: hold.ReadStartup(s.o.System, windows)}
+		s.mu.Lock()
+		s.startup = cached
+		s.mu.Unlock()
+	} else if cached.state != nil {
 		// Whether it runs is one lock probe: read it every time.
-		s.startup.state.PID, s.startup.state.Running = s.o.System.Holder()
+		now := *cached.state
+		now.PID, now.Running = s.o.System.Holder()
+		cached.state = &now
 	}
 	v := StartupView{}
-	if st := s.startup.state; st != nil {
+	if st := cached.state; st != nil {
 		v.Available, v.Installed, v.Running = true, st.Installed, st.Running
 	}
 	var text bytes.Buffer
-	report.WriteStartup(&text, s.startup.state)
+	report.WriteStartup(&text, cached.state)
 	v.Text = text.String()
 	return v
 }
@@ -187,10 +197,11 @@ func (s *Server) forgetStartup() {
 // an action that may have changed it (a hold, its release), so that the
 // page shows the change at its next reading, not up to whoEvery later.
 type whoCache struct {
-	at      time.Time
-	view    WhoView
-	reading bool
-	stale   bool
+	at    time.Time
+	view  WhoView
+	stale bool
+	// reading is closed when the read in flight ends; nil when none is.
+	reading chan struct{}
 }
 
 // whoEvery is how often who holds the timer is read again while the page
@@ -209,10 +220,10 @@ func (s *Server) who(q *timerinfo.Report) WhoView {
 	case q.Windows != nil && !s.o.System.Elevated():
 		return WhoView{Reason: "not shown: " + hold.NeedsElevation}
 	}
-	if !s.holders.reading && (s.holders.stale || time.Since(s.holders.at) > whoEvery) {
+	if s.holders.reading == nil && !s.closed && (s.holders.stale || time.Since(s.holders.at) > whoEvery) {
 		s.holders.stale = false
-		s.holders.reading = true
-		go s.readWho()
+		s.holders.reading = make(chan struct{})
+		go s.readWho(s.holders.reading)
 	}
 	if s.holders.at.IsZero() {
 		return WhoView{Reason: "reading…"}
@@ -220,8 +231,11 @@ func (s *Server) who(q *timerinfo.Report) WhoView {
 	return s.holders.view
 }
 
-// readWho reads who holds the timer and wakes the event streams.
-func (s *Server) readWho() {
+// readWho reads who holds the timer and wakes the event streams, then
+// closes done. An action while it reads leaves the cache stale: its
+// change may come after what this read saw, so the next state reads again.
+func (s *Server) readWho(done chan struct{}) {
+	defer close(done)
 	view := WhoView{Shown: true}
 	rep, err := hold.Who(s.ctx, s.host, s.o.System, 0, nil)
 	if err != nil {
@@ -231,7 +245,7 @@ func (s *Server) readWho() {
 		view.Reason = "read " + time.Now().UTC().Format("15:04:05") + " UTC, every " + whoEvery.String() + " while this page is open"
 	}
 	s.mu.Lock()
-	s.holders = whoCache{at: time.Now(), view: view}
+	s.holders = whoCache{at: time.Now(), view: view, stale: s.holders.stale}
 	s.mu.Unlock()
 	s.notify()
 }
@@ -245,6 +259,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
+	s.mu.Lock()
+	loaded := s.loaded
+	s.mu.Unlock()
+	if loaded != nil {
+		loaded()
+	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {

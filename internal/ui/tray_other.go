@@ -4,4 +4,4 @@ package ui
 
 // startTray: the tray icon is Windows' (tray_windows.go); elsewhere the
 // page is all there is.
-func startTray(*Server, chan<- struct{}) error { return nil }
+func startTray(*Server, chan<- struct{}) (<-chan struct{}, error) { return nil, nil }

@@ -13,8 +13,9 @@ import (
 // (fyne.io/systray, which needs no cgo on Windows): its tooltip is the
 // current period, and its menu opens the page, holds the last bench's
 // recommendation, releases, and quits (closing quit). The icon's window
-// and message loop live on one OS thread of their own.
-func startTray(s *Server, quit chan<- struct{}) error {
+// and message loop live on one OS thread of their own; done is closed
+// once the icon is gone.
+func startTray(s *Server, quit chan<- struct{}) (done <-chan struct{}, err error) {
 	// systray reports its failures (no desktop, as under Wine without a
 	// display) through the standard logger, which nothing else in
 	// tickscope uses: give them the house's prefix, on standard error.
@@ -22,11 +23,13 @@ func startTray(s *Server, quit chan<- struct{}) error {
 	log.SetFlags(0)
 	log.SetPrefix("tickscope: warning: tray icon: ")
 	icon := trayIcon()
+	gone := make(chan struct{})
 	go func() {
+		defer close(gone)
 		runtime.LockOSThread()
 		systray.Run(func() { trayReady(s, icon, quit) }, nil)
 	}()
-	return nil
+	return gone, nil
 }
 
 func trayReady(s *Server, icon []byte, quit chan<- struct{}) {

@@ -27,11 +27,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"log"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/report"
@@ -77,6 +81,18 @@ func Run(ctx context.Context, o Options) error {
 		// none carries the token, and this keeps it so if one ever did.
 		ErrorLog: log.New(redacting{w: o.Stderr, secret: s.token}, "tickscope: warning: ui server: ", 0),
 	}
+	var opener string
+	if !o.NoBrowser {
+		path, remove, err := launcher(s.URL())
+		if err != nil {
+			return err
+		}
+		defer remove()
+		opener = path
+		s.mu.Lock()
+		s.loaded = sync.OnceFunc(remove)
+		s.mu.Unlock()
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
@@ -84,13 +100,14 @@ func Run(ctx context.Context, o Options) error {
 	fmt.Fprintf(o.Stdout, "%stickscope ui: %s\n", prefix, s.URL())
 	fmt.Fprintf(o.Stdout, "%sclosing the page ends nothing; Ctrl+C here quits and releases what the page holds\n", prefix)
 	if !o.NoBrowser {
-		if err := o.Shell.OpenURL(s.URL()); err != nil {
+		if err := o.Shell.OpenURL(opener); err != nil {
 			fmt.Fprintf(o.Stderr, "tickscope: warning: the browser could not be opened (%v): open the address above\n", err)
 		}
 	}
 	quit := make(chan struct{})
+	var trayGone <-chan struct{}
 	if o.Tray {
-		if err := startTray(s, quit); err != nil {
+		if trayGone, err = startTray(s, quit); err != nil {
 			fmt.Fprintf(o.Stderr, "tickscope: warning: no tray icon: %v\n", err)
 		}
 	}
@@ -108,7 +125,50 @@ func Run(ctx context.Context, o Options) error {
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	// The tray's icon and a read of who holds the timer end with the
+	// server's context: wait for them, a while, so that the icon is gone
+	// and no read runs when tickscope exits.
+	s.mu.Lock()
+	whoRead := s.holders.reading
+	s.mu.Unlock()
+	for _, gone := range []<-chan struct{}{trayGone, whoRead} {
+		if gone == nil {
+			continue
+		}
+		select {
+		case <-gone:
+		case <-shutdown.Done():
+			fmt.Fprintln(o.Stderr, "tickscope: warning: quitting without waiting longer for the tray icon or a read of who holds the timer")
+			return nil
+		}
+	}
 	return nil
+}
+
+// launcher writes a page that sends the browser on to url, readable by
+// this user only (0600, in a new 0700 directory), as Jupyter does: the
+// browser is given the file's path, so that the address, token and all,
+// is on no command line (the opener's and the browser's are readable by
+// every local user in /proc). remove deletes it; the page's first event
+// stream does, and quitting does.
+func launcher(url string) (path string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "tickscope-ui-")
+	if err != nil {
+		return "", nil, &seam.OSError{Call: "make a directory for the page's launcher", Err: err}
+	}
+	remove = func() { os.RemoveAll(dir) }
+	if err := os.Chmod(dir, 0o700); err != nil {
+		remove()
+		return "", nil, &seam.OSError{Call: "chmod 0700 " + dir, Err: err}
+	}
+	path = filepath.Join(dir, "open-tickscope.html")
+	u := html.EscapeString(url)
+	page := `<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=` + u + `"><title>tickscope</title><p><a href="` + u + `">Open tickscope ui</a></p>` + "\n"
+	if err := os.WriteFile(path, []byte(page), 0o600); err != nil {
+		remove()
+		return "", nil, &seam.OSError{Call: "write " + path, Err: err}
+	}
+	return path, remove, nil
 }
 
 // redacting writes what it is given with the secret replaced.
