@@ -81,6 +81,38 @@ func (h *windowsHost) PrepareThread() (string, func()) {
 	return strings.Join(parts, ", "), restore
 }
 
+var _ seam.ThreadEnder = (*windowsHost)(nil)
+
+// mainThreadID is the process's first thread: Go initialises package
+// variables on it.
+var mainThreadID = windows.GetCurrentThreadId()
+
+// threadEndBoundMs bounds ThreadEnding's wait: a thread ends within
+// milliseconds of its goroutine, and a wait that outlived a change in Go's
+// runtime must not hold the command up.
+const threadEndBoundMs = 1000
+
+// ThreadEnding makes Host a seam.ThreadEnder: its wait returns once the
+// calling thread has ended, which is when its handle is signalled ("Thread
+// Handles and Identifiers", Microsoft Learn; Wine signals it once the
+// thread's Unix side has left it, before which ExitProcess would stop that
+// thread mid-exit). Go ends the thread of a goroutine that exits locked,
+// except the main thread, which it parks: there is nothing to wait for then.
+func (h *windowsHost) ThreadEnding() func() {
+	id := windows.GetCurrentThreadId()
+	if id == mainThreadID {
+		return func() {}
+	}
+	thread, err := windows.OpenThread(windows.SYNCHRONIZE, false, id)
+	if err != nil {
+		return func() {}
+	}
+	return func() {
+		windows.WaitForSingleObject(thread, threadEndBoundMs)
+		windows.CloseHandle(thread)
+	}
+}
+
 func (h *windowsHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
 	noop := func() error { return nil }
 	if s.SlackNs != 0 || s.CPUDMALatencyUs != nil {

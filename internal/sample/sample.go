@@ -46,7 +46,10 @@ type Progress func(done, total int)
 // holds what was measured until then.
 // It runs on a fresh goroutine locked to its OS thread, which it never
 // unlocks, so the thread (with its raised priority and timer slack) ends with
-// the measurement instead of returning to Go's pool changed.
+// the measurement instead of returning to Go's pool changed. On a host that
+// is a seam.ThreadEnder, Measure returns only once the OS has ended that
+// thread, so that a process which exits right after measuring never exits
+// while a thread of its own is still ending.
 func Measure(ctx context.Context, h seam.Host, spec Spec, progress Progress) (*rawfile.Point, error) {
 	if spec.Samples < 1 || spec.Samples > MaxSamples {
 		return nil, fmt.Errorf("samples %d outside 1..%d", spec.Samples, MaxSamples)
@@ -58,14 +61,21 @@ func Measure(ctx context.Context, h seam.Host, spec Spec, progress Progress) (*r
 	type outcome struct {
 		res *rawfile.Point
 		err error
+		// ended waits until the OS has ended the measuring thread.
+		ended func()
 	}
 	done := make(chan outcome, 1)
 	go func() {
 		runtime.LockOSThread()
+		ended := func() {}
+		if e, ok := h.(seam.ThreadEnder); ok {
+			ended = e.ThreadEnding()
+		}
 		res, err := measureLocked(ctx, h, method, spec, progress)
-		done <- outcome{res, err}
+		done <- outcome{res, err, ended}
 	}()
 	o := <-done
+	o.ended()
 	return o.res, o.err
 }
 

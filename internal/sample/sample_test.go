@@ -213,3 +213,57 @@ func TestConditionsRecordTheThrottlingOptOut(t *testing.T) {
 		t.Errorf("conditions record throttling %q, want %q", p.Conditions.TimerThrottling, timerinfo.ThrottlingOptedOut)
 	}
 }
+
+// endingHost is a fakeHost that is a seam.ThreadEnder: its wait blocks
+// until the test lets the thread "end".
+type endingHost struct {
+	*fakeHost
+	askedBeforeWaits bool
+	waiting          chan struct{} // closed when the wait starts
+	ended            chan struct{} // closed by the test: the thread has ended
+	measuredFirst    bool
+}
+
+func (h *endingHost) ThreadEnding() func() {
+	h.askedBeforeWaits = h.waits == 0
+	return func() {
+		h.measuredFirst = h.released
+		close(h.waiting)
+		<-h.ended
+	}
+}
+
+// Measure returns only once the host says the measuring thread has ended:
+// a process that exits right after measuring must not exit while that
+// thread is still ending (seam.ThreadEnder says why).
+func TestMeasureWaitsForItsThreadToEnd(t *testing.T) {
+	h := &endingHost{
+		fakeHost: &fakeHost{lateness: []int64{0}, schedule: seam.Relative},
+		waiting:  make(chan struct{}),
+		ended:    make(chan struct{}),
+	}
+	returned := make(chan error, 1)
+	go func() {
+		_, err := sample.Measure(context.Background(), h, spec(10, 0), nil)
+		returned <- err
+	}()
+	select {
+	case <-h.waiting:
+	case err := <-returned:
+		t.Fatalf("Measure returned (%v) without waiting for its thread to end", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Measure never waited for its thread to end")
+	}
+	select {
+	case err := <-returned:
+		t.Fatalf("Measure returned (%v) before its thread had ended", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(h.ended)
+	if err := <-returned; err != nil {
+		t.Fatal(err)
+	}
+	if !h.askedBeforeWaits || !h.measuredFirst {
+		t.Errorf("ThreadEnding asked before the waits: %v; waited for after the measurement: %v; want both", h.askedBeforeWaits, h.measuredFirst)
+	}
+}

@@ -49,6 +49,23 @@ type Host interface {
 	CPUTime() time.Duration
 }
 
+// ThreadEnder is a Host whose OS ends a thread after the goroutine locked
+// to it has exited, while the rest of the process goes on: a caller that
+// lets a locked goroutine end (sample.Measure) waits for the thread to be
+// gone before it returns, so that the process cannot exit while one of its
+// threads is still ending. Under Wine such an exit can deadlock: ExitProcess
+// makes wineserver stop the ending thread with SIGQUIT, and a thread stopped
+// inside glibc's dlopen of libgcc_s (its first pthread_exit) leaves the
+// dynamic loader's lock held, so the process hangs in exit until wineserver
+// kills it with SIGKILL half a second later.
+type ThreadEnder interface {
+	// ThreadEnding is called on the locked thread that will end; the wait
+	// it returns is called from another goroutine after that goroutine has
+	// finished, and blocks until the OS has ended the thread (or a bound of
+	// its own has passed: it never blocks for good).
+	ThreadEnding() (wait func())
+}
+
 // Observation is the timer state at one moment.
 type Observation struct {
 	// Current100ns is the Windows timer period in force (0 elsewhere).
