@@ -1,15 +1,17 @@
 package main
 
 import (
+	"sync"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/measuring"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/version"
 )
 
 type benchOptions struct {
@@ -89,39 +91,13 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, hint := range b.Hints {
-		a.hintf("%s", hint)
-	}
-	for _, warning := range b.Warnings {
-		a.warnf("%s%s", report.SimulatedPrefix(o.sim.Scenario), warning)
-	}
-	if o.sim.Scenario == "" {
-		// One bench at a time: two would hold each other's requests.
-		release, err := machineSystem().Lock(seam.BenchLock)
-		if err != nil {
-			return err
-		}
-		defer release()
-	}
 	ctx, done := progress.Stoppable(cmd.Context())
 	bar := progress.New(a.stderr, b.Total, report.SimulatedPrefix(o.sim.Scenario)+"bench (ESC or Ctrl+C stops early)")
-	err = b.Run(ctx, bar.UpdateTotal)
-	bar.Finish()
-	done()
+	finish := sync.OnceFunc(func() { bar.Finish(); done() })
+	defer finish()
+	r, err := measuring.RunBench(ctx, b, machineSystem(), report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.UpdateTotal, finish, raw))
 	if err != nil {
 		return err
-	}
-	// The samples are written before they are judged, whatever the
-	// judgement: a sweep where every candidate was affected is the
-	// evidence a user would share.
-	if err := raw.Write(b.File, version.String()); err != nil {
-		return err
-	}
-	r := report.Print(b.File, report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw})
-	if r.Unusable != nil {
-		return r.Unusable
-	} else if r.Partial {
-		a.warnf("%sstopped early: the recommendation covers the settings measured so far", report.SimulatedPrefix(o.sim.Scenario))
 	}
 	return extraout.Write(cmd, b.File, r.Value, a.emit(o.judge.JSON, r.Value, r.Text))
 }

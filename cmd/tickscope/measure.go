@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/measuring"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
@@ -84,21 +85,21 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 		return err
 	}
 	bar := progress.New(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(o.sim.Scenario)+"measuring "+spec.Method)
-	point, err := sample.Measure(cmd.Context(), host, spec, bar.Update)
-	bar.Finish()
+	file, r, err := measuring.RunMeasure(cmd.Context(), host, q, spec, report.Judging{RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.Update, bar.Finish, raw))
 	if err != nil {
-		return fmt.Errorf("measuring %s: %w", spec.Method, err)
-	}
-	if len(point.Latencies) == 0 {
-		return sample.ErrNothingMeasured
-	}
-	if point.Stopped {
-		a.warnf("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(o.sim.Scenario), len(point.Latencies), spec.Samples)
-	}
-	file := &rawfile.File{Command: "measure", Simulated: o.sim.Scenario, Query: q, Method: spec.Method, DelayNs: int64(o.delay), Points: []rawfile.Point{*point}}
-	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
-	r := report.Print(file, report.Judging{RawPath: o.raw})
 	return extraout.Write(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
+}
+
+// reporting is where measure's and bench's runs report on the terminal:
+// the progress bar, hints and warnings on standard error, the samples to
+// --raw's file.
+func (a *app) reporting(scenario string, progress func(int, int), finished func(), raw *rawfile.Output) measuring.Reporting {
+	return measuring.Reporting{
+		Scenario: scenario, Progress: progress, Finished: finished,
+		Hint:    func(msg string) { a.hintf("%s", msg) },
+		Warn:    func(msg string) { a.warnf("%s", msg) },
+		Samples: func(f *rawfile.File) error { return raw.Write(f, version.String()) },
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -145,9 +145,6 @@ type applyRequest map[string]string
 // and the timer slack to set it to.
 var applyFlags = []string{"resolution", "ms", "dma-latency", "pid", "slack"}
 
-// plainArg is what a command line shows unquoted.
-var plainArg = regexp.MustCompile(`^[A-Za-z0-9._:+-]+$`)
-
 // apply parses the request as apply's command line (with --persist when
 // persist is set) and checks it as apply does, with the same words for
 // every refusal; command is that command line.
@@ -163,10 +160,7 @@ func (s *Server) apply(req applyRequest, persist bool) (command string, q *timer
 	}
 	shown := []string{"tickscope", "apply"}
 	for _, a := range args {
-		if !plainArg.MatchString(a) {
-			a = strconv.Quote(a)
-		}
-		shown = append(shown, a)
+		shown = append(shown, options.Value(a))
 	}
 	command = s.onModel(strings.Join(shown, " "))
 	cmd, f, err := plan.ParseApply(args)

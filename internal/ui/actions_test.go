@@ -45,6 +45,10 @@ func TestMeasureOnTheModel(t *testing.T) {
 	if out.Error != "" || !strings.Contains(out.Text, "SIMULATED  tickscope measure: sleep, 1 ms delay, 20 samples") || !strings.Contains(out.Chart, `<svg class="chart"`) {
 		t.Errorf("measure's outcome: %+v", out)
 	}
+	// A value the command line would split is shown quoted.
+	if out := post(t, s, "measure", `{"method":"a b","samples":5}`); out.Error == "" || out.Command != `tickscope measure --method "a b" --samples 5 --simulate narrow-band` {
+		t.Errorf("measure --method \"a b\": %+v", out)
+	}
 	// The command's own refusal, word for word.
 	bad := post(t, s, "measure", `{"samples":0}`)
 	if !strings.HasPrefix(bad.Error, "--samples 0: allowed 1..") {

@@ -12,12 +12,11 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/htmlreport"
+	"github.com/tickscope/tickscope/internal/measuring"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
-	"github.com/tickscope/tickscope/internal/sample"
-	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -207,7 +206,7 @@ type measureRequest struct {
 func (s *Server) measure(req measureRequest) *Outcome {
 	command := "tickscope measure"
 	if req.Method != "" {
-		command += " --method " + req.Method
+		command += " --method " + options.Value(req.Method)
 	}
 	command += fmt.Sprintf(" --samples %d", req.Samples) + s.simFlags()
 	q, err := s.host.Query()
@@ -220,20 +219,23 @@ func (s *Server) measure(req measureRequest) *Outcome {
 	}
 	return s.start("measure", command, spec.Samples+spec.Warmup, func(ctx context.Context, j *job) *Outcome {
 		out := &Outcome{Warnings: []string{}}
-		point, err := sample.Measure(ctx, s.host, spec, j.progress)
-		switch {
-		case err != nil:
-			return failed(command, fmt.Errorf("measuring %s: %w", spec.Method, err))
-		case len(point.Latencies) == 0:
-			return failed(command, sample.ErrNothingMeasured)
-		case point.Stopped:
-			out.warn("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(s.o.Scenario), len(point.Latencies), spec.Samples)
+		file, printed, err := measuring.RunMeasure(ctx, s.host, q, spec, report.Judging{}, s.reporting(out, j))
+		if err != nil {
+			return failed(command, err)
 		}
-		file := &rawfile.File{Command: "measure", Simulated: s.o.Scenario, Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}}
-		printed := report.Print(file, report.Judging{})
 		out.Text, out.Chart = text(printed.Text), chart(file, printed.Value)
 		return out
 	})
+}
+
+// reporting is where a job's run reports: its progress to the page, its
+// hints and warnings to its outcome.
+func (s *Server) reporting(out *Outcome, j *job) measuring.Reporting {
+	return measuring.Reporting{
+		Scenario: s.o.Scenario, Progress: j.progress,
+		Hint: func(msg string) { out.warn("hint: %s", msg) },
+		Warn: func(msg string) { out.warn("%s", msg) },
+	}
 }
 
 type benchRequest struct {
@@ -248,7 +250,7 @@ func (s *Server) bench(req benchRequest) *Outcome {
 	defaults := sweep.DefaultPreferences()
 	command := fmt.Sprintf("tickscope bench --samples %d", req.Samples)
 	if req.Prefer != defaults.Prefer {
-		command += " --prefer " + req.Prefer
+		command += " --prefer " + options.Value(req.Prefer)
 	}
 	command += s.simFlags()
 	prefs, err := plan.Preferences(req.Prefer, time.Duration(defaults.BudgetP50), time.Duration(defaults.BudgetP95), time.Duration(defaults.BudgetLateness))
@@ -265,29 +267,11 @@ func (s *Server) bench(req benchRequest) *Outcome {
 	}
 	return s.start("bench", command, b.Total, func(ctx context.Context, j *job) *Outcome {
 		out := &Outcome{Warnings: []string{}}
-		for _, hint := range b.Hints {
-			out.warn("hint: %s", hint)
-		}
-		for _, warning := range b.Warnings {
-			out.warn("%s%s", report.SimulatedPrefix(s.o.Scenario), warning)
-		}
-		if s.o.Scenario == "" {
-			// One bench at a time: two would hold each other's requests.
-			release, err := s.o.System.Lock(seam.BenchLock)
-			if err != nil {
-				return failed(command, err)
-			}
-			defer release()
-		}
-		if err := b.Run(ctx, j.progress); err != nil {
-			return failed(command, err)
-		}
-		printed := report.Print(b.File, report.Judging{Prefs: prefs})
-		if printed.Unusable != nil {
-			return failed(command, printed.Unusable)
-		}
-		if printed.Partial {
-			out.warn("%sstopped early: the recommendation covers the settings measured so far", report.SimulatedPrefix(s.o.Scenario))
+		printed, err := measuring.RunBench(ctx, b, s.o.System, report.Judging{Prefs: prefs}, s.reporting(out, j))
+		if err != nil {
+			failure := failed(command, err)
+			failure.Warnings = out.Warnings
+			return failure
 		}
 		out.Text, out.Chart = text(printed.Text), chart(b.File, printed.Value)
 		if setting := recommended(printed.Value); setting != nil {
