@@ -82,16 +82,10 @@ func Diagnose(in DiagnosisInput) *Diagnosis {
 	return d
 }
 
-// suggestedPeriod is the period the commands suggest holding: 0.5 ms
-// within what the machine offers, as the double-click suggests.
-func suggestedPeriod(w *timerinfo.Windows) uint32 {
-	return min(max(uint32(SuggestedPeriod100ns), w.Finest100ns), max(w.Coarsest100ns, w.Finest100ns))
-}
-
 func diagnoseWindows(w *timerinfo.Windows, in DiagnosisInput) []Reason {
 	reasons := []Reason{}
 	add := func(code, says, do string) { reasons = append(reasons, Reason{code, says, do}) }
-	run := fmt.Sprintf("tickscope run --resolution %d -- PROGRAM", suggestedPeriod(w))
+	run := fmt.Sprintf("tickscope run --resolution %d -- PROGRAM", SuggestedPeriod(w))
 	switch w.RequestModel {
 	case timerinfo.RequestModelPerProcess:
 		if w.Build >= timerinfo.Build20348 {

@@ -17,10 +17,14 @@ type WhoReport struct {
 	Elevated bool        `json:"elevated"`
 	Windows  *WhoWindows `json:"windows,omitempty"`
 	Linux    *who.Linux  `json:"linux,omitempty"`
-	// Changes and Watch are --watch's: each change seen, and how long each
-	// thing was held while watched.
-	Changes []who.Change `json:"changes,omitempty"`
+	// Changes and Watch are --watch's: each change seen ([] while watching
+	// when nothing changed; omitzero keeps an empty slice, drops nil), and
+	// how long each thing was held while watched.
+	Changes []who.Change `json:"changes,omitzero"`
 	Watch   *who.Summary `json:"watch,omitempty"`
+	// WatchNote says what --watch follows when it cannot follow the
+	// holders (WatchPeriodOnly).
+	WatchNote string `json:"watch_note,omitempty"`
 }
 
 // WhoWindows is who on Windows: the timer as NtQueryTimerResolution gives
@@ -34,6 +38,9 @@ type WhoWindows struct {
 	// they could not be read (NeedsElevation says why).
 	Holders []who.Holder      `json:"holders"`
 	Rundown *who.TimerRundown `json:"rundown"`
+	// HoldersIncomplete: the read was stopped (ESC, Ctrl+C) before the
+	// rundown ended, so Holders may lack some.
+	HoldersIncomplete bool `json:"holders_incomplete,omitempty"`
 	// NeedsElevation is set when not elevated: ETW needs an administrator.
 	NeedsElevation string `json:"needs_elevation,omitempty"`
 	// Sleep1 is Sleep(1) in this process, measured now, when the holders
@@ -42,7 +49,7 @@ type WhoWindows struct {
 }
 
 // NeedsElevation is what who says without elevation on Windows.
-const NeedsElevation = "naming the processes that hold the timer needs an elevated terminal (an ETW session on Microsoft-Windows-Kernel-Power): run tickscope who in a terminal started with \"Run as administrator\""
+const NeedsElevation = who.NeedsElevation
 
 // WatchPollInterval is how often who --watch reads /proc again on Linux,
 // where nothing announces a change: often enough to see a program hold
@@ -62,7 +69,8 @@ type WhoShow interface {
 // watching for that long or until ctx ends (ESC, Ctrl+C), recording each
 // change as it happens, then sums up. On Windows without elevation it
 // reports what can be known instead: the periods, whether this process
-// holds a request, and Sleep(1) measured now.
+// holds a request, and Sleep(1) measured now; its --watch follows the
+// current period, read every WatchPollInterval (WatchNote says so).
 func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Duration, show WhoShow) (*WhoReport, error) {
 	q, err := host.Query()
 	if err != nil {
@@ -73,10 +81,25 @@ func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Durati
 		rep.Windows = &WhoWindows{Coarsest100ns: w.Coarsest100ns, Finest100ns: w.Finest100ns, Current100ns: w.Current100ns, ProcessHoldsRequest: w.ProcessHoldsRequest}
 		if !rep.Elevated {
 			rep.Windows.NeedsElevation = NeedsElevation
-			if rep.Windows.Sleep1, err = Check(ctx, host, q, timerinfo.Setting{}); err == nil && show != nil {
+			if rep.Windows.Sleep1, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
+				return rep, err
+			}
+			if watch > 0 {
+				rep.WatchNote = WatchPeriodOnly
+			}
+			if show != nil {
 				show.Read(rep)
 			}
-			return rep, err
+			return rep, rep.watch(ctx, watch, show, func(ctx context.Context, record func(who.Change)) (*who.Summary, error) {
+				read := func() (*who.Snapshot, error) {
+					q, err := host.Query()
+					if err != nil {
+						return nil, err
+					}
+					return periodSnapshot(q.Windows.Current100ns), nil
+				}
+				return who.Poll(ctx, min(watch, WatchPollInterval), periodSnapshot(w.Current100ns), read, time.Now, record)
+			})
 		}
 	}
 	snap, err := sys.Holders(ctx)
@@ -87,34 +110,54 @@ func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Durati
 	if show != nil {
 		show.Read(rep)
 	}
+	return rep, rep.watch(ctx, watch, show, func(ctx context.Context, record func(who.Change)) (*who.Summary, error) {
+		if rep.Windows != nil {
+			subscribe := func(ctx context.Context, each func(who.Event)) error { return sys.HolderEvents(ctx, each) }
+			return who.Follow(ctx, subscribe, time.Now, record)
+		}
+		read := func() (*who.Snapshot, error) { return sys.Holders(ctx) }
+		return who.Poll(ctx, min(watch, WatchPollInterval), snap, read, time.Now, record)
+	})
+}
+
+// WatchPeriodOnly is WatchNote on Windows without elevation.
+const WatchPeriodOnly = "not elevated: --watch follows the timer's current period, read every second, not who holds it"
+
+// periodSnapshot is the timer's current period as the one thing --watch
+// follows without elevation (who.WhatTimer).
+func periodSnapshot(current100ns uint32) *who.Snapshot {
+	return &who.Snapshot{Windows: &who.Windows{Holders: []who.Holder{}, Timer: &who.TimerRundown{Current100ns: current100ns}}}
+}
+
+// watch runs follow, which watches, for watch (nothing when 0) or until
+// ctx ends, recording each change in rep and showing it; its summary is
+// rep.Watch.
+func (rep *WhoReport) watch(ctx context.Context, watch time.Duration, show WhoShow, follow func(context.Context, func(who.Change)) (*who.Summary, error)) error {
 	if watch <= 0 {
-		return rep, nil
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, watch)
 	defer cancel()
+	rep.Changes = []who.Change{}
 	record := func(c who.Change) {
 		rep.Changes = append(rep.Changes, c)
 		if show != nil {
 			show.Changed(c)
 		}
 	}
-	subscribe := func(ctx context.Context, each func(who.Event)) error { return sys.HolderEvents(ctx, each) }
-	if rep.Windows != nil {
-		rep.Watch, err = who.Follow(ctx, subscribe, time.Now, record)
-	} else {
-		read := func() (*who.Snapshot, error) { return sys.Holders(ctx) }
-		rep.Watch, err = who.Poll(ctx, min(watch, WatchPollInterval), snap, read, time.Now, record)
-	}
+	var err error
+	rep.Watch, err = follow(ctx, record)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		err = nil
 	}
-	return rep, err
+	return err
 }
 
 // fill puts a snapshot's holders in the report.
 func (rep *WhoReport) fill(snap *who.Snapshot) {
 	if snap.Windows != nil && rep.Windows != nil {
 		rep.Windows.Holders, rep.Windows.Rundown = snap.Windows.Holders, snap.Windows.Timer
+		rep.Windows.HoldersIncomplete = snap.Windows.Incomplete
 	}
 	rep.Linux = snap.Linux
 }
@@ -147,11 +190,13 @@ interrupt runs for others.
 Linux: the processes holding /dev/cpu_dma_latency open and the value in
 force, the threads whose timer slack is not the default 50 µs, the threads
 scheduled SCHED_FIFO or SCHED_RR, and the cpuidle states disabled. Without
-root it says what it could not read (another user's processes).
+root it says what it could not read (another user's open files; any
+thread's timer slack, which needs CAP_SYS_NICE, the user's own included).
 
 --watch D keeps watching for D, or until ESC or Ctrl+C, prints each change
 with its time, then how long each thing was held. Windows stays subscribed
 to the provider's events as they happen (a request, a release, the timer's
-period); Linux reads /proc again every second.
+period); without elevation it follows only the current period, read every
+second. Linux reads /proc again every second.
 
 --json prints the result as the object documented in docs/json.md.`

@@ -2,12 +2,15 @@ package hold_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -97,5 +100,60 @@ func TestCheckWatch(t *testing.T) {
 		if err := hold.CheckWatch(true, d); !isUsage(err) {
 			t.Errorf("--watch %v: %v, want a usage error", d, err)
 		}
+	}
+}
+
+// queryAfter is a host whose current period changes to current100ns after
+// its first query: another program's request, as the not-elevated watch
+// can see it.
+type queryAfter struct {
+	*windowsHost
+	queries      int
+	current100ns uint32
+}
+
+func (h *queryAfter) Query() (*timerinfo.Report, error) {
+	q, err := h.windowsHost.Query()
+	if h.queries++; err == nil && h.queries > 1 {
+		q.Windows.Current100ns = h.current100ns
+	}
+	return q, err
+}
+
+// Not elevated on Windows, --watch follows the current period (it cannot
+// follow the holders), says so, and reports each change of it.
+func TestWhoWindowsNotElevatedWatchFollowsThePeriod(t *testing.T) {
+	sys := &seamfake.System{HoldersErr: errors.New("must not be called"), EventsErr: errors.New("must not be called")}
+	host := &queryAfter{windowsHost: newWindows(t, "narrow-band"), current100ns: 10000}
+	var show showRecorder
+	rep, err := hold.Who(context.Background(), host, sys, 50*time.Millisecond, &show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.WatchNote != hold.WatchPeriodOnly || rep.Watch == nil {
+		t.Fatalf("report = %+v, want the period watched and said so", rep)
+	}
+	before := int64(rep.Windows.Current100ns)
+	want := []who.Change{{Hold: who.Hold{Name: "the timer", What: who.WhatTimer, Value: before}}, {Started: true, Hold: who.Hold{Name: "the timer", What: who.WhatTimer, Value: 10000}}}
+	if len(rep.Changes) != 2 || rep.Changes[0].Hold != want[0].Hold || rep.Changes[0].Started || rep.Changes[1].Hold != want[1].Hold || !rep.Changes[1].Started || len(show.changes) != 2 {
+		t.Errorf("changes = %+v, want %d x 100ns ending and 10000 beginning", rep.Changes, before)
+	}
+}
+
+// Watching with nothing changing still reports changes: [], not absent.
+func TestWhoWatchWithoutChangesSaysNone(t *testing.T) {
+	snap := &who.Snapshot{Linux: &who.Linux{}}
+	sys := &seamfake.System{Snapshots: []*who.Snapshot{snap}, NoEvents: true}
+	rep, err := hold.Who(context.Background(), &linuxHost{dma: 7}, sys, 20*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(rep)
+	if !strings.Contains(string(out), `"changes":[]`) {
+		t.Errorf("JSON %s lacks \"changes\":[]", out)
+	}
+	rep, _ = hold.Who(context.Background(), &linuxHost{dma: 7}, sys, 0, nil)
+	if out, _ := json.Marshal(rep); strings.Contains(string(out), `"changes"`) {
+		t.Errorf("JSON without --watch has changes: %s", out)
 	}
 }

@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -19,8 +20,8 @@ import (
 // Holders reads the Kernel-Power rundown in an ETW session of its own
 // (who.ReadRundown drives it; etwTracer makes the calls). It needs an
 // elevated token: the caller checks Elevated first.
-func (system) Holders(ctx context.Context) (*who.Snapshot, error) {
-	w, err := who.ReadRundown(ctx, &etwTracer{}, uint32(os.Getpid()), who.DefaultRundownTiming)
+func (s system) Holders(ctx context.Context) (*who.Snapshot, error) {
+	w, err := who.ReadRundown(ctx, &etwTracer{sys: s}, uint32(os.Getpid()), who.DefaultRundownTiming)
 	if err != nil {
 		return nil, err
 	}
@@ -29,8 +30,8 @@ func (system) Holders(ctx context.Context) (*who.Snapshot, error) {
 
 // HolderEvents delivers the Kernel-Power timer events of a session of its
 // own until ctx ends (who.Subscribe).
-func (system) HolderEvents(ctx context.Context, each func(who.Event)) error {
-	return who.Subscribe(ctx, &etwTracer{}, each)
+func (s system) HolderEvents(ctx context.Context, each func(who.Event)) error {
+	return who.Subscribe(ctx, &etwTracer{sys: s}, each)
 }
 
 // kernelPower is who.KernelPowerProvider as a GUID.
@@ -44,10 +45,28 @@ var kernelPower = func() windows.GUID {
 
 // etwTracer is who.Tracer on advapi32: one session at a time.
 type etwTracer struct {
+	sys     system
 	session uint64 // StartTraceW's handle
 }
 
 var _ who.Tracer = (*etwTracer)(nil)
+
+// etwError is a failed ETW call; ERROR_ACCESS_DENIED, what a terminal
+// that is not elevated gets, wraps who.ErrNeedsElevation.
+func etwError(call string, err error) error {
+	if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+		return fmt.Errorf("%w (%w)", who.ErrNeedsElevation, &seam.OSError{Call: call, Err: err})
+	}
+	return &seam.OSError{Call: call, Err: err}
+}
+
+func (e *etwTracer) Lock() (func(), error) {
+	release, err := e.sys.Lock(seam.WhoLock)
+	if locked := (*seam.LockedError)(nil); errors.As(err, &locked) {
+		return nil, fmt.Errorf("%w (%w)", who.ErrBusy, err)
+	}
+	return release, err
+}
 
 func (e *etwTracer) Stop(name string) (bool, error) {
 	err := winapi.ControlTrace(0, name, winapi.NewTraceProperties(), winapi.EVENT_TRACE_CONTROL_STOP)
@@ -57,7 +76,7 @@ func (e *etwTracer) Stop(name string) (bool, error) {
 	case errors.Is(err, windows.ERROR_WMI_INSTANCE_NOT_FOUND):
 		return false, nil
 	}
-	return false, &seam.OSError{Call: "ControlTraceW(" + name + ", EVENT_TRACE_CONTROL_STOP)", Err: err}
+	return false, etwError("ControlTraceW("+name+", EVENT_TRACE_CONTROL_STOP)", err)
 }
 
 func (e *etwTracer) Start(name string) error {
@@ -67,7 +86,7 @@ func (e *etwTracer) Start(name string) error {
 	props.LogFileNameOffset = 0
 	handle, err := winapi.StartTrace(name, props)
 	if err != nil {
-		return &seam.OSError{Call: "StartTraceW(" + name + ")", Err: err}
+		return etwError("StartTraceW("+name+")", err)
 	}
 	e.session = handle
 	return nil
@@ -75,7 +94,7 @@ func (e *etwTracer) Start(name string) error {
 
 func (e *etwTracer) Enable() error {
 	if err := winapi.EnableTraceEx2(e.session, &kernelPower, winapi.EVENT_CONTROL_CODE_ENABLE, winapi.TRACE_LEVEL_INFORMATION, who.KernelPowerKeyword, 0); err != nil {
-		return &seam.OSError{Call: "EnableTraceEx2(Microsoft-Windows-Kernel-Power, EVENT_CONTROL_CODE_ENABLE_PROVIDER)", Err: err}
+		return etwError("EnableTraceEx2(Microsoft-Windows-Kernel-Power, EVENT_CONTROL_CODE_ENABLE_PROVIDER)", err)
 	}
 	return nil
 }
@@ -125,11 +144,11 @@ var (
 	})
 )
 
-func (e *etwTracer) Consume(name string, each func(who.Record)) (func() error, error) {
+func (e *etwTracer) Consume(name string, each func(who.Record)) (<-chan struct{}, func() error, error) {
 	consumer.Lock()
 	if consumer.each != nil {
 		consumer.Unlock()
-		return nil, errors.New("another Kernel-Power session is being read in this process")
+		return nil, nil, errors.New("another Kernel-Power session is being read in this process")
 	}
 	consumer.each = each
 	consumer.Unlock()
@@ -141,7 +160,7 @@ func (e *etwTracer) Consume(name string, each func(who.Record)) (func() error, e
 	loggerName, err := windows.UTF16PtrFromString(name)
 	if err != nil {
 		release()
-		return nil, err
+		return nil, nil, err
 	}
 	logfile := &winapi.EventTraceLogfile{
 		LoggerName:          loggerName,
@@ -151,10 +170,12 @@ func (e *etwTracer) Consume(name string, each func(who.Record)) (func() error, e
 	handle, err := winapi.OpenTrace(logfile)
 	if err != nil {
 		release()
-		return nil, &seam.OSError{Call: "OpenTraceW(" + name + ")", Err: err}
+		return nil, nil, etwError("OpenTraceW("+name+")", err)
 	}
-	done := make(chan error, 1)
+	ended := make(chan struct{})
+	var delivered error // ProcessTrace's result, set before ended closes
 	go func() {
+		defer close(ended)
 		// The callback runs on this thread, which blocks in ProcessTrace
 		// until the session stops.
 		runtime.LockOSThread()
@@ -162,26 +183,23 @@ func (e *etwTracer) Consume(name string, each func(who.Record)) (func() error, e
 		err := winapi.ProcessTrace(handle)
 		runtime.KeepAlive(logfile)
 		if err != nil && !errors.Is(err, windows.ERROR_CANCELLED) {
-			err = &seam.OSError{Call: "ProcessTrace", Err: err}
-		} else {
-			err = nil
+			delivered = &seam.OSError{Call: "ProcessTrace", Err: err}
 		}
-		done <- err
 	}()
-	return func() error {
+	return ended, func() error {
 		defer release()
 		// Stopping the session ends ProcessTrace; CloseTrace ends it too,
 		// should the stop not reach it.
 		select {
-		case err := <-done:
+		case <-ended:
 			winapi.CloseTrace(handle)
-			return err
+			return delivered
 		case <-time.After(3 * time.Second):
 		}
 		winapi.CloseTrace(handle)
 		select {
-		case err := <-done:
-			return err
+		case <-ended:
+			return delivered
 		case <-time.After(2 * time.Second):
 			return &seam.OSError{Call: "ProcessTrace", Err: errors.New("still delivering 5 s after its session was stopped and its handle closed")}
 		}

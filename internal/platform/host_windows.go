@@ -360,14 +360,15 @@ func kernelKeyWrittenAfterBoot() bool {
 	return timerinfo.WrittenAfterBoot(info.ModTime(), time.Now(), uptime)
 }
 
+// bootTimerSettings is readBootTimerSettings until it first succeeds, then
+// its result: bcdedit is a process of its own, and a holder or watch that
+// queries every few seconds must not start one each time (the boot
+// settings it reads take effect at the next boot anyway); a failure is
+// tried again at the next query instead of kept.
+var bootTimerSettings = onceOK(readBootTimerSettings)
+
 // readBootTimerSettings runs `bcdedit /enum {current}`, which reads the boot
 // configuration and needs elevation. It never writes.
-// bootTimerSettings is readBootTimerSettings once per process: bcdedit is
-// a process of its own, and a holder or watch that queries every few
-// seconds must not start one each time (the boot settings it reads take
-// effect at the next boot anyway).
-var bootTimerSettings = sync.OnceValues(readBootTimerSettings)
-
 func readBootTimerSettings() (timerinfo.BootTimerSettings, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -27,6 +27,9 @@ func (t *WhoText) Read(rep *hold.WhoReport) {
 	if l := rep.Linux; l != nil {
 		writeWhoLinux(t.W, l, rep.Elevated)
 	}
+	if rep.WatchNote != "" {
+		fmt.Fprintln(t.W, rep.WatchNote)
+	}
 }
 
 // Changed writes one line of --watch, as the change happens.
@@ -67,11 +70,18 @@ func writeWhoWindows(w io.Writer, win *hold.WhoWindows) {
 		return
 	}
 	fmt.Fprintln(w)
-	if len(win.Holders) == 0 {
+	switch {
+	case len(win.Holders) == 0 && win.HoldersIncomplete:
+		fmt.Fprintln(w, "holders: unknown: stopped before the Kernel-Power rundown named any")
+		return
+	case len(win.Holders) == 0:
 		fmt.Fprintln(w, "holders: no process holds a timer request")
 		return
+	case win.HoldersIncomplete:
+		fmt.Fprintln(w, "holders, finest first (partial: stopped before the rundown ended, there may be more)")
+	default:
+		fmt.Fprintln(w, "holders, finest first")
 	}
-	fmt.Fprintln(w, "holders, finest first")
 	fmt.Fprintf(w, "  %-10s %-8s %s\n", "period ms", "pid", "image")
 	for _, h := range win.Holders {
 		self := ""
@@ -176,9 +186,13 @@ func holdText(h who.Hold) string {
 	return fmt.Sprintf("%s %d", h.What, h.Value)
 }
 
+// heldRounding is the one rounding of --watch's summary: the time watched
+// and each time held, so that no row shows more than the whole.
+const heldRounding = time.Millisecond
+
 func writeWhoWatchSummary(w io.Writer, s *who.Summary) {
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "while watched (%v)\n", time.Duration(s.WatchedNs).Round(100*time.Millisecond))
+	fmt.Fprintf(w, "while watched (%v)\n", time.Duration(s.WatchedNs).Round(heldRounding))
 	if len(s.Held) == 0 {
 		fmt.Fprintln(w, "  nothing was held")
 	}
@@ -194,6 +208,6 @@ func writeWhoWatchSummary(w io.Writer, s *who.Summary) {
 		if len(notes) > 0 {
 			note = " (" + strings.Join(notes, ", ") + ")"
 		}
-		fmt.Fprintf(w, "  %-10v %s%s\n", time.Duration(h.HeldNs).Round(time.Millisecond), holdText(h.Hold), note)
+		fmt.Fprintf(w, "  %-10v %s%s\n", time.Duration(h.HeldNs).Round(heldRounding), holdText(h.Hold), note)
 	}
 }

@@ -59,3 +59,34 @@ func TestWhoTextWindowsNotElevated(t *testing.T) {
 		}
 	}
 }
+
+// The summary rounds the time watched and each time held alike: no row
+// shows more than the whole.
+func TestWhoSummaryRoundsOnce(t *testing.T) {
+	h := who.Hold{PID: 7, Name: "a.exe", What: who.WhatPeriod, Value: 10000}
+	rep := &hold.WhoReport{Watch: &who.Summary{WatchedNs: 2_764_400_000, Held: []who.HeldFor{{Hold: h, HeldNs: 2_763_600_000}}}}
+	var out bytes.Buffer
+	report.WriteWhoSummary(&out, rep)
+	if want := "while watched (2.764s)\n  2.764s     process 7"; !strings.Contains(out.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, out.String())
+	}
+}
+
+// A read stopped before the rundown ended says its list may be partial,
+// and an empty one is unknown, not "no process holds".
+func TestWhoTextSaysAnIncompleteRundown(t *testing.T) {
+	for _, tc := range []struct {
+		holders []who.Holder
+		want    string
+	}{
+		{nil, "holders: unknown: stopped before the Kernel-Power rundown named any\n"},
+		{[]who.Holder{{PID: 4, Image: "a.exe", Period100ns: 5000}}, "holders, finest first (partial: stopped before the rundown ended, there may be more)\n"},
+	} {
+		rep := &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{Current100ns: 5000, Holders: tc.holders, HoldersIncomplete: true}}
+		var out bytes.Buffer
+		(&report.WhoText{W: &out}).Read(rep)
+		if got := out.String(); !strings.Contains(got, tc.want) || strings.Contains(got, "no process holds") {
+			t.Errorf("who's text lacks %q:\n%s", tc.want, got)
+		}
+	}
+}

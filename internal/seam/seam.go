@@ -164,4 +164,8 @@ const (
 	// HolderLock is the lock the startup holder takes while it holds, so
 	// that status can tell whether it runs and startup remove can end it.
 	HolderLock = "holder"
+	// WhoLock is held for the life of who's ETW session (who.SessionName):
+	// a session of that name whose lock another tickscope holds is live,
+	// and is left alone.
+	WhoLock = "who"
 )

@@ -133,8 +133,9 @@ func ScanLinux(root fs.FS, dma DMALatency, self int) *Linux {
 		}
 		taskDenied.add(l.scanThreads(root, dir, pid))
 	}
-	fdDenied.report(l, "the open files of %d processes (/proc/PID/fd), so cpu_dma_latency holders among them are not listed")
-	taskDenied.report(l, "the timer slack of the threads of %d processes (/proc/TID/timerslack_ns)")
+	fdDenied.report(l, "the open files of %d processes (/proc/PID/fd), so cpu_dma_latency holders among them are not listed",
+		"another user's processes' open files are readable only as root (sudo tickscope who)")
+	taskDenied.report(l, "the timer slack of the threads of %d processes (/proc/TID/timerslack_ns)", slackNeedsRoot)
 	l.IdleDisabled = scanIdle(root, l)
 	return l
 }
@@ -156,13 +157,21 @@ func (d *denied) add(err error) {
 	d.n++
 }
 
-func (d *denied) report(l *Linux, what string) {
+// slackNeedsRoot is why a thread's timer slack is unreadable: the kernel
+// lets a task read only its own without CAP_SYS_NICE (fs/proc/base.c,
+// timerslack_ns_show), whoever owns the other one, the user's own
+// processes included.
+const slackNeedsRoot = "reading any thread's timer slack but the reader's own needs root (CAP_SYS_NICE), even in the user's own processes (sudo tickscope who)"
+
+// report lists what could not be read in the d.n processes (what has a %d
+// for it): deniedWhy is why, when it was a permission denied.
+func (d *denied) report(l *Linux, what, deniedWhy string) {
 	if d.n == 0 {
 		return
 	}
 	why := d.first.Error()
 	if errors.Is(d.first, fs.ErrPermission) {
-		why = "permission denied: another user's processes are readable only as root (sudo tickscope who)"
+		why = "permission denied: " + deniedWhy
 	}
 	l.Unreadable = append(l.Unreadable, Unreadable{What: fmt.Sprintf(what, d.n), Why: why})
 }

@@ -177,8 +177,8 @@ func TestScanLinuxSaysWhatItCouldNotRead(t *testing.T) {
 	for _, want := range []string{
 		"the value in force (/dev/cpu_dma_latency): open /dev/cpu_dma_latency: permission denied",
 		"the open files of 1 processes (/proc/PID/fd)",
-		"the timer slack of the threads of 1 processes",
-		"readable only as root",
+		"the timer slack of the threads of 1 processes (/proc/TID/timerslack_ns): permission denied: reading any thread's timer slack but the reader's own needs root (CAP_SYS_NICE), even in the user's own processes",
+		"open files are readable only as root",
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("unreadable does not say %q:\n%s", want, joined)

@@ -9,12 +9,20 @@ import (
 
 // SessionName is the one ETW session who starts. A session outlives the
 // process that started it, so a fixed name lets the next run stop the one
-// a killed tickscope left behind.
+// a killed tickscope left behind. ETW names are machine-wide, so a session
+// of this name may also be another tickscope's, running now: Subscribe
+// tells the two apart with a cross-process lock (Tracer.Lock) held for the
+// session's life.
 const SessionName = "tickscope-who"
 
 // Tracer is the ETW calls one session needs; package platform implements
 // it with advapi32 (internal/platform/winapi), tests with a fake.
 type Tracer interface {
+	// Lock takes the cross-process lock held for the whole life of a
+	// session of SessionName (package platform: System.Lock(seam.WhoLock)),
+	// which the OS drops when its holder exits however it exits. When
+	// another tickscope holds it, the error wraps ErrBusy.
+	Lock() (release func(), err error)
 	// Stop stops the session named name (ControlTraceW,
 	// EVENT_TRACE_CONTROL_STOP), saying whether one ran.
 	Stop(name string) (existed bool, err error)
@@ -22,9 +30,9 @@ type Tracer interface {
 	Start(name string) error
 	// Consume opens the session for reading (OpenTraceW) and delivers its
 	// records to each, on a goroutine of its own (ProcessTrace), until the
-	// session stops; wait blocks until delivery has ended and closes the
-	// handle (CloseTrace).
-	Consume(name string, each func(Record)) (wait func() error, err error)
+	// session stops; ended is closed once delivery has ended, however it
+	// ended; wait blocks until it has and closes the handle (CloseTrace).
+	Consume(name string, each func(Record)) (ended <-chan struct{}, wait func() error, err error)
 	// Enable enables Microsoft-Windows-Kernel-Power in the session at the
 	// informational level with KernelPowerKeyword (EnableTraceEx2,
 	// EVENT_CONTROL_CODE_ENABLE_PROVIDER).
@@ -40,15 +48,69 @@ type Tracer interface {
 // earlier run.
 var ErrLeftover = errors.New("a session left by an earlier tickscope could not be stopped")
 
-// Subscribe runs the session: it stops a leftover session of SessionName,
-// starts its own, reads it, enables the provider and asks for its rundown,
-// then calls each for every timer event decoded, until ctx ends. It stops
-// the session on every path out (an error, ctx ending by ESC, Ctrl+C or
-// the console closing, a panic in each), and waits for delivery to end.
+// ErrBusy says that another tickscope runs the session of SessionName now:
+// it is left alone.
+var ErrBusy = errors.New("another tickscope is reading who holds the timer; try again when it is done")
+
+// NeedsElevation is what who says when ETW refuses it: a session needs an
+// administrator.
+const NeedsElevation = "naming the processes that hold the timer needs an elevated terminal (an ETW session on Microsoft-Windows-Kernel-Power): run tickscope who in a terminal started with \"Run as administrator\""
+
+// ErrNeedsElevation is a Tracer call refused for want of elevation
+// (ERROR_ACCESS_DENIED): package platform wraps it.
+var ErrNeedsElevation = errors.New(NeedsElevation)
+
+// ErrDeliveryEnded says that the session stopped delivering before
+// tickscope stopped it: whatever came after is unknown.
+var ErrDeliveryEnded = errors.New("the ETW session " + SessionName + " stopped delivering Kernel-Power events before tickscope stopped it (stopped by another program?)")
+
+// LockWait is how long Subscribe waits for another tickscope's session to
+// end before it says ErrBusy: longer than a rundown read takes
+// (DefaultRundownTiming.Most), so that two short reads (ui's, status's)
+// queue instead of failing.
+var LockWait = 4 * time.Second
+
+// lockRetry is how often Subscribe tries the lock again while it waits.
+const lockRetry = 100 * time.Millisecond
+
+// lock takes the session's lock, waiting up to LockWait while another
+// tickscope holds it.
+func lock(ctx context.Context, t Tracer) (func(), error) {
+	deadline := time.Now().Add(LockWait)
+	for {
+		release, err := t.Lock()
+		if err == nil || !errors.Is(err, ErrBusy) || time.Now().After(deadline) {
+			return release, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(lockRetry):
+		}
+	}
+}
+
+// Subscribe runs the session: it takes the session's lock (waiting up to
+// LockWait, then ErrBusy: a session of SessionName whose lock another
+// tickscope holds is live, and is never stopped), stops a leftover session
+// of SessionName (with the lock taken, any is a killed run's), starts its
+// own, reads it, enables the provider and asks for its rundown, then calls
+// each for every timer event decoded, until ctx ends. Delivery that ends
+// before ctx does gives ErrDeliveryEnded. It stops the session on every
+// path out (an error, ctx ending by ESC, Ctrl+C or the console closing, a
+// panic in each), waits for delivery to end, and only then drops the lock.
 // Records of other events, and timer events that do not decode, are
 // skipped.
 func Subscribe(ctx context.Context, t Tracer, each func(Event)) (err error) {
+	release, err := lock(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if _, err := t.Stop(SessionName); err != nil {
+		if errors.Is(err, ErrNeedsElevation) {
+			return err
+		}
 		return fmt.Errorf("%w: %w", ErrLeftover, err)
 	}
 	if err := t.Start(SessionName); err != nil {
@@ -71,7 +133,7 @@ func Subscribe(ctx context.Context, t Tracer, each func(Event)) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	panicked := make(chan error, 1)
-	wait, err := t.Consume(SessionName, func(r Record) {
+	ended, wait, err := t.Consume(SessionName, func(r Record) {
 		// A panic on the delivering thread would end the process with the
 		// session running: it ends the session instead.
 		defer func() {
@@ -106,7 +168,13 @@ func Subscribe(ctx context.Context, t Tracer, each func(Event)) (err error) {
 	if err := t.Rundown(); err != nil {
 		return err
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-ended:
+		if ctx.Err() == nil {
+			return ErrDeliveryEnded
+		}
+	}
 	select {
 	case err := <-panicked:
 		return err
@@ -126,10 +194,18 @@ type RundownTiming struct {
 // under a second; FlushTimer is 1 s.
 var DefaultRundownTiming = RundownTiming{Quiet: 300 * time.Millisecond, Most: 3 * time.Second}
 
+// ErrNoRundown says the rundown did not come: without the timer's own
+// rundown (event 96) nothing says the holders read are all of them.
+var ErrNoRundown = errors.New("the Kernel-Power rundown did not arrive")
+
 // ReadRundown runs a session just long enough to read the rundown, and
 // returns the holders it named, finest first, with self (tickscope's
-// process id) marked.
+// process id) marked. Without the timer's rundown (event 96) within
+// timing.Most it returns ErrNoRundown, never an empty list: no holder
+// would then be a guess. Stopped early (ESC, Ctrl+C) after event 96 but
+// before the rundown went quiet, it returns what came, marked Incomplete.
 func ReadRundown(ctx context.Context, t Tracer, self uint32, timing RundownTiming) (*Windows, error) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timing.Most)
 	defer cancel()
 	events := make(chan Event, 64)
@@ -139,6 +215,7 @@ func ReadRundown(ctx context.Context, t Tracer, self uint32, timing RundownTimin
 	byPID := map[uint32]int{}
 	quiet := time.NewTimer(timing.Most)
 	defer quiet.Stop()
+	wentQuiet := false
 	take := func(ev Event) {
 		switch ev.ID {
 		case EventTimeResolutionRequestRundown:
@@ -164,6 +241,7 @@ func ReadRundown(ctx context.Context, t Tracer, self uint32, timing RundownTimin
 		case ev := <-events:
 			take(ev)
 		case <-quiet.C:
+			wentQuiet = true
 			cancel()
 		case err := <-done:
 			for len(events) > 0 {
@@ -172,7 +250,15 @@ func ReadRundown(ctx context.Context, t Tracer, self uint32, timing RundownTimin
 			if err != nil {
 				return nil, err
 			}
-			// Ended early (ESC, Ctrl+C), it is what came so far.
+			switch {
+			case w.Timer == nil && parent.Err() != nil:
+				return nil, fmt.Errorf("%w: stopped before it came", ErrNoRundown)
+			case w.Timer == nil:
+				return nil, fmt.Errorf("%w in %s (no timer rundown, event %d)", ErrNoRundown, timing.Most, EventTimeResolutionRundown)
+			}
+			// Ended early (ESC, Ctrl+C) before the rundown went quiet: it
+			// is what came so far.
+			w.Incomplete = !wentQuiet
 			sortHolders(w.Holders)
 			return w, nil
 		}

@@ -15,27 +15,66 @@ import (
 // given to Rundown are delivered once it is called, and delivery ends
 // when the session is stopped.
 type fakeTracer struct {
-	mu       sync.Mutex
+	*fakeETW
 	calls    []string
-	running  map[string]bool // sessions by name, as ETW keeps them
-	records  []Record        // delivered on Rundown
-	failAt   string          // the call that fails
+	records  []Record // delivered on Rundown
+	failAt   string   // the call that fails
+	failErr  error    // how, when not the default
 	stopped  chan struct{}
 	deliver  func(Record)
 	afterRun func() // called after the rundown is delivered
+	locked   bool   // this tracer holds the session's lock
+}
+
+// fakeETW is what processes share: ETW's sessions by name, and the
+// cross-process lock.
+type fakeETW struct {
+	mu       sync.Mutex
+	running  map[string]bool
+	lockHeld bool
+	// owner is the tracer whose session it is, so that one that stops it
+	// ends that one's delivery.
+	owner *fakeTracer
 }
 
 func newFake(leftover bool) *fakeTracer {
-	f := &fakeTracer{running: map[string]bool{}, stopped: make(chan struct{})}
+	etw := &fakeETW{running: map[string]bool{}}
 	if leftover {
-		f.running[SessionName] = true
+		etw.running[SessionName] = true
 	}
-	return f
+	return etw.process()
+}
+
+// process is another tickscope on the same machine.
+func (etw *fakeETW) process() *fakeTracer {
+	return &fakeTracer{fakeETW: etw, stopped: make(chan struct{})}
+}
+
+func (f *fakeTracer) Lock() (func(), error) {
+	if err := f.call("Lock"); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lockHeld {
+		return nil, fmt.Errorf("%w (process 99)", ErrBusy)
+	}
+	f.lockHeld, f.locked = true, true
+	return func() {
+		f.call("Unlock")
+		f.mu.Lock()
+		f.lockHeld, f.locked = false, false
+		f.mu.Unlock()
+	}, nil
 }
 
 func (f *fakeTracer) call(name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.failAt == name && errors.Is(f.failErr, ErrNeedsElevation) {
+		f.calls = append(f.calls, name)
+		return f.failErr
+	}
 	f.calls = append(f.calls, name)
 	if f.failAt == name {
 		return fmt.Errorf("%s: Access is denied.", name)
@@ -50,9 +89,9 @@ func (f *fakeTracer) Stop(name string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	existed := f.running[name]
-	if existed && f.deliver != nil {
-		close(f.stopped)
-		f.deliver = nil
+	if o := f.owner; existed && o != nil && o.deliver != nil {
+		close(o.stopped)
+		o.deliver = nil
 	}
 	delete(f.running, name)
 	return existed, nil
@@ -68,18 +107,19 @@ func (f *fakeTracer) Start(name string) error {
 		return errors.New("StartTraceW: Cannot create a file when that file already exists.")
 	}
 	f.running[name] = true
+	f.owner = f
 	return nil
 }
 
-func (f *fakeTracer) Consume(name string, each func(Record)) (func() error, error) {
+func (f *fakeTracer) Consume(name string, each func(Record)) (<-chan struct{}, func() error, error) {
 	if err := f.call("Consume " + name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f.mu.Lock()
 	f.deliver = each
 	stopped := f.stopped
 	f.mu.Unlock()
-	return func() error {
+	return stopped, func() error {
 		<-stopped
 		f.call("wait")
 		return nil
@@ -142,7 +182,7 @@ func TestReadRundownNamesHoldersAndCleansUp(t *testing.T) {
 			if !slices.Equal(w.Holders, want) || w.Timer == nil || *w.Timer != (TimerRundown{5000, 5000, 156250, 1, 10000}) {
 				t.Errorf("rundown = %+v %+v", w.Holders, w.Timer)
 			}
-			wantCalls := []string{"Stop tickscope-who", "Start tickscope-who", "Consume tickscope-who", "Enable", "Rundown", "Stop tickscope-who", "wait"}
+			wantCalls := []string{"Lock", "Stop tickscope-who", "Start tickscope-who", "Consume tickscope-who", "Enable", "Rundown", "Stop tickscope-who", "wait", "Unlock"}
 			if !slices.Equal(f.calls, wantCalls) {
 				t.Errorf("calls = %v, want %v", f.calls, wantCalls)
 			}
@@ -188,7 +228,7 @@ func TestSubscribeStopsWhenTheContextEnds(t *testing.T) {
 	if len(got) != 1 || got[0].PID != 7 || got[0].Period100ns != 10000 {
 		t.Errorf("events = %+v", got)
 	}
-	if f.sessionLeft() || f.calls[len(f.calls)-1] != "wait" {
+	if f.sessionLeft() || !slices.Equal(f.calls[len(f.calls)-2:], []string{"wait", "Unlock"}) {
 		t.Errorf("calls %v: the session must be stopped and delivery waited for", f.calls)
 	}
 }
@@ -205,4 +245,111 @@ func TestSubscribeSurvivesAPanicInTheHandler(t *testing.T) {
 	if f.sessionLeft() {
 		t.Error("the session was left running")
 	}
+}
+
+// A session of SessionName whose lock another tickscope holds is live: a
+// second tickscope waits up to LockWait, then says ErrBusy and leaves it
+// running; with the lock free again, it reads as before.
+func TestALiveSessionIsNeverStoppedByAnotherTickscope(t *testing.T) {
+	defer func(w time.Duration) { LockWait = w }(LockWait)
+	LockWait = 150 * time.Millisecond
+	watcher := newFake(false)
+	ctx, cancel := context.WithCancel(context.Background())
+	subscribed := make(chan struct{})
+	watcher.afterRun = func() { close(subscribed) }
+	watching := make(chan error, 1)
+	go func() { watching <- Subscribe(ctx, watcher, func(Event) {}) }()
+	<-subscribed
+
+	other := watcher.process()
+	other.records = []Record{record(t, 96, 1, map[string]uint32{"CurrentPeriod": 156250, "MinimumPeriod": 5000, "MaximumPeriod": 156250}, "")}
+	_, err := ReadRundown(context.Background(), other, 1, fast)
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("read during another's watch: %v, want ErrBusy", err)
+	}
+	if slices.ContainsFunc(other.calls, func(c string) bool { return strings.HasPrefix(c, "Stop") }) {
+		t.Errorf("the second tickscope called %v: it stopped a live session", other.calls)
+	}
+	if !watcher.sessionLeft() {
+		t.Fatal("the watching tickscope's session is gone")
+	}
+	cancel()
+	if err := <-watching; err != nil {
+		t.Fatalf("the watch ended with %v", err)
+	}
+	if _, err := ReadRundown(context.Background(), other, 1, fast); err != nil {
+		t.Errorf("read after the watch ended: %v", err)
+	}
+}
+
+// Another program (logman stop, or a tickscope of an older version) stops
+// the session: Subscribe says so instead of waiting for ctx with nothing
+// coming.
+func TestSubscribeSaysWhenDeliveryEndsBeforeItsContext(t *testing.T) {
+	f := newFake(false)
+	f.afterRun = func() { f.fakeETW.process().Stop(SessionName) }
+	errc := make(chan error, 1)
+	go func() { errc <- Subscribe(context.Background(), f, func(Event) {}) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrDeliveryEnded) {
+			t.Errorf("error %v, want ErrDeliveryEnded", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Subscribe still waits after its session was stopped")
+	}
+}
+
+// Not elevated, ETW denies the first stop: that is the elevation sentence,
+// not a leftover that could not be stopped.
+func TestAccessDeniedSaysElevation(t *testing.T) {
+	f := newFake(false)
+	f.failAt, f.failErr = "Stop tickscope-who", fmt.Errorf("%w (ControlTraceW: Access is denied.)", ErrNeedsElevation)
+	_, err := ReadRundown(context.Background(), f, 1, fast)
+	if !errors.Is(err, ErrNeedsElevation) || errors.Is(err, ErrLeftover) || !strings.Contains(err.Error(), "elevated terminal") {
+		t.Errorf("error %v, want the elevation sentence", err)
+	}
+}
+
+// Without the timer's rundown no holder list is an answer: an error, never
+// "no process holds a request"; stopped after it but before the rundown
+// went quiet, the list is marked incomplete.
+func TestReadRundownNeverReportsUnmeasuredHolders(t *testing.T) {
+	holder := record(t, 97, 0, map[string]uint32{"RequestedPeriod": 10000, "Pid": 20}, `a.exe`)
+	timer := record(t, 96, 1, map[string]uint32{"CurrentPeriod": 10000, "MinimumPeriod": 5000, "MaximumPeriod": 156250}, "")
+	t.Run("nothing came", func(t *testing.T) {
+		f := newFake(false)
+		_, err := ReadRundown(context.Background(), f, 1, RundownTiming{Quiet: 20 * time.Millisecond, Most: 100 * time.Millisecond})
+		if !errors.Is(err, ErrNoRundown) || !strings.Contains(err.Error(), "100ms") {
+			t.Errorf("error %v, want ErrNoRundown naming the wait", err)
+		}
+	})
+	t.Run("stopped before the timer's rundown", func(t *testing.T) {
+		f := newFake(false)
+		f.records = []Record{holder}
+		ctx, cancel := context.WithCancel(context.Background())
+		f.afterRun = cancel
+		_, err := ReadRundown(ctx, f, 1, fast)
+		if !errors.Is(err, ErrNoRundown) {
+			t.Errorf("error %v, want ErrNoRundown", err)
+		}
+	})
+	t.Run("stopped before quiet", func(t *testing.T) {
+		f := newFake(false)
+		f.records = []Record{timer, holder}
+		ctx, cancel := context.WithCancel(context.Background())
+		f.afterRun = cancel
+		w, err := ReadRundown(ctx, f, 1, RundownTiming{Quiet: time.Second, Most: 2 * time.Second})
+		if err != nil || !w.Incomplete || len(w.Holders) != 1 {
+			t.Errorf("rundown %+v, %v: want the holder, marked incomplete", w, err)
+		}
+	})
+	t.Run("went quiet", func(t *testing.T) {
+		f := newFake(false)
+		f.records = []Record{timer, holder}
+		w, err := ReadRundown(context.Background(), f, 1, fast)
+		if err != nil || w.Incomplete {
+			t.Errorf("rundown %+v, %v: want complete", w, err)
+		}
+	})
 }

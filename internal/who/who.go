@@ -32,6 +32,9 @@ type Windows struct {
 	// Timer is the timer's own rundown (SystemTimeResolutionRundown,
 	// event 96), nil when the rundown did not carry it.
 	Timer *TimerRundown `json:"timer"`
+	// Incomplete: the read was stopped (ESC, Ctrl+C) before the rundown
+	// ended, so Holders may lack some.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Holder is one process's outstanding timer request.
