@@ -51,8 +51,10 @@ type etwTracer struct {
 
 var _ who.Tracer = (*etwTracer)(nil)
 
-// etwError is a failed ETW call; ERROR_ACCESS_DENIED, what a terminal
-// that is not elevated gets, wraps who.ErrNeedsElevation.
+// etwError is a failed call that controls a session (ControlTraceW,
+// StartTraceW); ERROR_ACCESS_DENIED, what a terminal that is not elevated
+// gets from them, wraps who.ErrNeedsElevation. (OpenTraceW's is not:
+// Wine's refuses a session even elevated.)
 func etwError(call string, err error) error {
 	if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
 		return fmt.Errorf("%w (%w)", who.ErrNeedsElevation, &seam.OSError{Call: call, Err: err})
@@ -94,7 +96,7 @@ func (e *etwTracer) Start(name string) error {
 
 func (e *etwTracer) Enable() error {
 	if err := winapi.EnableTraceEx2(e.session, &kernelPower, winapi.EVENT_CONTROL_CODE_ENABLE, winapi.TRACE_LEVEL_INFORMATION, who.KernelPowerKeyword, 0); err != nil {
-		return etwError("EnableTraceEx2(Microsoft-Windows-Kernel-Power, EVENT_CONTROL_CODE_ENABLE_PROVIDER)", err)
+		return &seam.OSError{Call: "EnableTraceEx2(Microsoft-Windows-Kernel-Power, EVENT_CONTROL_CODE_ENABLE_PROVIDER)", Err: err}
 	}
 	return nil
 }
@@ -170,7 +172,7 @@ func (e *etwTracer) Consume(name string, each func(who.Record)) (<-chan struct{}
 	handle, err := winapi.OpenTrace(logfile)
 	if err != nil {
 		release()
-		return nil, nil, etwError("OpenTraceW("+name+")", err)
+		return nil, nil, &seam.OSError{Call: "OpenTraceW(" + name + ")", Err: err}
 	}
 	ended := make(chan struct{})
 	var delivered error // ProcessTrace's result, set before ended closes
