@@ -112,8 +112,7 @@ func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Durati
 	}
 	return rep, rep.watch(ctx, watch, show, func(ctx context.Context, record func(who.Change)) (*who.Summary, error) {
 		if rep.Windows != nil {
-			subscribe := func(ctx context.Context, each func(who.Event)) error { return sys.HolderEvents(ctx, each) }
-			return who.Follow(ctx, subscribe, time.Now, record)
+			return who.Follow(ctx, sys.HolderEvents, who.DefaultFollowTiming, time.Now, record)
 		}
 		read := func() (*who.Snapshot, error) { return sys.Holders(ctx) }
 		return who.Poll(ctx, min(watch, WatchPollInterval), snap, read, time.Now, record)
@@ -196,7 +195,9 @@ thread's timer slack, which needs CAP_SYS_NICE, the user's own included).
 --watch D keeps watching for D, or until ESC or Ctrl+C, prints each change
 with its time, then how long each thing was held. Windows stays subscribed
 to the provider's events as they happen (a request, a release, the timer's
-period); without elevation it follows only the current period, read every
+period), and asks for a fresh rundown every 30 s and at each change of the
+period, so that a process that exited holding, which logs no release,
+ends there; without elevation it follows only the current period, read every
 second. Linux reads /proc again every second.
 
 --json prints the result as the object documented in docs/json.md.`

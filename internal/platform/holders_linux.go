@@ -23,6 +23,6 @@ func (system) Holders(context.Context) (*who.Snapshot, error) {
 
 // Linux announces no change of slack, policy or cpu_dma_latency holders:
 // callers poll Holders.
-func (system) HolderEvents(context.Context, func(who.Event)) error {
+func (system) HolderEvents(context.Context, <-chan struct{}, func(who.Event)) error {
 	return fmt.Errorf("holder events on Linux: %w", seam.ErrUnsupported)
 }

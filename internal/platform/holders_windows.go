@@ -30,8 +30,8 @@ func (s system) Holders(ctx context.Context) (*who.Snapshot, error) {
 
 // HolderEvents delivers the Kernel-Power timer events of a session of its
 // own until ctx ends (who.Subscribe).
-func (s system) HolderEvents(ctx context.Context, each func(who.Event)) error {
-	return who.Subscribe(ctx, &etwTracer{sys: s}, each)
+func (s system) HolderEvents(ctx context.Context, rundown <-chan struct{}, each func(who.Event)) error {
+	return who.Subscribe(ctx, &etwTracer{sys: s}, rundown, each)
 }
 
 // kernelPower is who.KernelPowerProvider as a GUID.

@@ -19,8 +19,10 @@ func (system) SetProcessSlack(int, int64) error { return seam.ErrUnsupported }
 func (system) Startup() seam.Startup            { return nil }
 
 // Nothing names the holders of a timer setting here.
-func (system) Holders(context.Context) (*who.Snapshot, error)      { return nil, seam.ErrUnsupported }
-func (system) HolderEvents(context.Context, func(who.Event)) error { return seam.ErrUnsupported }
+func (system) Holders(context.Context) (*who.Snapshot, error) { return nil, seam.ErrUnsupported }
+func (system) HolderEvents(context.Context, <-chan struct{}, func(who.Event)) error {
+	return seam.ErrUnsupported
+}
 
 // SleptFor: tickscope reads no suspended time here.
 func (system) SleptFor() (time.Duration, bool) { return 0, false }

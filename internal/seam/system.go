@@ -86,9 +86,10 @@ type System interface {
 	Holders(ctx context.Context) (*who.Snapshot, error)
 	// HolderEvents delivers the Kernel-Power timer events as they come
 	// (Windows, elevated), the rundown's first, until ctx ends, then stops
-	// its session. Elsewhere it returns ErrUnsupported: nothing announces
-	// a change, and callers poll Holders.
-	HolderEvents(ctx context.Context, each func(who.Event)) error
+	// its session; each value received on rundown asks for a fresh
+	// rundown. Elsewhere it returns ErrUnsupported: nothing announces a
+	// change, and callers poll Holders.
+	HolderEvents(ctx context.Context, rundown <-chan struct{}, each func(who.Event)) error
 	// ExeSubsystem reads the Subsystem field of the PE optional header of
 	// the executable at path (Windows: 2 for the GUI subsystem, 3 for the
 	// console); an error wrapping fs.ErrNotExist when there is no such

@@ -95,13 +95,14 @@ func lock(ctx context.Context, t Tracer) (func(), error) {
 // tickscope holds is live, and is never stopped), stops a leftover session
 // of SessionName (with the lock taken, any is a killed run's), starts its
 // own, reads it, enables the provider and asks for its rundown, then calls
-// each for every timer event decoded, until ctx ends. Delivery that ends
+// each for every timer event decoded, until ctx ends, asking for a fresh
+// rundown at each value received on rundown (nil: never). Delivery that ends
 // before ctx does gives ErrDeliveryEnded. It stops the session on every
 // path out (an error, ctx ending by ESC, Ctrl+C or the console closing, a
 // panic in each), waits for delivery to end, and only then drops the lock.
 // Records of other events, and timer events that do not decode, are
 // skipped.
-func Subscribe(ctx context.Context, t Tracer, each func(Event)) (err error) {
+func Subscribe(ctx context.Context, t Tracer, rundown <-chan struct{}, each func(Event)) (err error) {
 	release, err := lock(ctx, t)
 	if err != nil {
 		return err
@@ -168,11 +169,19 @@ func Subscribe(ctx context.Context, t Tracer, each func(Event)) (err error) {
 	if err := t.Rundown(); err != nil {
 		return err
 	}
-	select {
-	case <-ctx.Done():
-	case <-ended:
-		if ctx.Err() == nil {
-			return ErrDeliveryEnded
+	for watching := true; watching; {
+		select {
+		case <-ctx.Done():
+			watching = false
+		case <-ended:
+			if ctx.Err() == nil {
+				return ErrDeliveryEnded
+			}
+			watching = false
+		case <-rundown:
+			if err := t.Rundown(); err != nil {
+				return err
+			}
 		}
 	}
 	select {
@@ -210,7 +219,7 @@ func ReadRundown(ctx context.Context, t Tracer, self uint32, timing RundownTimin
 	defer cancel()
 	events := make(chan Event, 64)
 	done := make(chan error, 1)
-	go func() { done <- Subscribe(ctx, t, func(ev Event) { events <- ev }) }()
+	go func() { done <- Subscribe(ctx, t, nil, func(ev Event) { events <- ev }) }()
 	w := &Windows{Holders: []Holder{}}
 	byPID := map[uint32]int{}
 	quiet := time.NewTimer(timing.Most)

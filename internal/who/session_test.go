@@ -222,7 +222,7 @@ func TestSubscribeStopsWhenTheContextEnds(t *testing.T) {
 	var got []Event
 	var mu sync.Mutex
 	f.afterRun = cancel
-	if err := Subscribe(ctx, f, func(ev Event) { mu.Lock(); got = append(got, ev); mu.Unlock() }); err != nil {
+	if err := Subscribe(ctx, f, nil, func(ev Event) { mu.Lock(); got = append(got, ev); mu.Unlock() }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].PID != 7 || got[0].Period100ns != 10000 {
@@ -238,7 +238,7 @@ func TestSubscribeStopsWhenTheContextEnds(t *testing.T) {
 func TestSubscribeSurvivesAPanicInTheHandler(t *testing.T) {
 	f := newFake(false)
 	f.records = []Record{record(t, 63, 1, map[string]uint32{"RequestedResolution": 10000, "Pid": 7}, "a.exe")}
-	err := Subscribe(context.Background(), f, func(Event) { panic("boom") })
+	err := Subscribe(context.Background(), f, nil, func(Event) { panic("boom") })
 	if err == nil || !strings.Contains(err.Error(), "panic: boom") {
 		t.Errorf("error %v", err)
 	}
@@ -258,7 +258,7 @@ func TestALiveSessionIsNeverStoppedByAnotherTickscope(t *testing.T) {
 	subscribed := make(chan struct{})
 	watcher.afterRun = func() { close(subscribed) }
 	watching := make(chan error, 1)
-	go func() { watching <- Subscribe(ctx, watcher, func(Event) {}) }()
+	go func() { watching <- Subscribe(ctx, watcher, nil, func(Event) {}) }()
 	<-subscribed
 
 	other := watcher.process()
@@ -289,7 +289,7 @@ func TestSubscribeSaysWhenDeliveryEndsBeforeItsContext(t *testing.T) {
 	f := newFake(false)
 	f.afterRun = func() { f.fakeETW.process().Stop(SessionName) }
 	errc := make(chan error, 1)
-	go func() { errc <- Subscribe(context.Background(), f, func(Event) {}) }()
+	go func() { errc <- Subscribe(context.Background(), f, nil, func(Event) {}) }()
 	select {
 	case err := <-errc:
 		if !errors.Is(err, ErrDeliveryEnded) {
@@ -352,4 +352,28 @@ func TestReadRundownNeverReportsUnmeasuredHolders(t *testing.T) {
 			t.Errorf("rundown %+v, %v: want complete", w, err)
 		}
 	})
+}
+
+// Each value on rundown asks the provider for its state again.
+func TestSubscribeAsksForARundownWhenTold(t *testing.T) {
+	f := newFake(false)
+	again := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- Subscribe(ctx, f, again, func(Event) {}) }()
+	again <- struct{}{}
+	again <- struct{}{} // received only once the first was asked for
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range f.calls {
+		if c == "Rundown" {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("calls %v: want the first rundown and the ones asked for", f.calls)
+	}
 }

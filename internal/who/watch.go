@@ -130,7 +130,7 @@ func (t *Tracker) Set(at time.Time, holds []Hold) []Change {
 	var ended, started []Change
 	for h, since := range t.since {
 		if !now[h] {
-			t.total[h] += at.Sub(since)
+			t.total[h] += max(at.Sub(since), 0)
 			delete(t.since, h)
 			ended = append(ended, Change{At: at, Hold: h})
 		}
@@ -169,7 +169,7 @@ func (t *Tracker) Summary(end time.Time) *Summary {
 		total[h] = d
 	}
 	for h, since := range t.since {
-		total[h] += end.Sub(since)
+		total[h] += max(end.Sub(since), 0)
 	}
 	s := &Summary{WatchedNs: int64(end.Sub(t.start)), Held: []HeldFor{}}
 	for h, d := range total {
@@ -214,30 +214,126 @@ func Poll(ctx context.Context, interval time.Duration, first *Snapshot, read fun
 	}
 }
 
+// FollowTiming is how Follow reconciles: every Every, and at each change
+// of the timer's period (event 95), it asks for a fresh rundown, read as
+// ReadRundown reads one (Rundown).
+type FollowTiming struct {
+	Every   time.Duration
+	Rundown RundownTiming
+}
+
+// DefaultFollowTiming asks for a rundown every 30 s: a process that exits
+// holding a request may log no release (event 63 with period 0), and only
+// a rundown that no longer names it says that it ended.
+var DefaultFollowTiming = FollowTiming{Every: 30 * time.Second, Rundown: DefaultRundownTiming}
+
+// rundownBatch collects a rundown asked for while watching.
+type rundownBatch struct {
+	holders map[int]Hold // by process id (event 97)
+	timer   *Hold        // event 96
+	at      time.Time    // event 96's time
+	// touched are the process ids a request or release (63) named while
+	// the batch was read, and whether the period changed (95): what they
+	// say is newer than the rundown.
+	touched      map[int]bool
+	timerTouched bool
+}
+
 // Follow watches by applying Kernel-Power events as they come (Windows):
-// subscribe delivers them until ctx ends. The rundown's requests arrive
-// first and count as held since the start; changed is called for every
-// change after them (the rundown is what the caller read and showed
-// already). It returns the summary.
-func Follow(ctx context.Context, subscribe func(ctx context.Context, each func(Event)) error, now func() time.Time, changed func(Change)) (*Summary, error) {
+// subscribe delivers them until ctx ends, and asks for a fresh rundown at
+// each value it receives on rundown. The first rundown's requests count as
+// held since the start; changed is called for every change after them
+// (the rundown is what the caller read and showed already). Every
+// timing.Every, and at each change of the period, Follow asks for a
+// rundown and, once it has gone quiet with the timer's own rundown (96) in
+// it, reconciles: the holds it names are the ones in force, except what an
+// event seen meanwhile says. It returns the summary. ETW does not order
+// events across CPUs: a hold that seems to end before it began counts 0.
+func Follow(ctx context.Context, subscribe func(ctx context.Context, rundown <-chan struct{}, each func(Event)) error, timing FollowTiming, now func() time.Time, changed func(Change)) (*Summary, error) {
 	t := NewTracker(now(), nil)
 	events := make(chan Event, 64)
 	done := make(chan error, 1)
-	go func() { done <- subscribe(ctx, func(ev Event) { events <- ev }) }()
+	ask := make(chan struct{}, 1)
+	go func() { done <- subscribe(ctx, ask, func(ev Event) { events <- ev }) }()
+	request := func() {
+		select {
+		case ask <- struct{}{}:
+		default: // one is asked for already
+		}
+	}
+	every := time.NewTicker(timing.Every)
+	defer every.Stop()
+	// The first rundown is applied as it comes, held since the start,
+	// until it goes quiet; later ones are collected in batch.
+	initial, initialTimer := true, false
+	var batch *rundownBatch
+	quiet := time.NewTimer(timing.Rundown.Most)
+	defer quiet.Stop()
 	apply := func(ev Event) {
 		at := ev.At
 		if at.IsZero() {
 			at = now()
 		}
 		rundown := ev.ID == EventTimeResolutionRequestRundown || ev.ID == EventTimeResolutionRundown
-		if rundown {
-			at = t.start // held before the watch began
+		switch {
+		case rundown && initial:
+			if ev.ID == EventTimeResolutionRundown {
+				initialTimer = true
+			}
+			if initialTimer {
+				quiet.Reset(timing.Rundown.Quiet)
+			}
+			for _, c := range t.Set(t.start, ApplyEvent(t.Current(), ev)) {
+				t.atStart[c.Hold] = c.Started // held before the watch began
+			}
+			return
+		case rundown:
+			if batch == nil {
+				batch = &rundownBatch{holders: map[int]Hold{}, touched: map[int]bool{}}
+				quiet.Reset(timing.Rundown.Most)
+			}
+			if ev.ID == EventTimeResolutionRequestRundown {
+				batch.holders[int(ev.PID)] = Hold{PID: int(ev.PID), Name: ev.AppName, What: WhatPeriod, Value: int64(ev.Period100ns)}
+			} else {
+				batch.timer, batch.at = &Hold{Name: "the timer", What: WhatTimer, Value: int64(ev.Period100ns)}, at
+			}
+			if batch.timer != nil {
+				quiet.Reset(timing.Rundown.Quiet)
+			}
+			return
+		}
+		if batch != nil {
+			batch.touched[int(ev.PID)] = batch.touched[int(ev.PID)] || ev.ID == EventTimeResolutionChange
+			batch.timerTouched = batch.timerTouched || ev.ID == EventTimeResolutionUpdate
 		}
 		for _, c := range t.Set(at, ApplyEvent(t.Current(), ev)) {
-			if rundown {
-				t.atStart[c.Hold] = c.Started
-				continue
+			changed(c)
+		}
+		if ev.ID == EventTimeResolutionUpdate {
+			request()
+		}
+	}
+	reconcile := func() {
+		b := batch
+		batch = nil
+		if b == nil || b.timer == nil {
+			return // not known to be whole: nothing is dropped on its word
+		}
+		var holds []Hold
+		for _, h := range t.Current() {
+			if (h.What == WhatPeriod && b.touched[h.PID]) || (h.What == WhatTimer && b.timerTouched) {
+				holds = append(holds, h)
 			}
+		}
+		for pid, h := range b.holders {
+			if !b.touched[pid] && h.Value != 0 {
+				holds = append(holds, h)
+			}
+		}
+		if !b.timerTouched {
+			holds = append(holds, *b.timer)
+		}
+		for _, c := range t.Set(b.at, holds) {
 			changed(c)
 		}
 	}
@@ -245,6 +341,14 @@ func Follow(ctx context.Context, subscribe func(ctx context.Context, each func(E
 		select {
 		case ev := <-events:
 			apply(ev)
+		case <-quiet.C:
+			if initial {
+				initial = false
+				continue
+			}
+			reconcile()
+		case <-every.C:
+			request()
 		case err := <-done:
 			for len(events) > 0 { // delivered before subscribe returned
 				apply(<-events)

@@ -3,7 +3,10 @@ package who
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -97,7 +100,7 @@ func TestPollReportsChangesAndSummary(t *testing.T) {
 
 func TestFollowAppliesEventsInOrder(t *testing.T) {
 	failing := errors.New("ProcessTrace: 5")
-	subscribe := func(ctx context.Context, each func(Event)) error {
+	subscribe := func(ctx context.Context, _ <-chan struct{}, each func(Event)) error {
 		each(Event{ID: 97, PID: 10, AppName: "game.exe", Period100ns: 5000, At: at(1)})
 		each(Event{ID: 63, PID: 20, AppName: "a.exe", Period100ns: 10000, At: at(3)})
 		each(Event{ID: 63, PID: 10, AppName: "game.exe", At: at(4)})
@@ -109,7 +112,7 @@ func TestFollowAppliesEventsInOrder(t *testing.T) {
 		calls++
 		return at(float64(10 * (calls - 1)))
 	}
-	sum, err := Follow(context.Background(), subscribe, now, func(c Change) { changes = append(changes, c) })
+	sum, err := Follow(context.Background(), subscribe, DefaultFollowTiming, now, func(c Change) { changes = append(changes, c) })
 	if !errors.Is(err, failing) {
 		t.Errorf("Follow error = %v, want the subscription's", err)
 	}
@@ -140,5 +143,74 @@ func TestHoldsLeaveOutTheDefault(t *testing.T) {
 	want := []Hold{{Name: DMALatencyDevice, What: WhatDMAInForce, Value: 7}, {PID: 1, TID: 2, Name: "a", What: WhatSlack, Value: 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("holds = %+v, want %+v", got, want)
+	}
+}
+
+// A process that exits holding may log no release: the next rundown, asked
+// for every Every and at each change of the period, no longer names it,
+// and the reconciliation ends its hold; a hold an event changed while the
+// rundown was read keeps the event's word.
+func TestFollowReconcilesWithAFreshRundown(t *testing.T) {
+	start := time.Now()
+	game := Event{ID: 97, PID: 10, AppName: "game.exe", Period100ns: 5000}
+	timer := func(p uint32, at time.Time) Event { return Event{ID: 96, Period100ns: p, At: at} }
+	asked := 0
+	subscribe := func(ctx context.Context, rundown <-chan struct{}, each func(Event)) error {
+		each(game)
+		each(timer(5000, time.Time{}))
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-rundown:
+				if asked++; asked == 1 {
+					// The game exited with no event 63; a.exe's request
+					// came while the rundown was read, after it.
+					each(Event{ID: 97, PID: 20, AppName: "a.exe", Period100ns: 20000})
+					each(Event{ID: 63, PID: 20, AppName: "a.exe", Period100ns: 10000, At: start.Add(time.Millisecond)})
+					each(timer(10000, start.Add(2*time.Millisecond)))
+				}
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	var changes []Change
+	timing := FollowTiming{Every: 100 * time.Millisecond, Rundown: RundownTiming{Quiet: 20 * time.Millisecond, Most: time.Second}}
+	sum, err := Follow(ctx, subscribe, timing, time.Now, func(c Change) { changes = append(changes, c) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes {
+		got = append(got, fmt.Sprintf("%v %d %s %d", c.Started, c.PID, c.What, c.Value))
+	}
+	want := []string{
+		"true 20 timer period 10000", // the event, as it came
+		"false 10 timer period 5000", // no longer in the rundown
+		"false 0 timer period in force 5000",
+		"true 0 timer period in force 10000",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, h := range sum.Held {
+		if h.HeldNs < 0 {
+			t.Errorf("%+v held for a negative time", h)
+		}
+	}
+}
+
+// ETW does not order events across CPUs: a release stamped before the
+// request it ends counts 0, never a negative time.
+func TestTrackerClampsOutOfOrderTimes(t *testing.T) {
+	h := Hold{PID: 1, Name: "a.exe", What: WhatPeriod, Value: 10000}
+	tr := NewTracker(at(0), nil)
+	tr.Set(at(5), []Hold{h})
+	tr.Set(at(4), nil) // stamped before it began
+	tr.Set(at(6), []Hold{h})
+	sum := tr.Summary(at(3)) // and the end before the last start
+	if len(sum.Held) != 1 || sum.Held[0].HeldNs != 0 {
+		t.Errorf("held = %+v, want 0", sum.Held)
 	}
 }

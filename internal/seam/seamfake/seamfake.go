@@ -86,8 +86,9 @@ type System struct {
 	Snapshots  []*who.Snapshot
 	HoldersErr error
 	// Events are what HolderEvents delivers before it returns EventsErr;
-	// with EventsErr nil it then waits for its context to end. NoEvents
-	// makes it return ErrUnsupported, as on Linux.
+	// with EventsErr nil it then waits for its context to end (asks for a
+	// fresh rundown deliver nothing more). NoEvents makes it return
+	// ErrUnsupported, as on Linux.
 	Events    []who.Event
 	EventsErr error
 	NoEvents  bool
@@ -382,7 +383,7 @@ func (s *System) Holders(context.Context) (*who.Snapshot, error) {
 	return snap, nil
 }
 
-func (s *System) HolderEvents(ctx context.Context, each func(who.Event)) error {
+func (s *System) HolderEvents(ctx context.Context, _ <-chan struct{}, each func(who.Event)) error {
 	if s.NoEvents {
 		return seam.ErrUnsupported
 	}
