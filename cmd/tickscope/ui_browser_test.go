@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -49,7 +50,17 @@ func TestUIInBrowser(t *testing.T) {
 	// They change: read again every second.
 	first := textOf(t, ctx, "#updated")
 	waitFor(t, ctx, "#updated", 5*time.Second, "a second reading", func(s string) bool { return s != first })
-	shot(t, ctx, "ui-loaded", "")
+	shot(t, ctx, "ui-loaded", "", "#current", "#facts", "#held-line", "#startup", "#measure-cmd", "#bench-cmd", "#hold-cmd", "#hold-from")
+	// Each form shows its command line before it is pressed.
+	for sel, want := range map[string]string{
+		"#measure-cmd": "tickscope measure --method sleep --samples 200 --simulate narrow-band",
+		"#bench-cmd":   "tickscope bench --samples 200 --simulate narrow-band",
+		"#hold-cmd":    "tickscope apply --resolution 5000 (on the model; this command would change this machine)",
+	} {
+		if got := textOf(t, ctx, sel); got != want {
+			t.Errorf("%s reads %q before anything is pressed, want %q", sel, got, want)
+		}
+	}
 
 	// Measure shows a result, with the command line.
 	setValue(t, ctx, "#measure-samples", "30")
@@ -79,8 +90,11 @@ func TestUIInBrowser(t *testing.T) {
 	if !strings.Contains(out, "next step        tickscope apply --resolution 51") {
 		t.Errorf("bench's result: %s", out)
 	}
-	shot(t, ctx, "ui-bench", "")
-	chart := shot(t, ctx, "ui-bench-chart", "#bench-out svg.chart")
+	shot(t, ctx, "ui-bench", "", "#bench-out pre", "#bench-out svg.chart", "#bench-out .chart-box .sim", "#bench-cmd")
+	chart := shot(t, ctx, "ui-bench-chart", "#bench-out svg.chart", "#bench-out svg.chart")
+	if headings, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("h2")].filter((h) => h.getClientRects().length && h.textContent.trim() === "Bench").length`)); err != nil || headings != 1 {
+		t.Errorf("%d visible headings read Bench (%v), want 1", headings, err)
+	}
 	if share := colored(t, chart); share < 0.005 {
 		t.Errorf("the bench's chart is nearly blank: %.2f %% coloured pixels", share*100)
 	}
@@ -94,7 +108,7 @@ func TestUIInBrowser(t *testing.T) {
 	if !strings.Contains(textOf(t, ctx, "#hold-out"), "holding until Release is pressed") {
 		t.Errorf("hold's result: %s", textOf(t, ctx, "#hold-out"))
 	}
-	shot(t, ctx, "ui-held", "")
+	shot(t, ctx, "ui-held", "", "#held-line", "#hold-out pre", "#hold-cmd")
 	click(t, ctx, "#release")
 	waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line after Release", func(s string) bool { return s == "nothing" })
 	waitFor(t, ctx, "#current", 5*time.Second, "the period after Release", contains("15.6250"))
@@ -141,7 +155,7 @@ func TestUIHoldsDMALatency(t *testing.T) {
 		t.Errorf("/dev/cpu_dma_latency reads %d while the page holds 0", got)
 	}
 	waitFor(t, ctx, "#facts", 5*time.Second, "the live state", contains("0 µs (held by some process)"))
-	shot(t, ctx, "ui-linux-held", "")
+	shot(t, ctx, "ui-linux-held", "", "#held-line", "#hold-out pre", "#hold-cmd", "#facts")
 	click(t, ctx, "#release")
 	waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line after Release", func(s string) bool { return s == "nothing" })
 	if got := dmaLatency(t); got == 0 {
@@ -266,8 +280,10 @@ func setValue(t *testing.T, ctx context.Context, sel, value string) {
 }
 
 // shot takes a screenshot of the page, or of the element sel, saves it for
-// whoever looks (TICKSCOPE_SCREENSHOT_DIR), and checks it is not blank.
-func shot(t *testing.T, ctx context.Context, name, sel string) []byte {
+// whoever looks (TICKSCOPE_SCREENSHOT_DIR), and checks it: not blank (some
+// ink: text, borders, a chart), and each element of shown in the page,
+// visible and not empty.
+func shot(t *testing.T, ctx context.Context, name, sel string, shown ...string) []byte {
 	t.Helper()
 	var data []byte
 	var err error
@@ -282,5 +298,24 @@ func shot(t *testing.T, ctx context.Context, name, sel string) []byte {
 	if dir := os.Getenv("TICKSCOPE_SCREENSHOT_DIR"); dir != "" {
 		os.WriteFile(filepath.Join(dir, name+".png"), data, 0o644)
 	}
+	if ink := share(t, data, func(r, g, b uint32) bool { return max(r, g, b) < 160 }); ink < 0.002 {
+		t.Errorf("screenshot %s is nearly blank: %.3f %% dark pixels", name, ink*100)
+	}
+	missing, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(`+jsQuote(shown)+`).filter((sel) => {
+		const e = document.querySelector(sel);
+		return !e || e.getClientRects().length === 0 || e.textContent.trim() === "";
+	})`))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if len(missing) != 0 {
+		t.Errorf("screenshot %s: %q missing, hidden or empty in the page", name, missing)
+	}
 	return data
+}
+
+// jsQuote is a list of strings as a JavaScript array literal.
+func jsQuote(list []string) string {
+	data, _ := json.Marshal(append([]string{}, list...))
+	return string(data)
 }

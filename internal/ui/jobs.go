@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"strconv"
@@ -187,9 +188,13 @@ func text(write func(io.Writer)) string {
 	return b.String()
 }
 
-// chart draws result as htmlreport draws it in --html, without the page.
+// chart draws result as htmlreport draws it in --html, without the page,
+// labelled SIMULATED on the model as --html's page is.
 func chart(f *rawfile.File, result any) string {
 	var b bytes.Buffer
+	if f.Simulated != "" {
+		fmt.Fprintf(&b, `<div class="sim">SIMULATED: %s</div><p>Computed on the model of Windows timers, not measured on a machine.</p>`+"\n", html.EscapeString(f.Simulated))
+	}
 	if err := htmlreport.Body(&b, f, result); err != nil {
 		return ""
 	}

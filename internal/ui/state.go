@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
@@ -34,6 +35,12 @@ type State struct {
 	Who      WhoView        `json:"who"`
 	Job      *JobView       `json:"job"`
 	Hold     HoldSuggestion `json:"hold"`
+	// SimFlags are measure's and bench's --simulate and --seed on the
+	// model ("" on this machine), and ModelOnly what the command line of a
+	// command that has no --simulate adds on the model: the page shows
+	// each form's command line before it is pressed.
+	SimFlags  string `json:"sim_flags"`
+	ModelOnly string `json:"model_only"`
 }
 
 // WindowsState is the Windows timer as query reads it.
@@ -105,7 +112,8 @@ const startupEvery = 10 * time.Second
 
 // state reads the live state now.
 func (s *Server) state() *State {
-	st := &State{Simulated: s.o.Scenario, Updated: time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Elevated: s.o.System.Elevated(), Warnings: []string{}}
+	st := &State{Simulated: s.o.Scenario, Updated: time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Elevated: s.o.System.Elevated(), Warnings: []string{}, SimFlags: s.simFlags()}
+	st.ModelOnly = strings.TrimPrefix(s.onModel(""), " ")
 	for _, m := range s.host.Methods() {
 		st.Methods = append(st.Methods, m.Name)
 	}

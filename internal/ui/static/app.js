@@ -93,6 +93,26 @@ function renderList(id, list) {
   }
 }
 
+// commandLines shows each form's command line as it stands, before it is
+// pressed (an action's answer then shows the line the server ran).
+function commandLines() {
+  if (!state) return;
+  const quote = (v) => (v === "" || /[\s"]/.test(v) ? JSON.stringify(v) : v);
+  const sim = state.sim_flags;
+  const model = state.model_only ? " " + state.model_only : "";
+  const method = $("measure-method").value;
+  setText("measure-cmd", "tickscope measure" + (method ? " --method " + quote(method) : "") + " --samples " + quote($("measure-samples").value) + sim);
+  const prefer = $("bench-prefer").value;
+  setText("bench-cmd", "tickscope bench --samples " + quote($("bench-samples").value) + (prefer !== "latency" ? " --prefer " + quote(prefer) : "") + sim);
+  if (state.hold && state.hold.flag) {
+    const apply = "tickscope apply --" + state.hold.flag + " " + quote($("hold-value").value.trim());
+    setText("hold-cmd", apply + model);
+    setText("persist-cmd", apply + " --persist" + model);
+  }
+  setText("slack-cmd", "tickscope apply --pid " + quote($("slack-pid").value.trim()) + " --slack " + quote($("slack-value").value.trim()) + model);
+  setText("global-cmd", "tickscope global on, or tickscope global off" + model);
+}
+
 function renderFacts(s) {
   const rows = [];
   if (s.windows) {
@@ -170,6 +190,7 @@ function render(s) {
   setText("query", s.query_text);
   $("release").disabled = !s.held;
   $("hold-run").disabled = !!s.held;
+  $("persist").disabled = false;
   $("global").hidden = !s.windows;
   $("slack").hidden = !s.linux;
   setText("persist-title", s.windows ? "Start at logon" : "Start at boot");
@@ -181,11 +202,13 @@ function render(s) {
     if (first || (input.dataset.suggested !== s.hold.value && document.activeElement !== input)) {
       input.value = s.hold.value;
       input.dataset.suggested = s.hold.value;
+      if (!first) commandLines();
     }
   }
   if (first) {
     const select = $("measure-method");
     for (const m of s.methods || []) select.append(Object.assign(document.createElement("option"), { textContent: m }));
+    commandLines();
   }
   renderJob(s);
 }
@@ -230,6 +253,10 @@ function wire() {
     $("elevate").hidden = true;
     post("elevate", { on: $("elevate").dataset.on === "1" }, "global");
   });
+  for (const form of ["measure-form", "bench-form", "hold-form", "slack-form"]) {
+    $(form).addEventListener("input", commandLines);
+    $(form).addEventListener("change", commandLines);
+  }
   connect();
 }
 
