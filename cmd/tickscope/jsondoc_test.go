@@ -16,6 +16,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/ui"
 	"github.com/tickscope/tickscope/internal/watch"
 )
 
@@ -31,6 +32,9 @@ var (
 	// bench --json` and ..." is bench, "## `tickscope apply --pid PID
 	// --slack D --json`" is "apply --pid PID --slack D".
 	sectionCommand = regexp.MustCompile("^## `tickscope ([^`]*?) ?--json`")
+	// ui has no --json; its page's JSON is "## `tickscope ui` state" and
+	// "## `tickscope ui` outcome".
+	uiSection = regexp.MustCompile("^## `tickscope ui` (state|outcome) ")
 )
 
 // parseJSONDoc reads docs/json.md into the fields of each command's
@@ -50,6 +54,9 @@ func parseJSONDoc(text string) map[string]docFields {
 				}
 				current = docFields{}
 				sections[name] = current
+			} else if m := uiSection.FindStringSubmatch(line); m != nil {
+				current = docFields{}
+				sections["ui "+m[1]] = current
 			}
 		case strings.HasPrefix(line, "### "):
 			nested = ""
@@ -181,6 +188,8 @@ var jsonShapes = map[string]any{
 	"startup remove":            hold.RemoveResult{},
 	"watch":                     watch.Event{},
 	"who":                       hold.WhoReport{},
+	"ui state":                  ui.State{},
+	"ui outcome":                ui.Outcome{},
 }
 
 // typeFields lists the JSON names of t's fields, with nested objects (and

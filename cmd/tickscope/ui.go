@@ -24,7 +24,9 @@ the command line that does the same and refused with the same words.
 The address carries a secret token of this run: keep it to yourself. Closing
 the page ends nothing; Ctrl+C (or the tray icon's Quit, on Windows) quits and
 releases what the page holds, but not the startup holder.
---simulate runs the page on the model of Windows timers, changing nothing.`,
+--simulate runs the page on the model of Windows timers, changing nothing.
+ui has no --json: the page's own JSON (its state and each action's answer)
+is documented in docs/json.md.`,
 		Args: noArgs,
 	}
 	a.onHost(cmd, &sim, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
