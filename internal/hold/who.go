@@ -43,6 +43,10 @@ type WhoWindows struct {
 	HoldersIncomplete bool `json:"holders_incomplete,omitempty"`
 	// NeedsElevation is set when not elevated: ETW needs an administrator.
 	NeedsElevation string `json:"needs_elevation,omitempty"`
+	// InterruptTick is the clock interrupt period running now, measured
+	// from the steps of the interrupt time, when the holders cannot be
+	// named: the rate the finest request of any process set.
+	InterruptTick *timerinfo.InterruptTick `json:"interrupt_tick,omitempty"`
 	// Sleep1 is Sleep(1) in this process, measured now, when the holders
 	// cannot be named: what the timer gives a process that asks nothing.
 	Sleep1 *WaitCheck `json:"sleep_1ms,omitempty"`
@@ -81,6 +85,9 @@ func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Durati
 		rep.Windows = &WhoWindows{Coarsest100ns: w.Coarsest100ns, Finest100ns: w.Finest100ns, Current100ns: w.Current100ns, ProcessHoldsRequest: w.ProcessHoldsRequest}
 		if !rep.Elevated {
 			rep.Windows.NeedsElevation = NeedsElevation
+			if rep.Windows.InterruptTick, err = InterruptTick(host); err != nil {
+				return rep, err
+			}
 			if rep.Windows.Sleep1, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
 				return rep, err
 			}
@@ -117,6 +124,26 @@ func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Durati
 		read := func() (*who.Snapshot, error) { return sys.Holders(ctx) }
 		return who.Poll(ctx, min(watch, WatchPollInterval), snap, read, time.Now, record)
 	})
+}
+
+// InterruptPoll is how long InterruptTick reads the interrupt time: a few
+// ticks of the coarsest period (15.6 ms).
+const InterruptPoll = 100 * time.Millisecond
+
+// InterruptTick measures the clock interrupt period running now from the
+// steps of the host's interrupt time (seam.InterruptClock), nil where the
+// host keeps none.
+func InterruptTick(host seam.Host) (*timerinfo.InterruptTick, error) {
+	clock, ok := host.(seam.InterruptClock)
+	if !ok {
+		return nil, nil
+	}
+	source, reads, values, err := clock.PollInterruptTime(InterruptPoll)
+	if err != nil {
+		return nil, err
+	}
+	tick := timerinfo.AnalyseInterruptTime(source, reads, values)
+	return &tick, nil
 }
 
 // WatchPeriodOnly is WatchNote on Windows without elevation.
@@ -181,10 +208,13 @@ of the Microsoft-Windows-Kernel-Power provider in an ETW session named
 "tickscope-who", which needs an elevated terminal. Without elevation it says
 so and shows what can be known: the current, finest and coarsest period
 (the current one is the interrupt period in force, as Windows reports it),
-whether tickscope holds a request, and Sleep(1) measured now in tickscope,
-which asks for nothing: it follows the interrupt where requests are global,
-and stays near 15.6 ms where they are per-process, however fast the
-interrupt runs for others.
+whether tickscope holds a request, the interrupt period measured now (the
+steps of the interrupt time, QueryUnbiasedInterruptTime read in a loop for
+100 ms: it advances only at each clock interrupt, so its step is the period
+running, set by the finest request of any process), and Sleep(1) measured
+now in tickscope, which asks for nothing: it follows the interrupt where
+requests are global, and stays near 15.6 ms where they are per-process,
+however fast the interrupt runs for others.
 
 Linux: the processes holding /dev/cpu_dma_latency open and the value in
 force, the threads whose timer slack is not the default 50 µs, the threads

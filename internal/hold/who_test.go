@@ -157,3 +157,21 @@ func TestWhoWatchWithoutChangesSaysNone(t *testing.T) {
 		t.Errorf("JSON without --watch has changes: %s", out)
 	}
 }
+
+// Not elevated, the interrupt period is measured from the interrupt
+// time's steps: on the model where another process holds 0.5 ms and
+// requests are per-process, 0.5 ms, while Sleep(1) stays near 15.6 ms.
+func TestWhoWindowsNotElevatedMeasuresTheInterruptTick(t *testing.T) {
+	host := newWindows(t, "contaminated")
+	rep, err := hold.Who(context.Background(), host, &seamfake.System{}, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := rep.Windows.InterruptTick
+	if tick == nil || !tick.Quantised || tick.Period100ns != 5000 || !strings.HasPrefix(tick.Source, "simulated") {
+		t.Errorf("interrupt tick %+v, want the other process's 5000, labelled simulated", tick)
+	}
+	if rep.Windows.Sleep1 == nil || rep.Windows.Sleep1.P50Ns < 10_000_000 {
+		t.Errorf("Sleep(1) %+v: the model should keep it near 15.6 ms here", rep.Windows.Sleep1)
+	}
+}

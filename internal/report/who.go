@@ -62,6 +62,9 @@ func writeWhoWindows(w io.Writer, win *hold.WhoWindows) {
 		fmt.Fprintf(w, "  %-14s %d request(s), finest %s\n", "the kernel", r.KernelRequests, period(r.KernelRequested100ns))
 	}
 	if win.NeedsElevation != "" {
+		if t := win.InterruptTick; t != nil {
+			fmt.Fprintf(w, "  %-14s %s\n", "interrupt now", interruptTickText(t))
+		}
 		if c := win.Sleep1; c != nil {
 			writeHoldCheck(w, "here now, no request", c)
 		}
@@ -90,6 +93,22 @@ func writeWhoWindows(w io.Writer, win *hold.WhoWindows) {
 		}
 		fmt.Fprintf(w, "  %-10s %-8d %s%s\n", timerinfo.FormatPeriodMS(h.Period100ns), h.PID, h.Image, self)
 	}
+}
+
+// interruptTickText says the interrupt period measured from the interrupt
+// time's steps, and how.
+func interruptTickText(t *timerinfo.InterruptTick) string {
+	steps := 0
+	for _, s := range t.Steps {
+		steps += s.Count
+	}
+	switch {
+	case t.Quantised:
+		return fmt.Sprintf("%s: the step of the interrupt time (%s, %d steps)", period(t.Period100ns), t.Source, steps)
+	case steps == 0:
+		return fmt.Sprintf("unknown: the interrupt time did not step (%s)", t.Source)
+	}
+	return fmt.Sprintf("unknown: no regular steps seen: this system's interrupt time is not tick-quantised (%s, changed at %d of %d reads, by %d different amounts)", t.Source, steps, t.Reads, len(t.Steps))
 }
 
 func writeWhoLinux(w io.Writer, l *who.Linux, root bool) {

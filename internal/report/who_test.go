@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -87,6 +88,27 @@ func TestWhoTextSaysAnIncompleteRundown(t *testing.T) {
 		(&report.WhoText{W: &out}).Read(rep)
 		if got := out.String(); !strings.Contains(got, tc.want) || strings.Contains(got, "no process holds") {
 			t.Errorf("who's text lacks %q:\n%s", tc.want, got)
+		}
+	}
+}
+
+// The interrupt period measured from the interrupt time's steps is named
+// for what it is; a clock that does not step says so.
+func TestWhoTextSaysTheInterruptTick(t *testing.T) {
+	for _, tc := range []struct {
+		tick timerinfo.InterruptTick
+		want string
+	}{
+		{timerinfo.InterruptTick{Source: "QueryUnbiasedInterruptTime read in a loop for 100ms", Reads: 5e6, Steps: []timerinfo.Step{{Size100ns: 10000, Count: 99}}, Period100ns: 10000, Quantised: true},
+			"  interrupt now  1.0000 ms (10000 x 100ns): the step of the interrupt time (QueryUnbiasedInterruptTime read in a loop for 100ms, 99 steps)\n"},
+		{timerinfo.InterruptTick{Source: "wine", Reads: 1000, Steps: []timerinfo.Step{{Size100ns: 3, Count: 900}}},
+			"  interrupt now  unknown: no regular steps seen: this system's interrupt time is not tick-quantised (wine, changed at 900 of 1000 reads, by 1 different amounts)\n"},
+	} {
+		rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Current100ns: 10000, NeedsElevation: hold.NeedsElevation, InterruptTick: &tc.tick}}
+		var out bytes.Buffer
+		(&report.WhoText{W: &out}).Read(rep)
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("who's text lacks %q:\n%s", tc.want, out.String())
 		}
 	}
 }

@@ -49,6 +49,17 @@ type Host interface {
 	CPUTime() time.Duration
 }
 
+// InterruptClock is a Host whose OS keeps an interrupt time that advances
+// only at each clock interrupt (Windows), so that its steps show the
+// interrupt period running now, whoever asked for it.
+type InterruptClock interface {
+	// PollInterruptTime reads the interrupt time (100 ns units) in a tight
+	// loop for d: reads is how many readings were taken, values the first
+	// and then each that differed from the one before; source names what
+	// was read.
+	PollInterruptTime(d time.Duration) (source string, reads int, values []uint64, err error)
+}
+
 // ThreadEnder is a Host whose OS ends a thread after the goroutine locked
 // to it has exited, while the rest of the process goes on: a caller that
 // lets a locked goroutine end (sample.Measure) waits for the thread to be

@@ -275,3 +275,22 @@ func (h *Host) callDelay(at int64) int64 {
 
 // CPUTime is zero: the model spends no CPU.
 func (h *Host) CPUTime() time.Duration { return 0 }
+
+var _ seam.InterruptClock = (*Host)(nil)
+
+// modelReadNs is how long one read of the interrupt time takes on the
+// model: a read of shared memory, some 20 ns.
+const modelReadNs = 20
+
+// PollInterruptTime is the model's interrupt time read in a loop for d: it
+// steps by the period in force (current) at each interrupt, the way
+// Windows' does, and the model's clock moves on by d.
+func (h *Host) PollInterruptTime(d time.Duration) (string, int, []uint64, error) {
+	period := int64(h.current()) * 100 // ns
+	var values []uint64
+	for t := h.now - h.now%period; t < h.now+int64(d); t += period {
+		values = append(values, uint64(max(t, 0)/100))
+	}
+	h.now += int64(d)
+	return fmt.Sprintf("simulated (model %s): the interrupt time read in a loop for %v", h.sc.Name, d), int(int64(d) / modelReadNs), values, nil
+}

@@ -13,20 +13,21 @@ var (
 	kernel32 = windows.NewLazySystemDLL("kernel32.dll")
 	winmm    = windows.NewLazySystemDLL("winmm.dll")
 
-	procNtQueryTimerResolution    = ntdll.NewProc("NtQueryTimerResolution")
-	procNtSetTimerResolution      = ntdll.NewProc("NtSetTimerResolution")
-	procQueryPerformanceCounter   = kernel32.NewProc("QueryPerformanceCounter")
-	procQueryPerformanceFrequency = kernel32.NewProc("QueryPerformanceFrequency")
-	procCreateWaitableTimerExW    = kernel32.NewProc("CreateWaitableTimerExW")
-	procSetWaitableTimerEx        = kernel32.NewProc("SetWaitableTimerEx")
-	procSetThreadPriority         = kernel32.NewProc("SetThreadPriority")
-	procSetProcessInformation     = kernel32.NewProc("SetProcessInformation")
-	procCreateTimerQueueTimer     = kernel32.NewProc("CreateTimerQueueTimer")
-	procDeleteTimerQueueTimer     = kernel32.NewProc("DeleteTimerQueueTimer")
-	procTimeSetEvent              = winmm.NewProc("timeSetEvent")
-	procTimeKillEvent             = winmm.NewProc("timeKillEvent")
-	procTimeBeginPeriod           = winmm.NewProc("timeBeginPeriod")
-	procTimeEndPeriod             = winmm.NewProc("timeEndPeriod")
+	procNtQueryTimerResolution     = ntdll.NewProc("NtQueryTimerResolution")
+	procNtSetTimerResolution       = ntdll.NewProc("NtSetTimerResolution")
+	procQueryPerformanceCounter    = kernel32.NewProc("QueryPerformanceCounter")
+	procQueryPerformanceFrequency  = kernel32.NewProc("QueryPerformanceFrequency")
+	procQueryUnbiasedInterruptTime = kernel32.NewProc("QueryUnbiasedInterruptTime")
+	procCreateWaitableTimerExW     = kernel32.NewProc("CreateWaitableTimerExW")
+	procSetWaitableTimerEx         = kernel32.NewProc("SetWaitableTimerEx")
+	procSetThreadPriority          = kernel32.NewProc("SetThreadPriority")
+	procSetProcessInformation      = kernel32.NewProc("SetProcessInformation")
+	procCreateTimerQueueTimer      = kernel32.NewProc("CreateTimerQueueTimer")
+	procDeleteTimerQueueTimer      = kernel32.NewProc("DeleteTimerQueueTimer")
+	procTimeSetEvent               = winmm.NewProc("timeSetEvent")
+	procTimeKillEvent              = winmm.NewProc("timeKillEvent")
+	procTimeBeginPeriod            = winmm.NewProc("timeBeginPeriod")
+	procTimeEndPeriod              = winmm.NewProc("timeEndPeriod")
 )
 
 // Constants, with their documented names.
@@ -111,6 +112,24 @@ func NtSetTimerResolution(desired uint32, set bool, current *uint32) windows.NTS
 // Documented in profileapi.h; it cannot fail on Windows XP and later.
 func QueryPerformanceCounter(counter *int64) {
 	procQueryPerformanceCounter.Call(uintptr(unsafe.Pointer(counter)))
+}
+
+// QueryUnbiasedInterruptTime reads the unbiased interrupt-time count in
+// 100 ns units, which "is incremented at each clock interrupt by the length
+// of a clock tick" (and excludes sleep and hibernation).
+//
+//	BOOL QueryUnbiasedInterruptTime(PULONGLONG UnbiasedTime);
+//
+// Documented in realtimeapiset.h ("QueryUnbiasedInterruptTime function",
+// Microsoft Learn; kernel32.dll, Windows 7 and later). It fails only when
+// given a null pointer. x/sys does not bind it.
+func QueryUnbiasedInterruptTime() (uint64, error) {
+	var t uint64
+	r, _, err := procQueryUnbiasedInterruptTime.Call(uintptr(unsafe.Pointer(&t)))
+	if r == 0 {
+		return 0, err
+	}
+	return t, nil
 }
 
 // QueryPerformanceFrequency reads the performance counter's frequency.
