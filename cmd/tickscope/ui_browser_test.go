@@ -150,6 +150,10 @@ func TestUIHoldsDMALatency(t *testing.T) {
 	}
 	setValue(t, ctx, "#hold-value", "0")
 	click(t, ctx, "#hold-run")
+	// Hold's answer first: a refusal or a failed check says why.
+	if out := waitFor(t, ctx, "#hold-out", 20*time.Second, "hold's answer", func(s string) bool { return s != "" }); !strings.Contains(out, "holding until Release") {
+		t.Fatalf("hold --dma-latency 0 answered %q", out)
+	}
 	waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line", contains("cpu_dma_latency 0 µs"))
 	if got := dmaLatency(t); got != 0 {
 		t.Errorf("/dev/cpu_dma_latency reads %d while the page holds 0", got)

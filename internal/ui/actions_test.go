@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/seam/seamfake"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -311,5 +312,50 @@ func TestWhoReadAgainAfterAnAction(t *testing.T) {
 	}
 	if s.who(q); s.holders.reading == nil {
 		t.Error("the next state did not read who again")
+	}
+}
+
+// blockingStartup's Read waits until released, as schtasks can take
+// seconds.
+type blockingStartup struct {
+	seam.Startup
+	entered, release chan struct{}
+}
+
+func (b blockingStartup) Read() ([]byte, error) {
+	b.entered <- struct{}{}
+	<-b.release
+	return b.Startup.Read()
+}
+
+type startupSystem struct {
+	seam.System
+	startup seam.Startup
+}
+
+func (s startupSystem) Startup() seam.Startup { return s.startup }
+
+// TestStartupReadWithoutTheLock: reading the startup holder's definition
+// (schtasks on Windows) leaves the page's actions and the tray free.
+func TestStartupReadWithoutTheLock(t *testing.T) {
+	sys := &seamfake.System{}
+	sys.NewStartup("Task Scheduler task tickscope (test)")
+	st := blockingStartup{Startup: sys.Startup(), entered: make(chan struct{}), release: make(chan struct{})}
+	s, err := New(Options{Host: mustModel(t), System: startupSystem{System: sys, startup: st}, Shell: &seamfake.Shell{}}, "127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	read := make(chan *State)
+	go func() { read <- s.state() }()
+	<-st.entered
+	if !s.mu.TryLock() {
+		t.Error("the state holds s.mu while the startup holder's definition is read")
+	} else {
+		s.mu.Unlock()
+	}
+	close(st.release)
+	if got := <-read; !got.Startup.Available {
+		t.Errorf("the startup holder: %+v", got.Startup)
 	}
 }
