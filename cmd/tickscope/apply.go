@@ -22,7 +22,9 @@ func (a *app) applyCommand() *cobra.Command {
 		Short:   "Hold a timer setting until ESC, Ctrl+C or --for, then release it",
 		Long: `Hold a timer setting, say what the OS granted and what a wait takes now, and
 release it when ESC or Ctrl+C is pressed, the console closes, or --for elapses.
-While holding it uses no CPU.
+Every 5 s and after each resume from sleep it checks the setting is still in
+force and re-applies it if lost, saying so on stderr (reapplies in --json);
+between checks it uses no CPU. --listen serves its state as Prometheus metrics.
 
 Windows: --resolution R (100 ns units) or --ms X requests the timer period
 with NtSetTimerResolution and opts tickscope out of Windows 11's throttling of
