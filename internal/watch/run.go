@@ -110,6 +110,9 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 	if _, err := seam.FindMethod(host, method); err != nil {
 		return Options{}, options.BadFlag("method", method, "the methods here are %s", plan.MethodNames(host.Methods()))
 	}
+	if err := CheckLog("log", f.Log); err != nil {
+		return Options{}, err
+	}
 	o := Options{Every: f.Every, MeasureEvery: f.MeasureEvery, Method: method, Delay: BurstDelay, Waits: BurstWaits,
 		Read: func() (State, error) { return ReadState(host) }, Clock: RealClock{}}
 	o.Start = Start{Version: version, EveryNs: int64(f.Every), MeasureEveryNs: int64(f.MeasureEvery), Method: method, DelayNs: int64(o.Delay), Waits: o.Waits}
@@ -127,9 +130,6 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 		} else {
 			o.Holders = func() ([]who.Hold, error) { return ReadHolders(sys) }
 		}
-	}
-	if err := CheckLog("log", f.Log); err != nil {
-		return Options{}, err
 	}
 	spec := sample.Spec{Method: method, Delay: o.Delay, Samples: o.Waits, Warmup: 3}
 	o.Measure = func(ctx context.Context) ([]int64, error) {
