@@ -120,6 +120,11 @@ type wineSetup struct {
 	exe      string // tickscope.exe
 	holder   string // tickscope-holder.exe, beside it
 	prefixes map[string]string
+	// bin holds the `tickscope` wrapper every script finds first on PATH.
+	// It is written once, before any script runs: a script writing its
+	// own while parallel scripts fork could find it held open for writing
+	// by a forked child and fail to run it ("text file busy").
+	bin string
 }
 
 func setUpWine(t *testing.T) *wineSetup {
@@ -155,6 +160,14 @@ func setUpWine(t *testing.T) *wineSetup {
 		t.Fatalf("building tickscope.exe: %v\n%s", err, out)
 	}
 	checkResources(t, w.exe)
+	w.bin = filepath.Join(dir, "bin")
+	wrapper := fmt.Sprintf("#!/bin/sh\nexec %q %q \"$@\"\n", w.wine, w.exe)
+	if err := os.Mkdir(w.bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.bin, "tickscope"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// The windowless holder apply --persist registers: the same program
 	// linked for the GUI subsystem, beside tickscope.exe as the release
 	// ships it.
@@ -250,15 +263,7 @@ func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
 			return err
 		}
 	}
-	bin := filepath.Join(e.WorkDir, ".bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		return err
-	}
-	wrapper := fmt.Sprintf("#!/bin/sh\nexec %q %q \"$@\"\n", w.wine, w.exe)
-	if err := os.WriteFile(filepath.Join(bin, "tickscope"), []byte(wrapper), 0o755); err != nil {
-		return err
-	}
-	e.Setenv("PATH", bin+string(os.PathListSeparator)+filepath.Dir(w.wine)+string(os.PathListSeparator)+e.Getenv("PATH"))
+	e.Setenv("PATH", w.bin+string(os.PathListSeparator)+filepath.Dir(w.wine)+string(os.PathListSeparator)+e.Getenv("PATH"))
 	e.Setenv("WINEPREFIX", prefix)
 	e.Setenv("TICKSCOPE_EXE", w.exe)
 	e.Setenv("TICKSCOPE_HOLDER_EXE", w.holder)
