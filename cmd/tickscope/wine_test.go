@@ -55,12 +55,7 @@ func TestWine(t *testing.T) {
 	// with QueryPerformanceCounter, so they check the plumbing of the
 	// high-resolution waitable timer and the spin under Wine.
 	t.Run("precise", func(t *testing.T) {
-		exe := filepath.Join(t.TempDir(), "precise.test.exe")
-		build := exec.Command("go", "test", "-c", "-o", exe, "../../precise")
-		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building the precise tests: %v\n%s", err, out)
-		}
+		exe := windowsTestExe(t, "../../precise")
 		if out, err := w.command(w.prefixes["win10"], w.wine, exe, "-test.count=1").CombinedOutput(); err != nil {
 			t.Fatalf("precise tests under Wine: %v\n%s", err, out)
 		}
@@ -68,12 +63,7 @@ func TestWine(t *testing.T) {
 	// WatchResume, called past windows.NewCallback's ~2000 slots (a ui
 	// holds again and again): platform's Windows test, as a test binary.
 	t.Run("resume-callbacks", func(t *testing.T) {
-		exe := filepath.Join(t.TempDir(), "platform.test.exe")
-		build := exec.Command("go", "test", "-c", "-o", exe, "../../internal/platform")
-		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building the platform tests: %v\n%s", err, out)
-		}
+		exe := windowsTestExe(t, "../../internal/platform")
 		if out, err := w.command(w.prefixes["win10"], w.wine, exe, "-test.run", "^TestWatchResumeManyTimes$", "-test.count=1").CombinedOutput(); err != nil {
 			t.Fatalf("WatchResume under Wine: %v\n%s", err, out)
 		}
@@ -82,12 +72,7 @@ func TestWine(t *testing.T) {
 	// elevation): it is read and never goes back; the log says what Wine
 	// gives (a count that is not tick-quantised, where Windows steps).
 	t.Run("interrupt-tick", func(t *testing.T) {
-		exe := filepath.Join(t.TempDir(), "platform.test.exe")
-		build := exec.Command("go", "test", "-c", "-o", exe, "../../internal/platform")
-		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building the platform tests: %v\n%s", err, out)
-		}
+		exe := windowsTestExe(t, "../../internal/platform")
 		out, err := w.command(w.prefixes["win10"], w.wine, exe, "-test.run", "^TestPollInterruptTime$", "-test.count=1", "-test.v").CombinedOutput()
 		if err != nil {
 			t.Fatalf("the interrupt time under Wine: %v\n%s", err, out)
@@ -300,4 +285,17 @@ func utf16(s string) []byte {
 		b = append(b, byte(r), 0)
 	}
 	return b
+}
+
+// windowsTestExe builds the tests of the package at dir as a Windows test
+// binary, to run under Wine.
+func windowsTestExe(t *testing.T, dir string) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), filepath.Base(dir)+".test.exe")
+	build := exec.Command("go", "test", "-c", "-o", exe, dir)
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the tests of %s: %v\n%s", dir, err, out)
+	}
+	return exe
 }
