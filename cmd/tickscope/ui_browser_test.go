@@ -109,6 +109,9 @@ func TestUIInBrowser(t *testing.T) {
 		t.Errorf("hold's result: %s", textOf(t, ctx, "#hold-out"))
 	}
 	shot(t, ctx, "ui-held", "", "#held-line", "#hold-out pre", "#hold-cmd")
+	if disabled, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("bench-run").disabled`)); err != nil || !disabled {
+		t.Errorf("Bench can be pressed while the page holds (%v)", err)
+	}
 	click(t, ctx, "#release")
 	waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line after Release", func(s string) bool { return s == "nothing" })
 	waitFor(t, ctx, "#current", 5*time.Second, "the period after Release", contains("15.6250"))

@@ -109,7 +109,7 @@ function commandLines() {
     setText("hold-cmd", apply + model);
     setText("persist-cmd", apply + " --persist" + model);
   }
-  setText("slack-cmd", "tickscope apply --pid " + quote($("slack-pid").value.trim()) + " --slack " + quote($("slack-value").value.trim()) + model);
+  setText("slack-cmd", "tickscope apply --pid " + ($("slack-pid").value.trim() === "" ? "PID" : quote($("slack-pid").value.trim())) + " --slack " + quote($("slack-value").value.trim()) + model);
   setText("global-cmd", "tickscope global on, or tickscope global off" + model);
 }
 
@@ -140,7 +140,9 @@ function renderJob(s) {
   const job = s.job;
   const running = job && job.running;
   $("measure-run").disabled = !!running;
-  $("bench-run").disabled = !!running;
+  // The server refuses a bench while the page holds: say so before.
+  $("bench-run").disabled = !!running || !!s.held;
+  $("bench-run").title = s.held ? "Release first: a bench applies settings of its own" : "";
   $("stop").disabled = !running;
   for (const kind of ["measure", "bench"]) {
     const box = $(kind + "-progress");
