@@ -12,8 +12,9 @@ import (
 // OpenURL runs the desktop's opener: open on macOS, xdg-open (the
 // freedesktop.org one) elsewhere. It does not wait for it: some openers
 // return only when the browser they started exits. What the opener and
-// the browser print is discarded: xdg-open names the address, token and
-// all, when it finds no browser.
+// the browser print is discarded. Its argument is on a command line every
+// local user can read (/proc/PID/cmdline): ui gives it a launcher file's
+// path, never the address with its token.
 func (shell) OpenURL(url string) error {
 	opener := "xdg-open"
 	if runtime.GOOS == "darwin" {

@@ -10,8 +10,9 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
-// OpenURL asks the shell to open url with the "open" verb, which starts
-// the default browser ("ShellExecuteW function", Microsoft Learn).
+// OpenURL asks the shell to open url, an address or an .html file's path,
+// with the "open" verb, which starts the default browser ("ShellExecuteW
+// function", Microsoft Learn).
 func (shell) OpenURL(url string) error {
 	verb, err := windows.UTF16PtrFromString("open")
 	if err != nil {
