@@ -202,12 +202,14 @@ func TestTickerReset(t *testing.T) {
 	if at := hrNow(); int64(at) < resetAt.Load()+int64(time.Millisecond) {
 		t.Fatalf("tick %v after the Reset, want at least 1ms", time.Duration(int64(at)-resetAt.Load()))
 	}
-	// The schedule continues at the new period.
-	start := hrNow()
+	// The schedule continues at the new period: tick k after the Reset's
+	// is due k ms after it, at least k+1 ms after the Reset. (Timing from
+	// when the first Wait returned would not do: a return preempted past
+	// the next tick's due time makes the absolute schedule look early.)
 	for k := 1; k <= 5; k++ {
 		tk.Wait()
-		if got := hrNow() - start; got < time.Duration(k-1)*time.Millisecond {
-			t.Fatalf("tick %d after the reset one %v", k, got)
+		if got := int64(hrNow()) - resetAt.Load(); got < int64(k+1)*int64(time.Millisecond) {
+			t.Fatalf("tick %d after the reset one came %v after the Reset, want at least %v", k, time.Duration(got), time.Duration(k+1)*time.Millisecond)
 		}
 	}
 	defer func() {
