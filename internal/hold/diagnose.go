@@ -72,7 +72,7 @@ func Diagnose(in DiagnosisInput) *Diagnosis {
 	}
 	if w := in.Query.Windows; w != nil {
 		if in.Holders == nil && in.HoldersErr == nil && !w.Elevated {
-			d.Holders = "not read: " + NeedsElevation
+			d.Holders = "not read: " + who.NeedsElevation
 		}
 		d.Reasons = diagnoseWindows(w, in)
 	}

@@ -52,9 +52,6 @@ type WhoWindows struct {
 	Sleep1 *WaitCheck `json:"sleep_1ms,omitempty"`
 }
 
-// NeedsElevation is what who says without elevation on Windows.
-const NeedsElevation = who.NeedsElevation
-
 // WatchPollInterval is how often who --watch reads /proc again on Linux,
 // where nothing announces a change: often enough to see a program hold
 // something for a few seconds, rarely enough to cost nothing measurable.
@@ -84,7 +81,7 @@ func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Durati
 	if w := q.Windows; w != nil {
 		rep.Windows = &WhoWindows{Coarsest100ns: w.Coarsest100ns, Finest100ns: w.Finest100ns, Current100ns: w.Current100ns, ProcessHoldsRequest: w.ProcessHoldsRequest}
 		if !rep.Elevated {
-			rep.Windows.NeedsElevation = NeedsElevation
+			rep.Windows.NeedsElevation = who.NeedsElevation
 			if rep.Windows.InterruptTick, err = InterruptTick(host); err != nil {
 				return rep, err
 			}

@@ -33,7 +33,7 @@ func TestWhoWindowsNotElevated(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := rep.Windows
-	if w == nil || w.NeedsElevation != hold.NeedsElevation || w.Holders != nil || w.Sleep1 == nil || w.Sleep1.Samples == 0 || w.Coarsest100ns == 0 {
+	if w == nil || w.NeedsElevation != who.NeedsElevation || w.Holders != nil || w.Sleep1 == nil || w.Sleep1.Samples == 0 || w.Coarsest100ns == 0 {
 		t.Fatalf("report = %+v", w)
 	}
 	if show.reads != 1 {

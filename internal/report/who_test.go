@@ -46,7 +46,7 @@ func TestWhoTextWindows(t *testing.T) {
 
 func TestWhoTextWindowsNotElevated(t *testing.T) {
 	rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 156250,
-		NeedsElevation: hold.NeedsElevation, Sleep1: &hold.WaitCheck{Method: "sleep", Samples: 50, P50Ns: 15_600_000, P99Ns: 15_700_000}}}
+		NeedsElevation: who.NeedsElevation, Sleep1: &hold.WaitCheck{Method: "sleep", Samples: 50, P50Ns: 15_600_000, P99Ns: 15_700_000}}}
 	var out bytes.Buffer
 	(&report.WhoText{W: &out}).Read(rep)
 	got := out.String()
@@ -104,7 +104,7 @@ func TestWhoTextSaysTheInterruptTick(t *testing.T) {
 		{timerinfo.InterruptTick{Source: "wine", Reads: 1000, Steps: []timerinfo.Step{{Size100ns: 3, Count: 900}}},
 			"  interrupt now  unknown: no regular steps seen: this system's interrupt time is not tick-quantised (wine, changed at 900 of 1000 reads, by 1 different amounts)\n"},
 	} {
-		rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Current100ns: 10000, NeedsElevation: hold.NeedsElevation, InterruptTick: &tc.tick}}
+		rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Current100ns: 10000, NeedsElevation: who.NeedsElevation, InterruptTick: &tc.tick}}
 		var out bytes.Buffer
 		(&report.WhoText{W: &out}).Read(rep)
 		if !strings.Contains(out.String(), tc.want) {

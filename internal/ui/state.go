@@ -13,6 +13,7 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/watch"
+	"github.com/tickscope/tickscope/internal/who"
 )
 
 // State is what the page shows live: one event a second, and one at once
@@ -226,7 +227,7 @@ func (s *Server) who(q *timerinfo.Report) WhoView {
 	case q == nil:
 		return WhoView{Reason: "not shown: the timer could not be read"}
 	case q.Windows != nil && !s.o.System.Elevated():
-		return WhoView{Reason: "not shown: " + hold.NeedsElevation}
+		return WhoView{Reason: "not shown: " + who.NeedsElevation}
 	}
 	if s.holders.reading == nil && !s.closed && (s.holders.stale || time.Since(s.holders.at) > whoEvery) {
 		s.holders.stale = false

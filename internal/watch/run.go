@@ -126,7 +126,7 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 		// without, the reason is said once rather than an ETW error at the
 		// start and at every period change.
 		if windows && !sys.Elevated() {
-			o.HoldersUnread = hold.NeedsElevation
+			o.HoldersUnread = who.NeedsElevation
 		} else {
 			o.Holders = func() ([]who.Hold, error) { return ReadHolders(sys) }
 		}

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam/seamfake"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
@@ -397,7 +396,7 @@ func TestHoldersNeedElevationOnWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Holders != nil || o.HoldersUnread != hold.NeedsElevation {
+	if o.Holders != nil || o.HoldersUnread != who.NeedsElevation {
 		t.Fatalf("not elevated: holders read %v, unread %q", o.Holders != nil, o.HoldersUnread)
 	}
 	clock := newFakeClock()
@@ -411,7 +410,7 @@ func TestHoldersNeedElevationOnWindows(t *testing.T) {
 	cancel()
 	<-done
 	for _, e := range got.all {
-		if want := e.Event == EventStart; (e.HoldersError == hold.NeedsElevation) != want {
+		if want := e.Event == EventStart; (e.HoldersError == who.NeedsElevation) != want {
 			t.Errorf("%s event: holders error %q", e.Event, e.HoldersError)
 		}
 	}
