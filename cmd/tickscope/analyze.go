@@ -36,8 +36,8 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 			}
 			f, err := rawfile.ReadFileContext(cmd.Context(), args[0])
 			if err != nil {
-				return options.Usagef("%s: %v", args[0], err)
-			} else if err := analysis.CheckFlags(f, args[0], cmd.Flags().Changed); err != nil {
+				return options.FileError(args[0], err)
+			} else if err := analysis.CheckFlags(f, options.Value(args[0]), cmd.Flags().Changed); err != nil {
 				return err
 			}
 			r := report.Print(f, report.Judging{Prefs: prefs, Rows: j.Rows})

@@ -53,6 +53,7 @@ hold if possible, with p99 lateness 10 µs inside --budget-lateness.
 --simulate runs the whole bench on the model of Windows timers, on any OS.`,
 		Args: noArgs,
 	}
+	o.sim.SeedOnMachine = true
 	a.onHost(cmd, &o.sim, "the sweep's random order (and with --simulate the model's seed)", func(cmd *cobra.Command, host seam.Host) error {
 		return a.bench(cmd, host, &o)
 	})

@@ -12,8 +12,8 @@ import (
 // one:
 //   - the parser's own errors (unknown flag, bad value) are usage errors
 //     whose echoed values are quoted and shortened (FlagError);
-//   - every duration flag refuses a fraction of a nanosecond
-//     (StrictDurations);
+//   - every flag is given once, an integer in decimal digits only, and a
+//     duration in whole nanoseconds (Strict);
 //   - a string flag given an empty value is refused before the command
 //     runs (EmptyValues), ahead of root's PersistentPreRunE;
 //   - an unknown command, and completion of a shell cobra does not
@@ -43,8 +43,8 @@ func Harden(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
-		StrictDurations(cmd.Flags())
-		StrictDurations(cmd.PersistentFlags())
+		Strict(cmd.Flags())
+		Strict(cmd.PersistentFlags())
 		if cmd.Name() == "completion" && cmd.Parent() == root {
 			completion(cmd)
 		}

@@ -7,49 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"time"
-
-	"github.com/spf13/pflag"
 )
-
-// Duration is the one duration flag type of tickscope's commands. pflag's
-// own (time.ParseDuration) truncates a fraction of a nanosecond: --delay
-// 1.5ns measured 1 ns waits, silently. Duration refuses any value that is
-// not a whole number of nanoseconds, and stores the exact value it
-// names ("0.5ns0.5ns" is 1 ns, where time.ParseDuration truncates each part
-// and says 0). It wraps the flag's original value, so that the variable a
-// command reads and the flag's default and help text stay as defined.
-type Duration struct{ inner pflag.Value }
-
-// Set parses s strictly and stores its exact value.
-func (d *Duration) Set(s string) error {
-	ns, err := ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	// A whole number of ns is parsed exactly by every duration parser.
-	return d.inner.Set(fmt.Sprintf("%dns", ns))
-}
-
-func (d *Duration) String() string { return d.inner.String() }
-
-// Type is pflag's type name, which the help prints: "duration", as before.
-func (d *Duration) Type() string { return d.inner.Type() }
-
-// StrictDurations makes every duration flag of fs a Duration. The root
-// command calls it on every command, so that no duration flag, of any
-// command now or later, truncates. A zero default keeps the help as pflag
-// prints it (no "(default 0s)").
-func StrictDurations(fs *pflag.FlagSet) {
-	fs.VisitAll(func(f *pflag.Flag) {
-		if _, done := f.Value.(*Duration); done || f.Value.Type() != "duration" {
-			return
-		}
-		f.Value = &Duration{inner: f.Value}
-		if f.DefValue == "0s" {
-			f.DefValue = "0"
-		}
-	})
-}
 
 // unitNs are time.ParseDuration's units, in ns.
 var unitNs = map[string]int64{

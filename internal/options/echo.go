@@ -3,6 +3,7 @@ package options
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"unicode"
@@ -108,7 +109,10 @@ func FlagError(err error) error {
 		required *pflag.ValueRequiredError
 		syntax   *pflag.InvalidSyntaxError
 	)
+	var repeated *RepeatedError
 	switch {
+	case errors.As(err, &repeated):
+		return &UsageError{OneLine(repeated.Error())}
 	case errors.As(err, &invalid):
 		// pflag's own wording, which names the flag and the value, with
 		// the value always quoted as before, shortened.
@@ -142,4 +146,17 @@ func EmptyValues(fs *pflag.FlagSet) error {
 		}
 	})
 	return err
+}
+
+// FileError is a usage error about a file the user named (analyze FILE):
+// the name echoed once, as Value does, then what is wrong with it. An OS
+// error that repeats the name ("open NAME: no such file or directory") is
+// cut to its call and cause, so that a long name is not echoed twice,
+// whole.
+func FileError(name string, err error) error {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) && pathErr.Path == name {
+		return Usagef("%s: %s: %v", Value(name), pathErr.Op, pathErr.Err)
+	}
+	return Usagef("%s: %v", Value(name), err)
 }

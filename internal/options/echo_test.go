@@ -1,7 +1,10 @@
 package options_test
 
 import (
+	"errors"
+	"io/fs"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -181,26 +184,126 @@ func FuzzParseDuration(f *testing.F) {
 	})
 }
 
-func TestStrictDurationsKeepTheHelp(t *testing.T) {
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+func TestStrictKeepsTheHelp(t *testing.T) {
 	var delay, slack time.Duration
-	fs.DurationVar(&delay, "delay", time.Millisecond, "the delay")
-	fs.DurationVar(&slack, "slack", 0, "the slack")
+	var samples int
+	var ms float64
+	var asJSON bool
+	flags := func() *pflag.FlagSet {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.DurationVar(&delay, "delay", time.Millisecond, "the delay")
+		fs.DurationVar(&slack, "slack", 0, "the slack")
+		fs.IntVar(&samples, "samples", 1000, "the samples")
+		fs.Float64Var(&ms, "ms", 0, "the period")
+		fs.BoolVar(&asJSON, "json", false, "as JSON")
+		return fs
+	}
+	fs := flags()
 	before := fs.FlagUsages()
-	options.StrictDurations(fs)
-	options.StrictDurations(fs) // twice changes nothing
+	options.Strict(fs)
+	options.Strict(fs) // twice changes nothing
 	if after := fs.FlagUsages(); after != before {
 		t.Errorf("help changed:\n%s\nwas\n%s", after, before)
 	}
-	if err := fs.Parse([]string{"--delay", "1.5us", "--slack", "0.5ns0.5ns"}); err != nil || delay != 1500 || slack != 1 {
-		t.Errorf("parsed %v, %v: %v", delay, slack, err)
+	if err := fs.Parse([]string{"--delay", "1.5us", "--slack", "0.5ns0.5ns", "--samples", "-0", "--ms", "0.5", "--json"}); err != nil || delay != 1500 || slack != 1 || samples != 0 || ms != 0.5 || !asJSON {
+		t.Errorf("parsed %v, %v, %v, %v, %v: %v", delay, slack, samples, ms, asJSON, err)
 	}
+	if v, err := fs.GetInt("samples"); v != 0 || err != nil {
+		t.Errorf("GetInt through the wrapper: %v, %v", v, err)
+	}
+	fs = flags()
+	options.Strict(fs)
 	err := fs.Parse([]string{"--delay", "1.5ns"})
-	if err == nil || delay != 1500 {
-		t.Errorf("--delay 1.5ns: %v, delay %v", err, delay)
+	if err == nil || delay != time.Millisecond {
+		t.Errorf("--delay 1.5ns: %v, delay %v (want the default kept)", err, delay)
 	}
 	if got := options.FlagError(err).Error(); got != `invalid argument "1.5ns" for "--delay" flag: not a whole number of nanoseconds (it lies between 1ns and 2ns); durations are counted in whole ns` {
 		t.Errorf("FlagError = %q", got)
+	}
+}
+
+// TestStrict: a flag given twice, and a number written other than in
+// plain decimal, are refused in one line naming the flag, and the
+// variable keeps its first value.
+func TestStrict(t *testing.T) {
+	const integer = "not a decimal integer: digits 0-9 and an optional minus sign (no leading zero, 0x, 0o, 0b, + or _)"
+	const number = "not a decimal number: digits 0-9, an optional minus sign and decimal point, such as 0.5 (no leading zero, exponent, hex, _, Inf or NaN)"
+	long := strings.Repeat("9", 5000)
+	for _, tt := range []struct {
+		args []string
+		want string // "" for accepted
+	}{
+		{[]string{"--samples", "10", "--samples", "20"}, "--samples is given twice (10, then 20); give each flag once"},
+		{[]string{"--samples=10", "--samples=10"}, "--samples is given twice (10, then 10); give each flag once"},
+		{[]string{"--raw", "a", "--raw", "b"}, "--raw is given twice (a, then b); give each flag once"},
+		{[]string{"--raw", "a", "--raw", "x\ny"}, `--raw is given twice (a, then "x\ny"); give each flag once`},
+		{[]string{"--raw", "a", "--raw", long}, "--raw is given twice (a, then " + strings.Repeat("9", 64) + "… (5000 characters)); give each flag once"},
+		{[]string{"--json", "--json"}, "--json is given twice; give each flag once"},
+		{[]string{"--json=false", "--json"}, "--json is given twice (false, then true); give each flag once"},
+		{[]string{"--delay", "1ms", "--delay", "2ms"}, "--delay is given twice (1ms, then 2ms); give each flag once"},
+		{[]string{"--ms", "0.5", "--ms", "1"}, "--ms is given twice (0.5, then 1); give each flag once"},
+		{[]string{"--pid", "062021"}, `invalid argument "062021" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "0x10"}, `invalid argument "0x10" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "0X10"}, `invalid argument "0X10" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "0o17"}, `invalid argument "0o17" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "0b101"}, `invalid argument "0b101" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "1_000"}, `invalid argument "1_000" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "+5"}, `invalid argument "+5" for "--pid" flag: ` + integer},
+		{[]string{"--pid", " 5"}, `invalid argument " 5" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "5 "}, `invalid argument "5 " for "--pid" flag: ` + integer},
+		{[]string{"--pid", "٥"}, `invalid argument "٥" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "1e3"}, `invalid argument "1e3" for "--pid" flag: ` + integer},
+		{[]string{"--pid", "00"}, `invalid argument "00" for "--pid" flag: ` + integer},
+		{[]string{"--dma-latency", "010"}, `invalid argument "010" for "--dma-latency" flag: ` + integer},
+		{[]string{"--from", "0x10"}, `invalid argument "0x10" for "--from" flag: ` + integer},
+		{[]string{"--from", "-1"}, `invalid argument "-1" for "--from" flag: strconv.ParseUint: parsing "-1": invalid syntax`},
+		{[]string{"--seed", "0b1"}, `invalid argument "0b1" for "--seed" flag: ` + integer},
+		{[]string{"--ms", "0x1p-1"}, `invalid argument "0x1p-1" for "--ms" flag: ` + number},
+		{[]string{"--ms", "1e-1"}, `invalid argument "1e-1" for "--ms" flag: ` + number},
+		{[]string{"--ms", "NaN"}, `invalid argument "NaN" for "--ms" flag: ` + number},
+		{[]string{"--ms", "Inf"}, `invalid argument "Inf" for "--ms" flag: ` + number},
+		{[]string{"--ms", "0_5"}, `invalid argument "0_5" for "--ms" flag: ` + number},
+		{[]string{"--ms", "05"}, `invalid argument "05" for "--ms" flag: ` + number},
+		{[]string{"--ms", "."}, `invalid argument "." for "--ms" flag: ` + number},
+		{[]string{"--pid", "0"}, ""},
+		{[]string{"--pid", "62021"}, ""},
+		{[]string{"--dma-latency", "-1"}, ""},
+		{[]string{"--from", "5000"}, ""},
+		{[]string{"--seed", "18446744073709551615"}, ""},
+		{[]string{"--ms", "0.5"}, ""},
+		{[]string{"--ms", ".5"}, ""},
+		{[]string{"--ms", "1."}, ""},
+		{[]string{"--ms", "-0.25"}, ""},
+		{[]string{"--ms", "10"}, ""},
+	} {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.SetOutput(new(strings.Builder))
+		samples := fs.Int("samples", 1000, "")
+		fs.String("raw", "", "")
+		fs.Bool("json", false, "")
+		fs.Duration("delay", time.Millisecond, "")
+		fs.Float64("ms", 0, "")
+		fs.Int("pid", 0, "")
+		fs.Int32("dma-latency", 0, "")
+		fs.Uint32("from", 0, "")
+		fs.Uint64("seed", 1, "")
+		options.Strict(fs)
+		err := fs.Parse(tt.args)
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tt.args, err)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%q parsed", tt.args)
+			continue
+		}
+		err = options.FlagError(err)
+		checkUsage(t, err, tt.want)
+		if tt.args[0] == "--samples" && *samples != 10 {
+			t.Errorf("%q: --samples is %d, want the first value, 10", tt.args, *samples)
+		}
 	}
 }
 
@@ -213,7 +316,7 @@ func TestFlagError(t *testing.T) {
 		{[]string{"--delay", "soon"}, `invalid argument "soon" for "--delay" flag: not a duration: a number and a unit (ns, us, ms, s, m, h), such as 250us or 1.5ms`},
 		{[]string{"--delay", "a\nb"}, `invalid argument "a\nb" for "--delay" flag: not a duration`},
 		{[]string{"--delay", long}, `invalid argument "` + strings.Repeat("z", 64) + `…" (1000 characters) for "--delay" flag`},
-		{[]string{"--count", "x\ny"}, `invalid argument "x\ny" for "--count" flag: strconv.ParseInt: parsing "x\ny": invalid syntax`},
+		{[]string{"--count", "x\ny"}, `invalid argument "x\ny" for "--count" flag: not a decimal integer`},
 		{[]string{"--fro\nb"}, `unknown flag: "--fro\nb"`},
 		{[]string{"--" + long}, `unknown flag: --` + strings.Repeat("z", 62) + `… (1002 characters)`},
 		{[]string{"--frobnicate"}, `unknown flag: --frobnicate`},
@@ -224,7 +327,7 @@ func TestFlagError(t *testing.T) {
 		fs.SetOutput(new(strings.Builder))
 		fs.Duration("delay", 0, "")
 		fs.Int("count", 0, "")
-		options.StrictDurations(fs)
+		options.Strict(fs)
 		err := fs.Parse(tt.args)
 		if err == nil {
 			t.Errorf("%.30q parsed", tt.args)
@@ -291,6 +394,8 @@ func TestHarden(t *testing.T) {
 	}{
 		{[]string{"sub", "--for", "1ms"}, ""},
 		{[]string{"sub", "--for", "1.5ns"}, `invalid argument "1.5ns" for "--for" flag: not a whole number`},
+		{[]string{"sub", "--for", "1ms", "--for=2ms"}, `--for is given twice (1ms, then 2ms); give each flag once`},
+		{[]string{"group", "leaf", "--step", "1ms", "--step", "1ms"}, `--step is given twice`},
 		{[]string{"group", "leaf", "--step", "0.1ns"}, `invalid argument "0.1ns" for "--step" flag: not a whole number`},
 		{[]string{"sub", "--name", ""}, `--name "": empty; it takes a name; leave it out for its default`},
 		{[]string{"sub", "--nope\n"}, `unknown flag: "--nope\n"`},
@@ -319,4 +424,23 @@ func errText(err error) string {
 		return "(no error)"
 	}
 	return err.Error()
+}
+
+// TestFileError: a file's name is echoed once, shortened, however the OS
+// error repeats it.
+func TestFileError(t *testing.T) {
+	long := strings.Repeat("n", 5000)
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"missing.json", &fs.PathError{Op: "open", Path: "missing.json", Err: syscall.ENOENT}, "missing.json: open: no such file or directory"},
+		{long, &fs.PathError{Op: "open", Path: long, Err: syscall.ENAMETOOLONG}, strings.Repeat("n", 64) + "… (5000 characters): open: file name too long"},
+		{"a b\n", errors.New("truncated"), `"a b\n": truncated`},
+		{"x.json", &fs.PathError{Op: "open", Path: "other", Err: syscall.ENOENT}, "x.json: open other: no such file or directory"},
+	} {
+		err := options.FileError(tt.name, tt.err)
+		checkUsage(t, err, tt.want)
+	}
 }

@@ -46,14 +46,14 @@ func CheckApply(cmd *cobra.Command, q *timerinfo.Report, f *hold.ApplyFlags) err
 }
 
 // ParseApply parses apply's arguments as the command line does (its flags,
-// strict durations, empty values refused, the same errors), for a caller
-// with no command line: tickscope ui. CheckApply follows, once the OS is
-// known.
+// options.Strict's rules, empty values refused, the same errors), for a
+// caller with no command line: tickscope ui. CheckApply follows, once the
+// OS is known.
 func ParseApply(args []string) (*cobra.Command, *hold.ApplyFlags, error) {
 	f := &hold.ApplyFlags{}
 	cmd := &cobra.Command{Use: "apply"}
 	RegisterApply(cmd.Flags(), f)
-	options.StrictDurations(cmd.Flags())
+	options.Strict(cmd.Flags())
 	if err := cmd.Flags().Parse(args); err != nil {
 		return nil, nil, options.FlagError(err)
 	}

@@ -40,6 +40,10 @@ func (j *JudgeFlags) Preferences() (sweep.Preferences, error) {
 type Simulation struct {
 	Scenario string
 	Seed     uint64
+	// SeedOnMachine says the seed does something on this machine too
+	// (bench's sweep order); elsewhere --seed needs --simulate.
+	SeedOnMachine bool
+	flags         *pflag.FlagSet
 }
 
 // Register declares --simulate and --seed on f; seedUsage says what else
@@ -47,16 +51,26 @@ type Simulation struct {
 func (s *Simulation) Register(f *pflag.FlagSet, seedUsage string) {
 	f.StringVar(&s.Scenario, "simulate", "", "run on the model of Windows timers instead of this machine: a scenario name, or list")
 	f.Uint64Var(&s.Seed, "seed", 1, seedUsage)
+	s.flags = f
 }
 
 // Host is the host the flags name: machine without --simulate, else the
 // model in the named scenario. It is nil, with no error, for --simulate
-// list, whose answer is winmodel.Scenarios.
+// list, whose answer is winmodel.Scenarios. A --seed that would do
+// nothing (no model, no SeedOnMachine; or the list) is refused, as a flag
+// that does not apply is everywhere.
 func (s *Simulation) Host(machine seam.Host) (seam.Host, error) {
+	seedGiven := s.flags != nil && s.flags.Changed("seed")
 	switch s.Scenario {
 	case "":
+		if seedGiven && !s.SeedOnMachine {
+			return nil, options.BadFlag("seed", s.Seed, "the model's seed, used only with --simulate; this machine's waits take none")
+		}
 		return machine, nil
 	case "list":
+		if seedGiven {
+			return nil, options.BadFlag("seed", s.Seed, "the model's seed; --simulate list runs nothing and takes none")
+		}
 		return nil, nil
 	}
 	model, err := winmodel.New(s.Scenario, s.Seed)
