@@ -2,12 +2,10 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,16 +19,16 @@ import (
 	"github.com/tickscope/tickscope/internal/version"
 )
 
-// maxActionBody bounds an action's JSON body: a few numbers.
-const maxActionBody = 4096
-
 // act runs the named action with its JSON body and answers its outcome.
+// A body readAction refuses is a 400 with its reason, and runs nothing.
 func (s *Server) act(w http.ResponseWriter, r *http.Request, action string) {
-	body := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxActionBody))
-	body.DisallowUnknownFields()
-	decode := func(v any) bool {
-		if err := body.Decode(v); err != nil {
-			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+	decode := func(v any, fields []string) bool {
+		if err := readAction(w, r, v, fields); err != nil {
+			status := http.StatusBadRequest
+			if errors.Is(err, errBodyTooLarge) {
+				status = http.StatusRequestEntityTooLarge
+			}
+			http.Error(w, "bad request: "+err.Error(), status)
 			return false
 		}
 		return true
@@ -39,22 +37,31 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, action string) {
 	switch action {
 	case "measure":
 		req := measureRequest{Samples: 200}
-		if !decode(&req) {
+		if !decode(&req, nil) {
 			return
 		}
 		out = s.measure(req)
 	case "bench":
 		req := benchRequest{Samples: 200, Prefer: "latency"}
-		if !decode(&req) {
+		if !decode(&req, nil) {
 			return
 		}
 		out = s.bench(req)
-	case "stop":
-		out = s.stop()
+	case "stop", "release", "remove":
+		if !decode(&struct{}{}, nil) {
+			return
+		}
+		switch action {
+		case "stop":
+			out = s.stop()
+		case "release":
+			out = s.release()
+		default:
+			out = s.removeStartup()
+		}
 	case "hold", "persist":
-		req, err := decodeApply(body)
-		if err != nil {
-			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+		var req applyRequest
+		if !decode(&req, applyFlags) {
 			return
 		}
 		if action == "hold" {
@@ -62,13 +69,9 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request, action string) {
 		} else {
 			out = s.persist(req)
 		}
-	case "release":
-		out = s.release()
-	case "remove":
-		out = s.removeStartup()
 	case "global", "elevate":
 		var req globalRequest
-		if !decode(&req) {
+		if !decode(&req, nil) {
 			return
 		}
 		if action == "global" {
@@ -175,20 +178,6 @@ func (s *Server) apply(req applyRequest, persist bool) (command string, q *timer
 	}
 	p, err = hold.PlanApply(q, *f)
 	return command, q, p, err
-}
-
-// decodeApply reads an applyRequest, refusing a flag the forms do not give.
-func decodeApply(body *json.Decoder) (applyRequest, error) {
-	var req applyRequest
-	if err := body.Decode(&req); err != nil {
-		return nil, err
-	}
-	for name := range req {
-		if !slices.Contains(applyFlags, name) {
-			return nil, fmt.Errorf("the page gives apply only %s, not %q", strings.Join(applyFlags, ", "), name)
-		}
-	}
-	return req, nil
 }
 
 // holding is a setting the page holds: hold.Hold, as apply runs it, on a

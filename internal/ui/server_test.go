@@ -278,12 +278,14 @@ func TestRunPrintsTheTokenOnce(t *testing.T) {
 		for _, r := range []struct {
 			method, url, origin string
 			status              int
+			body                string
 		}{
-			{"GET", url, "", 200}, {"GET", url + "nope", "", 404}, {"GET", url + "events", "", 200},
-			{"POST", url + "api/measure", origin, 200}, {"POST", url + "api/measure", "http://evil.example", 403},
-			{"POST", url + "api/hold", origin, 400}, {"POST", url + "api/release", origin, 200},
+			{"GET", url, "", 200, ""}, {"GET", url + "nope", "", 404, ""}, {"GET", url + "events", "", 200, ""},
+			{"POST", url + "api/measure", origin, 200, `{"samples":5}`}, {"POST", url + "api/measure", "http://evil.example", 403, `{"samples":5}`},
+			{"POST", url + "api/hold", origin, 400, `{"samples":5}`}, {"POST", url + "api/release", origin, 400, `{"samples":5}`},
+			{"POST", url + "api/release", origin, 200, `{}`},
 		} {
-			req, _ := http.NewRequest(r.method, r.url, strings.NewReader(`{"samples":5}`))
+			req, _ := http.NewRequest(r.method, r.url, strings.NewReader(r.body))
 			req.Header.Set("Content-Type", "application/json")
 			if r.origin != "" {
 				req.Header.Set("Origin", r.origin)
