@@ -10,7 +10,13 @@
 // (a directory, a character or block device, a FIFO, a socket, or a
 // symlink to one of those) is refused: renaming over /dev/null, as root,
 // would replace the device node with a JSON file. A symlink to a regular
-// file is followed, so that its target is the file replaced.
+// file is followed, so that its target is the file replaced, except where
+// another user could have planted it: every symlink on the way to the file
+// is held to the kernel's fs.protected_symlinks rule (in a sticky directory
+// every user can write, only a link owned by the caller or the directory's
+// owner is followed), whatever the sysctl says, because tickscope resolves
+// the link itself and renames over its target, which the kernel never
+// sees.
 package outfile
 
 import (
@@ -46,9 +52,12 @@ func Open(flag, path string) (*File, error) {
 	}
 	final, err := Target(path)
 	var notRegular *NotRegularError
+	var untrusted *UntrustedLinkError
 	switch {
 	case errors.As(err, &notRegular):
 		return nil, bad("%v; tickscope writes only regular files", err)
+	case errors.As(err, &untrusted):
+		return nil, bad("%v", err)
 	case err != nil:
 		return nil, bad("cannot write there: %v", err)
 	}
@@ -76,11 +85,22 @@ func Target(path string) (string, error) {
 	case err != nil:
 		return "", UnwrapPath(err)
 	}
+	// Every symlink on the way is checked, the last name's and its
+	// directories' alike: a link to a directory redirects the file as
+	// surely as a link to the file.
+	resolved, err := followLinks(path)
+	var untrusted *UntrustedLinkError
+	switch {
+	case errors.As(err, &untrusted):
+		return "", err
+	case err != nil && li.Mode()&fs.ModeSymlink != 0:
+		return "", &NotRegularError{"it is a symlink to a missing or unreadable path"}
+	case err != nil:
+		return "", UnwrapPath(err)
+	}
 	final := path
 	if li.Mode()&fs.ModeSymlink != 0 {
-		if final, err = filepath.EvalSymlinks(path); err != nil {
-			return "", &NotRegularError{"it is a symlink to a missing or unreadable path"}
-		}
+		final = resolved
 	}
 	fi, err := os.Stat(final)
 	if err != nil {
@@ -94,6 +114,22 @@ func Target(path string) (string, error) {
 		return "", &NotRegularError{"it is " + what}
 	}
 	return final, nil
+}
+
+// UntrustedLinkError says that an output path passes through a symlink
+// that another user could have planted: one in a sticky directory every
+// user can write (/tmp), owned by neither the caller nor the directory's
+// owner. Following it would let that user choose which of the caller's
+// files is replaced; the kernel's fs.protected_symlinks refuses such a
+// link for the same reason.
+type UntrustedLinkError struct {
+	// Link is the symlink, Dir its directory, Owner who owns the link.
+	Link, Dir, Owner string
+}
+
+func (e *UntrustedLinkError) Error() string {
+	return fmt.Sprintf("%s is a symlink owned by %s in %s, a sticky directory every user can write, and neither you nor the directory's owner made it; another user may have planted it to choose the file replaced, so it is not followed (the kernel's fs.protected_symlinks rule)",
+		e.Link, e.Owner, e.Dir)
 }
 
 // NotRegularError says that an output path exists and is not a regular
@@ -121,6 +157,47 @@ func Kind(m fs.FileMode) string {
 		return "a symlink"
 	}
 	return "not a regular file"
+}
+
+// OpenAppend opens the file named by --flag for appending, creating it
+// (watch --log, which grows one file instead of replacing it). It follows
+// the rule Open follows: only a regular file or a symlink to one, every
+// symlink on the way held to the protected_symlinks rule. The file is
+// opened by its resolved name without following a link (O_NOFOLLOW), so
+// that a link planted after the check is refused rather than followed,
+// and an existing file in a sticky directory every user can write is
+// appended to only when the caller or the directory's owner owns it (the
+// kernel's fs.protected_regular rule): another user's file there may be a
+// hard link to one of the caller's. Every refusal is a usage error naming
+// the flag and the path.
+func OpenAppend(flag, path string) (*os.File, error) {
+	bad := func(format string, args ...any) error {
+		return options.BadFlag(flag, path, format, args...)
+	}
+	final, err := Target(path)
+	var notRegular *NotRegularError
+	switch {
+	case errors.As(err, &notRegular):
+		return nil, bad("%v; tickscope writes only regular files", err)
+	case err != nil:
+		return nil, bad("%v", err)
+	}
+	f, err := openAppend(final)
+	if err != nil {
+		return nil, bad("cannot be opened for appending: %v", UnwrapPath(err))
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &NotRegularError{"it is " + Kind(fi.Mode())}
+	}
+	if err == nil {
+		err = trustFile(final, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, bad("%v", err)
+	}
+	return f, nil
 }
 
 // tryName creates and removes the final name when it does not exist yet,

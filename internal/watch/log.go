@@ -76,9 +76,10 @@ type Log struct {
 	f *os.File
 }
 
-// OpenLog opens the --log file for appending, creating it. Only a regular
-// file (or a symlink to one) is written; anything else is a usage error
-// naming the flag. A file that ends in a torn line (a crash) gets a
+// OpenLog opens the --log file for appending, creating it, under the rule
+// of every output file (outfile.OpenAppend): only a regular file (or a
+// symlink to one that another user could not have planted) is written;
+// anything else is a usage error naming the flag. A file that ends in a torn line (a crash) gets a
 // newline first, so that the torn line stays the only bad one.
 func OpenLog(flag, path string) (*Log, error) {
 	if path == "" {
@@ -88,9 +89,9 @@ func OpenLog(flag, path string) (*Log, error) {
 		return nil, err
 	}
 	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := outfile.OpenAppend(flag, path)
 	if err != nil {
-		return nil, options.BadFlag(flag, path, "cannot be opened for appending: %v", outfile.UnwrapPath(err))
+		return nil, err
 	}
 	if os.IsNotExist(statErr) {
 		syncDir(filepath.Dir(path)) // so that a crash does not lose the new file's name
