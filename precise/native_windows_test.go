@@ -9,7 +9,7 @@ import (
 )
 
 // These run only on Windows (the file's suffix), on the real kernel, and
-// assert only what Windows guarantees (shared/notes/testing.md, layer 6).
+// assert only what Windows guarantees (CONTRIBUTING.md: tests that only real Windows can pass).
 // TestWine's "precise" subtest also runs them under Wine, where they show
 // the plumbing.
 

@@ -13,7 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestWine runs the real tickscope.exe under Wine (shared/notes/testing.md,
+// TestWine runs the real tickscope.exe under Wine (CONTRIBUTING.md,
 // layer 4): testdata/wine/*.txtar in a prefix that reports Windows 7 and in
 // one set to Windows 10. Wine proves plumbing, arguments, output and exit
 // codes; it does not reproduce Windows timer semantics.

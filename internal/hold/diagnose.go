@@ -52,7 +52,7 @@ type DiagnosisInput struct {
 
 // windows11 is the first Windows 11 build, whose kernel ignores the timer
 // request of a process whose windows are all minimised or hidden unless it
-// opts out (notes/windows-timers.md).
+// opts out (Microsoft's timeBeginPeriod documentation).
 const windows11 = 22000
 
 // usefulGain is how much better a 1 ms wait's p50 must be with this

@@ -5,7 +5,7 @@
 // registry of its own (not client_golang's global one), served read-only
 // on /metrics. Names follow Prometheus' conventions: base units (seconds),
 // _total for counters. docs/prometheus/ has the recording rules and
-// alerts that README's operators section describes.
+// alerts that docs/prometheus.md describes.
 package metrics
 
 import (

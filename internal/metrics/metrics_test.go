@@ -247,7 +247,7 @@ func promtoolCheckMetrics(t *testing.T, body string) {
 	}
 }
 
-// TestOperatorsRulesAndConfig checks README's operator files with promtool:
+// TestOperatorsRulesAndConfig checks docs/prometheus/'s files with promtool:
 // the recording rules and alerts, and the fleet's scrape configuration
 // (which loads the rules).
 func TestOperatorsRulesAndConfig(t *testing.T) {

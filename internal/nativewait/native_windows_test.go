@@ -11,7 +11,7 @@ import (
 
 // These run only on Windows (the file's suffix), on the real kernel, and
 // assert only what Windows guarantees however loaded the machine is
-// (shared/notes/testing.md, layer 6). Under Wine they show the plumbing
+// (CONTRIBUTING.md: tests that only real Windows can pass). Under Wine they show the plumbing
 // only.
 
 // qpcTick is one count of QueryPerformanceCounter in ns, rounded up: Now

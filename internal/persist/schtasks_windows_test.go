@@ -17,7 +17,7 @@ import (
 )
 
 // This runs only on Windows (the file's suffix), against the real Task
-// Scheduler (shared/notes/testing.md, layer 6): the task TaskXML writes
+// Scheduler (CONTRIBUTING.md: tests that only real Windows can pass): the task TaskXML writes
 // is registered with schtasks /Create /XML through the platform's own
 // Startup, read back with schtasks /Query /XML, and deleted, from a
 // directory whose path holds spaces, &, an apostrophe and non-ASCII

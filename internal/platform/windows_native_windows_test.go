@@ -15,7 +15,7 @@ import (
 
 // These run only on Windows (the file's suffix), on the real kernel, and
 // assert only what Windows guarantees however loaded the machine is
-// (shared/notes/testing.md, layer 6). No machine of this project runs
+// (CONTRIBUTING.md: tests that only real Windows can pass). No machine of this project runs
 // Windows: they run on a contributor's Windows and on the GitHub Actions
 // Windows runners (.github/workflows/ci.yml). Under Wine they show the
 // plumbing only; Wine is not Windows.
@@ -90,7 +90,7 @@ func TestWindowsGrantIsAtMostTheRequest(t *testing.T) {
 		}
 		// Grants are quantised to the hardware's steps: asking for the
 		// finest 0.5000 ms is granted 0.4992 ms on many machines
-		// (../shared/notes/windows-timers.md), so within 1 µs of the
+		// (valleyofdoom/PC-Tuning, docs/research.md), so within 1 µs of the
 		// finest is allowed.
 		if got+10 < w.Finest100ns {
 			t.Errorf("requested %d x 100ns, granted %d: finer than the finest period %d by more than 1 µs", want, got, w.Finest100ns)

@@ -19,7 +19,7 @@ const KernelPowerProvider = "{331C3B3A-2005-44C2-AC5E-77220C37D6B4}"
 const KernelPowerKeyword = 0x4000000000000004
 
 // The Kernel-Power events that concern the timer (the manifest's event
-// values; notes/windows-timers.md).
+// values; google/UIforETW's bin/trace_timer_intervals.bat enables the same).
 const (
 	// EventTimeResolutionChange (SystemTimeResolutionChange) is a process
 	// requesting a period, or releasing its request (period 0).

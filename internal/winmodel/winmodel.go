@@ -1,6 +1,8 @@
 // Package winmodel is a deterministic, seeded model of the Windows 10 2004+
-// and Windows 11 timer as measured from one process, built from the facts
-// in shared/notes/windows-timers.md. It implements seam.Host on a
+// and Windows 11 timer as measured from one process, built from published
+// measurements (valleyofdoom/PC-Tuning's docs/research.md for the grants and
+// Sleep(1) figures, amitxv/TimerResolution#22 for alternating neighbours,
+// Microsoft's timeBeginPeriod page for per-process requests). It implements seam.Host on a
 // virtual clock, so the measurement loop, the statistics and the commands
 // run against a machine whose truth is known. It is a model: everything
 // computed on it is reported as SIMULATED, never as a measurement.

@@ -11,7 +11,7 @@ import (
 )
 
 // These run only on Windows (the file's suffix), on the real winmm; no
-// machine of this project runs Windows (README: the workflow runs them).
+// machine of this project runs Windows (CONTRIBUTING.md: the workflow runs them).
 
 // TestTimeBeginPeriodReportsItsMMRESULT: timeBeginPeriod(0) is out of range
 // and returns TIMERR_NOCANDO ("timeBeginPeriod function", Microsoft Learn),

@@ -4,7 +4,7 @@
  * start-up. This one-function stand-in forwards to RtlGenRandom
  * (SystemFunction036 in advapi32). The Wine tests build it with
  *   x86_64-w64-mingw32-gcc -shared -O2 -o bcryptprimitives.dll bcryptprimitives.c -ladvapi32
- * and copy it into the test prefix's system32 (shared/notes/testing.md).
+ * and copy it into the test prefix's system32 (CONTRIBUTING.md: the Windows binary under Wine).
  */
 #include <windows.h>
 
