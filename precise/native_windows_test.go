@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/nativewait"
 	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/precise"
 )
@@ -55,5 +56,44 @@ func TestSleepNeverReturnsEarlyWhileHolding(t *testing.T) {
 				t.Fatalf("Sleep(%v) returned after %v", d, got)
 			}
 		}
+	}
+}
+
+// precise.Hold and the tool's own holds (nativewait.RequestResolution)
+// share the process's one request: a finer request made and released
+// while Hold stands replaces Hold's in place and puts it back, so the
+// period stays at most Hold's. Were each to make its own request, the
+// release would withdraw the process's only one, Hold's included.
+func TestHoldSharesTheProcessRequest(t *testing.T) {
+	_, finest, _, err := winapi.NtQueryTimerResolution()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const period = time.Millisecond
+	if time.Duration(finest)*100 > period/2 {
+		t.Skipf("this machine's finest timer period is %v, coarser than %v", time.Duration(finest)*100, period/2)
+	}
+	release, err := precise.Hold(period)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := release(); err != nil {
+			t.Errorf("Hold's release: %v", err)
+		}
+	}()
+	_, releaseFiner, err := nativewait.RequestResolution(uint32(period / 2 / 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := releaseFiner(); err != nil {
+		t.Fatalf("the finer request's release: %v", err)
+	}
+	_, _, current, err := winapi.NtQueryTimerResolution()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := time.Duration(current) * 100; got > period {
+		t.Errorf("Hold(%v) stands after a finer request came and went, yet the current period reads %v", period, got)
 	}
 }

@@ -129,14 +129,6 @@ func TestStopEndsWait(t *testing.T) {
 	}
 }
 
-func TestHold(t *testing.T) {
-	release, err := precise.Hold(time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	release()
-}
-
 func TestSleepContext(t *testing.T) {
 	// A full wait: nil, never early.
 	for _, d := range []time.Duration{0, 300 * time.Microsecond, 3 * time.Millisecond} {

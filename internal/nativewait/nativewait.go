@@ -14,9 +14,9 @@
 //   - the margins a hybrid wait hands over to its spin at: spin_sleep's
 //     fixed one (the seam's hybrid method) and the bounds of precise's
 //     calibrated one;
-//   - on Windows, the NtSetTimerResolution request of the seam's Apply
-//     (precise.Hold makes its own, as nested holds replace the process's
-//     one request in place).
+//   - on Windows, the process's one NtSetTimerResolution request, which
+//     the seam's Apply and precise.Hold share: nested holds replace it in
+//     place, the finest held is in force, the last release withdraws it.
 //
 // Its errors name the OS call that failed. It imports nothing of tickscope
 // but the Win32 bindings, so that the library does not depend on the tool.

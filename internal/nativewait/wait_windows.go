@@ -1,6 +1,7 @@
 package nativewait
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -167,20 +168,48 @@ func BestSleepUntil(deadline int64) {
 	giveTimer(t)
 }
 
-// RequestResolution requests a timer period of units (100 ns) for this
-// process with NtSetTimerResolution, and returns the period in force after
-// the request and how to withdraw it. Since Windows 10 2004 the request
-// affects this process only, unless GlobalTimerResolutionRequests is set.
+// RequestResolution holds a timer period of units (100 ns, more than 0)
+// for this process and returns the period in force after it and the
+// release of the hold. Since Windows 10 2004 the request affects this
+// process only, unless GlobalTimerResolutionRequests is set.
+//
+// Windows keeps one NtSetTimerResolution request per process, so every
+// caller in the process (the seam's Apply, precise.Hold) shares it: the
+// finest period held is the one requested, replaced in place by the next
+// finest when its hold is released, and withdrawn with the last. A release
+// that fails says which call failed (a withdrawal answered with
+// STATUS_TIMER_RESOLUTION_NOT_SET: something else in the process, another
+// library calling NtSetTimerResolution or timeEndPeriod, withdrew it).
 func RequestResolution(units uint32) (current uint32, release func() error, err error) {
-	if status := winapi.NtSetTimerResolution(units, true, &current); status != windows.STATUS_SUCCESS {
-		return 0, nil, fmt.Errorf("NtSetTimerResolution(%d, TRUE): %w", units, status)
-	}
-	release = func() error {
-		var after uint32
-		if status := winapi.NtSetTimerResolution(units, false, &after); status != windows.STATUS_SUCCESS {
-			return fmt.Errorf("NtSetTimerResolution(%d, FALSE): %w", units, status)
+	return processRequest.hold(units)
+}
+
+// processRequest is this process's one NtSetTimerResolution request.
+var processRequest = &requestSet{
+	request: setTimerResolution,
+	query: func() uint32 {
+		_, _, current, _ := winapi.NtQueryTimerResolution()
+		return current
+	},
+}
+
+// setTimerResolution replaces the process's request from (0: none) with to
+// (0: withdraw it), and returns the period in force after it. A request of
+// TRUE replaces the one in force ("NtSetTimerResolution", ntddk; one
+// request per process), so only a withdrawal names from.
+func setTimerResolution(from, to uint32) (uint32, error) {
+	var current uint32
+	if to != 0 {
+		if status := winapi.NtSetTimerResolution(to, true, &current); status != windows.STATUS_SUCCESS {
+			return 0, fmt.Errorf("NtSetTimerResolution(%d, TRUE): %w", to, status)
 		}
-		return nil
+		return current, nil
 	}
-	return current, release, nil
+	if status := winapi.NtSetTimerResolution(from, false, &current); status != windows.STATUS_SUCCESS {
+		if errors.Is(status, winapi.STATUS_TIMER_RESOLUTION_NOT_SET) {
+			return 0, fmt.Errorf("NtSetTimerResolution(%d, FALSE): the request had already been withdrawn by something else in this process: %w", from, status)
+		}
+		return 0, fmt.Errorf("NtSetTimerResolution(%d, FALSE): %w", from, status)
+	}
+	return current, nil
 }
