@@ -41,7 +41,7 @@ exceed 2.5 ms, 2 % stall, 5 % are a tick (0.25 ms) over p50. Bands whose
 p50s differ within the noise or 10 µs are equivalent: better tail wins.
 
 Adaptive by default: a short look at every period, the full --samples only
-where the answer is; --exhaustive gives all the full count (TickTune's).
+where the answer is; --exhaustive gives every period the full count.
 Ctrl+C stops early and recommends from what was measured, saying so.
 
 Linux: sweeps the measuring thread's timer slack from 1 ns to 500 µs for a

@@ -28,7 +28,7 @@ func (a *app) compareCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare",
 		Short: "Compare every wait method under every timer setting on this machine",
-		Long: `A matrix like seed 003's, measured here: each wait method (rows) under each
+		Long: `A matrix measured here: each wait method (rows) under each
 setting (columns), as --cycles waits of --interval. Relative methods are
 one-shot waits; periodic ones (clock-abs, timerfd, timesetevent,
 timerqueue, go-ticker, precise-ticker, spin) are timers of that interval. Per cell: the intervals'

@@ -30,7 +30,7 @@ func (a *app) curveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "curve",
 		Short: "Measure the overshoot of waits from --from to --to and the tick it implies",
-		Long: `Measure how far waits of increasing delay overshoot (seed 004's experiment):
+		Long: `Measure how far waits of increasing delay overshoot:
 for each delay from --from to --to in --step, --samples waits of the method,
 their mean and p95 overshoot (latency minus delay), drawn as a chart. On a
 timer that ticks, the overshoot is a sawtooth; tickscope fits it and prints
