@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tickscope/tickscope/internal/httpserver"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/watch"
@@ -297,4 +299,36 @@ func FuzzResolveAddr(f *testing.F) {
 			t.Fatalf("%q: bind %q public %v", addr, bind, public)
 		}
 	})
+}
+
+// TestIdleConnectionsClosed: /metrics is served within httpserver's
+// bounds: a connection that sends nothing, and one kept alive after a
+// scrape or a refused POST, is closed by the server (bounds shortened for
+// the test; httpserver's own tests cover the connection cap).
+func TestIdleConnectionsClosed(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := fed().serve(l, httpserver.Limits{ReadHeader: 200 * time.Millisecond, Idle: 200 * time.Millisecond})
+	defer stop()
+	for _, send := range []string{
+		"",
+		"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+		"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx",
+		"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, send)
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, err = io.Copy(io.Discard, c)
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			t.Errorf("%q: the connection is still open after 30 s", send)
+		}
+		c.Close()
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tickscope/tickscope/internal/httpserver"
 	"github.com/tickscope/tickscope/internal/options"
 )
 
@@ -64,11 +67,15 @@ func Listen(flag, addr string, warn func(string)) (net.Listener, error) {
 }
 
 // Serve serves the registry on /metrics (GET and HEAD only) until stop is
-// called. Nothing it serves changes anything.
-func (m *Metrics) Serve(l net.Listener) (stop func()) {
+// called, within httpserver's bounds. Nothing it serves changes anything.
+func (m *Metrics) Serve(l net.Listener) (stop func()) { return m.serve(l, httpserver.Limits{}) }
+
+func (m *Metrics) serve(l net.Listener, limits httpserver.Limits) (stop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	// net/http's own failures go nowhere: a scraper sees its own, and
+	// standard error is the holder's or the watch's.
+	srv := httpserver.New(mux, limits, log.New(io.Discard, "", 0))
 	go srv.Serve(l)
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

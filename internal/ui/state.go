@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/httpserver"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/watch"
@@ -279,6 +280,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	for {
 		data, err := json.Marshal(s.state())
 		if err != nil {
+			return
+		}
+		// The stream has no time limit as a whole, only each write: a
+		// page that stops reading is cut off.
+		if err := httpserver.ExtendWrite(w, r); err != nil {
 			return
 		}
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {

@@ -16,7 +16,9 @@
 // header must be the loopback address and port (against DNS rebinding);
 // actions are POST only, with the page's own Origin and a JSON body (no
 // form another site could post); and the token appears only in the one
-// address printed on standard output, never in a log.
+// address printed on standard output, never in a log. Its connections are
+// bounded as every tickscope server's are (httpserver): timeouts on
+// headers, requests and idleness, and a cap on how many are open.
 //
 // With --simulate the page runs on the model of Windows timers
 // (winmodel) and an in-memory System (seamfake), says SIMULATED, and
@@ -31,13 +33,13 @@ import (
 	"io"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/httpserver"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 )
@@ -58,6 +60,9 @@ type Options struct {
 	// Tray shows the notification-area icon where there is one (Windows).
 	Tray           bool
 	Stdout, Stderr io.Writer
+	// Limits bound the HTTP server's connections (zero fields:
+	// httpserver.Defaults; tests shorten them).
+	Limits httpserver.Limits
 }
 
 // Run serves the page on a free port of 127.0.0.1 until ctx ends (Ctrl+C)
@@ -74,13 +79,9 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer s.Close()
-	srv := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		// net/http logs a few failures (a broken handshake, a panic);
-		// none carries the token, and this keeps it so if one ever did.
-		ErrorLog: log.New(redacting{w: o.Stderr, secret: s.token}, "tickscope: warning: ui server: ", 0),
-	}
+	// net/http logs a few failures (a broken handshake, a panic); none
+	// carries the token, and redacting keeps it so if one ever did.
+	srv := httpserver.New(s, o.Limits, log.New(redacting{w: o.Stderr, secret: s.token}, "tickscope: warning: ui server: ", 0))
 	var opener string
 	if !o.NoBrowser {
 		path, remove, err := launcher(s.URL())
