@@ -1,10 +1,14 @@
-// Package outfile is the one rule for every file tickscope writes (--raw
-// now, --html and --log later): the path is checked and a temporary file
+// Package outfile is the one rule for every file tickscope writes (--raw,
+// --html, --cyclictest-json, --histfile; watch --log through OpenAppend,
+// which appends instead of replacing): the path is checked and a temporary file
 // is created in the target directory before anything is measured, so that
 // a path that cannot be written is a usage error at once instead of a
 // failure after the measurement, and the result is stored atomically (the
 // temporary file is written, synced and renamed over the path), so that a
-// reader never sees half a file.
+// reader never sees half a file. On Linux the temporary file has no name
+// until it is written (O_TMPFILE), so that a killed run leaves nothing
+// behind; elsewhere, or where the file system cannot, it is named, and
+// the named ones earlier runs left are swept before writing (Unix).
 //
 // Only regular files are written. An existing path that is anything else
 // (a directory, a character or block device, a FIFO, a socket, or a
@@ -26,6 +30,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"time"
 
 	"github.com/tickscope/tickscope/internal/options"
 )
@@ -37,6 +43,47 @@ type File struct {
 	// path is the file replaced: the named path, or a symlink's target.
 	path string
 	tmp  *os.File
+	// unnamed is set when tmp has no name (Linux's O_TMPFILE): Commit
+	// links it under a temporary name only to rename it into place, so
+	// that a run killed before then leaves nothing behind.
+	unnamed bool
+}
+
+// tempPrefix starts the name of every temporary file tickscope makes
+// beside an output, ".tickscope-raw-123456": a dot hides it from ls, and
+// sweepStale knows its own by it.
+const tempPrefix = ".tickscope-"
+
+// staleTemp matches the name of a temporary file of tickscope's: the
+// prefix, the flag's name and random digits (os.CreateTemp's and
+// linkTemp's).
+var staleTemp = regexp.MustCompile(`^\.tickscope-[a-z]+(-[a-z]+)*-[0-9]+$`)
+
+// tryUnnamed is cleared by tests, to take the named temporaries of file
+// systems without O_TMPFILE.
+var tryUnnamed = true
+
+// runStart is when this run began: a temporary file of tickscope's last
+// written before it is left from an earlier run (sweepStale).
+var runStart = time.Now()
+
+// createTemp creates the temporary file in dir: unnamed where the OS and
+// the file system can (O_TMPFILE), named otherwise. Either is locked
+// (flock, where the OS has it) while this run holds it, so that another
+// run's sweepStale leaves it alone.
+func createTemp(dir, flag string) (*os.File, bool, error) {
+	if tryUnnamed {
+		if f, err := createUnnamed(dir); err == nil {
+			lockTemp(f)
+			return f, true, nil
+		}
+	}
+	f, err := os.CreateTemp(dir, tempPrefix+flag+"-*")
+	if err != nil {
+		return nil, false, err
+	}
+	lockTemp(f)
+	return f, false, nil
 }
 
 // Open checks the output file named by --flag and creates its temporary
@@ -62,11 +109,11 @@ func Open(flag, path string) (*File, error) {
 		return nil, bad("cannot write there: %v", err)
 	}
 	o.path = final
-	tmp, err := os.CreateTemp(filepath.Dir(final), ".tickscope-"+flag+"-*")
-	if err != nil {
+	dir := filepath.Dir(final)
+	sweepStale(dir)
+	if o.tmp, o.unnamed, err = createTemp(dir, flag); err != nil {
 		return nil, bad("cannot write there: %v", UnwrapPath(err))
 	}
-	o.tmp = tmp
 	if err := tryName(final); err != nil {
 		o.Close()
 		return nil, bad("cannot write there: %v", err)
@@ -238,11 +285,13 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 	if o.tmp == nil {
 		return nil
 	}
-	tmp := o.tmp
+	tmp, unnamed := o.tmp, o.unnamed
 	o.tmp = nil
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
 	fail := func(err error) error {
 		tmp.Close()
+		if !unnamed {
+			os.Remove(tmp.Name())
+		}
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
 	if err := write(tmp); err != nil {
@@ -251,23 +300,64 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Close(); err != nil {
+	if fi, err := os.Lstat(o.path); err == nil && !fi.Mode().IsRegular() {
+		return fail(fmt.Errorf("it became %s during the run; left it alone", Kind(fi.Mode())))
+	}
+	name := tmp.Name()
+	if unnamed {
+		// The unnamed file keeps its descriptor, and so its lock, until
+		// it is in place.
+		defer tmp.Close()
+		var err error
+		if name, err = nameTemp(tmp, filepath.Dir(o.path), o.flag); err != nil {
+			return fail(err)
+		}
+	} else if err := tmp.Close(); err != nil {
 		return fail(err)
 	}
-	if fi, err := os.Lstat(o.path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("writing %s: it became %s during the run; left it alone", o.path, Kind(fi.Mode()))
-	}
-	if err := os.Rename(tmp.Name(), o.path); err != nil {
+	if err := os.Rename(name, o.path); err != nil {
+		os.Remove(name)
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
 	return nil
+}
+
+// nameTemp gives the unnamed, written file f a temporary name in dir, for
+// the rename into place: a hard link to it (linkTemp), or, where the OS
+// will not link it, a named copy.
+func nameTemp(f *os.File, dir, flag string) (string, error) {
+	if name, err := linkTemp(f, dir, flag); err == nil {
+		return name, nil
+	}
+	named, err := os.CreateTemp(dir, tempPrefix+flag+"-*")
+	if err != nil {
+		return "", err
+	}
+	lockTemp(named)
+	_, err = f.Seek(0, io.SeekStart)
+	if err == nil {
+		_, err = io.Copy(named, f)
+	}
+	if err == nil {
+		err = named.Sync()
+	}
+	if closeErr := named.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		os.Remove(named.Name())
+		return "", err
+	}
+	return named.Name(), nil
 }
 
 // Close removes the temporary file if nothing was committed.
 func (o *File) Close() {
 	if o.tmp != nil {
 		o.tmp.Close()
-		os.Remove(o.tmp.Name())
+		if !o.unnamed {
+			os.Remove(o.tmp.Name())
+		}
 		o.tmp = nil
 	}
 }

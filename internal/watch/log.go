@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -71,9 +72,21 @@ type Burst struct {
 // Windows): a killed watch leaves only complete lines, and a crash of the
 // machine loses at most the line being written, which it may leave torn.
 // Lines come at most about once per --every and per burst, so the sync
-// costs little (BENCHMARKS.md).
+// costs little (BENCHMARKS.md). A write that fails part way (a full disk)
+// is cut back to the last whole line, so that the log never ends torn.
 type Log struct {
-	f *os.File
+	f logFile
+}
+
+// logFile is what Log needs of its file (an *os.File; a test's fake
+// fails where a full disk would).
+type logFile interface {
+	io.Writer
+	io.ReaderAt
+	io.Seeker
+	Sync() error
+	Truncate(size int64) error
+	Close() error
 }
 
 // OpenLog opens the --log file for appending, creating it, under the rule
@@ -121,12 +134,44 @@ func CheckLog(flag, path string) error {
 	return nil
 }
 
-// Write appends one event as one line. A Log without a file writes nothing.
+// Write appends one event as one line. A Log without a file writes
+// nothing. When the write fails (a full disk takes part of the line), the
+// file is cut back to the end of its last whole line.
 func (l *Log) Write(e Event) error {
 	if l == nil || l.f == nil {
 		return nil
 	}
+	end, err := l.f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
 	if err := WriteLine(l.f, e); err != nil {
+		if cutErr := l.cutTornLine(end); cutErr != nil {
+			return fmt.Errorf("%w; and cutting off the partial line failed: %v", err, cutErr)
+		}
+		return fmt.Errorf("%w (the partial line was cut off)", err)
+	}
+	return l.f.Sync()
+}
+
+// cutTornLine truncates the file after the last newline written since
+// offset end, where the failed write began (the file ended in a whole
+// line there), or back to end when there is none: what another writer
+// appended meanwhile in whole lines is kept.
+func (l *Log) cutTornLine(end int64) error {
+	size, err := l.f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	if size <= end {
+		return nil
+	}
+	tail := make([]byte, size-end)
+	if _, err := l.f.ReadAt(tail, end); err != nil && err != io.EOF {
+		return err
+	}
+	keep := end + int64(bytes.LastIndexByte(tail, '\n')+1)
+	if err := l.f.Truncate(keep); err != nil {
 		return err
 	}
 	return l.f.Sync()

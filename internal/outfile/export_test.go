@@ -1,0 +1,19 @@
+package outfile
+
+import (
+	"os"
+	"testing"
+)
+
+// NamedTemporaries makes Open take named temporary files for the rest of
+// t, as on a file system without O_TMPFILE.
+func NamedTemporaries(t *testing.T) {
+	tryUnnamed = false
+	t.Cleanup(func() { tryUnnamed = true })
+}
+
+// WithUnnamed is a File that writes path through the unnamed file f.
+func WithUnnamed(t *testing.T, flag, path string, f *os.File) *File {
+	t.Cleanup(func() { f.Close() })
+	return &File{flag: flag, path: path, tmp: f, unnamed: true}
+}

@@ -1,0 +1,46 @@
+package outfile
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// createUnnamed creates an unnamed file in dir (O_TMPFILE): it has no
+// name until linkTemp gives it one, so a run killed before then leaves
+// nothing in dir. File systems without O_TMPFILE refuse it (EOPNOTSUPP,
+// or EISDIR from kernels before 3.11), and the caller falls back to a
+// named temporary.
+func createUnnamed(dir string) (*os.File, error) {
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return nil, &os.PathError{Op: "open O_TMPFILE", Path: dir, Err: err}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(dir, "(unnamed temporary)")), nil
+}
+
+// linkTemp links the unnamed file f into dir under a temporary name of
+// tickscope's, for the rename into place. linkat with AT_EMPTY_PATH links
+// the descriptor itself (it takes CAP_DAC_READ_SEARCH, which root has);
+// without it, /proc/self/fd/N names it.
+func linkTemp(f *os.File, dir, flag string) (string, error) {
+	fd := int(f.Fd())
+	for range 100 {
+		name := filepath.Join(dir, tempPrefix+flag+"-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		err := unix.Linkat(fd, "", unix.AT_FDCWD, name, unix.AT_EMPTY_PATH)
+		if err != nil && !errors.Is(err, unix.EEXIST) {
+			err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
+		}
+		switch {
+		case err == nil:
+			return name, nil
+		case !errors.Is(err, unix.EEXIST):
+			return "", &os.LinkError{Op: "linkat", Old: f.Name(), New: name, Err: err}
+		}
+	}
+	return "", errors.New("no free temporary name in " + dir)
+}
