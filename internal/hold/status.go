@@ -106,8 +106,9 @@ func ReadStartup(sys seam.System, windows bool) *StartupState {
 
 // StartupHeld is the setting tickscope's startup holder holds, from its
 // definition as status reads it; zero when none is installed or the
-// definition is not tickscope's. On Windows reading it runs schtasks: read
-// it when the holder starts, not at every check.
+// definition is not tickscope's. On Windows reading it is a call to the
+// Task Scheduler service: read it when the holder starts, not at every
+// check.
 func StartupHeld(sys seam.System, windows bool) timerinfo.Setting {
 	s, held := readStartup(sys, windows)
 	if s == nil || !s.Ours {

@@ -69,8 +69,9 @@ func (in Installed) HeldSetting() timerinfo.Setting {
 	return timerinfo.Setting{}
 }
 
-// ParseTask reads a task definition as `schtasks /Query /XML` prints it or
-// TaskXML writes it: UTF-16 with a byte-order mark, or UTF-8. It takes the
+// ParseTask reads a task definition as IRegisteredTask::get_Xml returns it
+// (the platform passes it on as UTF-8) or TaskXML writes it: UTF-16 with a
+// byte-order mark, or UTF-8. It takes the
 // first Exec action; Exe is "" when there is none.
 func ParseTask(data []byte) (Installed, error) {
 	text, err := decodeText(data)

@@ -87,11 +87,12 @@ type settings struct {
 	Priority           int    `xml:"Priority"`
 }
 
-// TaskXML is the definition `schtasks /Create /XML` reads, UTF-16 with a
-// byte-order mark as Task Scheduler writes its own: run as UserSID, at
-// UserSID's logon only, without elevation, DelaySeconds after logon,
-// allowed on battery, with no time limit. encoding/xml escapes whatever the
-// path holds.
+// TaskXML is the task's definition in Task Scheduler's XML, what
+// ITaskFolder::RegisterTask registers (and `schtasks /Create /XML` reads
+// from a file), UTF-16 with a byte-order mark as Task Scheduler writes its
+// own: run as UserSID, at UserSID's logon only, without elevation,
+// DelaySeconds after logon, allowed on battery, with no time limit.
+// encoding/xml escapes whatever the path holds.
 func TaskXML(t Task) ([]byte, error) {
 	if t.UserSID != "" && !ValidSID(t.UserSID) {
 		return nil, fmt.Errorf("the task's user %q is not a SID in its string form (S-1-5-...)", t.UserSID)

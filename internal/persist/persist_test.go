@@ -115,12 +115,22 @@ func TestParseTaskReadsBackWhatTaskXMLWrote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := persist.ParseTask(data)
+		// As written, and as the platform hands it over and reads it back:
+		// decoded to a string for ITaskFolder::RegisterTask, and
+		// IRegisteredTask::get_Xml's string as UTF-8 bytes under the
+		// declaration that still says UTF-16.
+		text, err := persist.DefinitionText(data)
 		if err != nil {
-			t.Fatalf("%s: %v", exe, err)
+			t.Fatal(err)
 		}
-		if in.Exe != exe || strings.Join(in.Args, "\x00") != strings.Join(hostileArgs, "\x00") || !in.Ours() {
-			t.Errorf("read back %+v for %s", in, exe)
+		for form, data := range map[string][]byte{"UTF-16": data, "UTF-8": []byte(text)} {
+			in, err := persist.ParseTask(data)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", exe, form, err)
+			}
+			if in.Exe != exe || strings.Join(in.Args, "\x00") != strings.Join(hostileArgs, "\x00") || !in.Ours() {
+				t.Errorf("%s: read back %+v for %s", form, in, exe)
+			}
 		}
 	}
 }

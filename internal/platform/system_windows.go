@@ -1,25 +1,18 @@
 package platform
 
 import (
-	"bytes"
-	"context"
 	"debug/pe"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
 	"golang.org/x/sys/windows/registry"
 
-	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -199,97 +192,6 @@ func (system) SetGlobalRequests(on bool) error {
 // Windows has no timer slack.
 func (system) ProcessSlack(int) (int64, error)  { return 0, seam.ErrUnsupported }
 func (system) SetProcessSlack(int, int64) error { return seam.ErrUnsupported }
-
-func (system) Startup() seam.Startup { return taskStartup{} }
-
-// taskStartup is the Task Scheduler task named tickscope.
-type taskStartup struct{}
-
-func (taskStartup) Describe() string { return "Task Scheduler task " + persist.TaskName }
-
-// schtasks runs schtasks.exe without a window and returns its output.
-func schtasks(args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "schtasks", args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{HideWindow: true, CreationFlags: windows.CREATE_NO_WINDOW}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return out.Bytes(), &seam.OSError{Call: "schtasks " + strings.Join(args, " "), Err: fmt.Errorf("%v: %s", err, strings.TrimSpace(errOut.String()))}
-	}
-	return out.Bytes(), nil
-}
-
-// Read asks schtasks for the task's XML. A task that does not exist makes
-// schtasks fail; whether it exists is then told by the task's file, which
-// is also where the definition is read when schtasks cannot print it
-// (Wine's schtasks has no /Query).
-func (taskStartup) Read() ([]byte, error) {
-	out, err := schtasks("/Query", "/TN", persist.TaskName, "/XML", "ONE")
-	if err == nil && len(bytes.TrimSpace(out)) > 0 {
-		return out, nil
-	}
-	file := filepath.Join(os.Getenv("SystemRoot"), "System32", "Tasks", persist.TaskName)
-	data, fileErr := os.ReadFile(file)
-	switch {
-	case fileErr == nil:
-		return data, nil
-	case errors.Is(fileErr, os.ErrNotExist):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	}
-	return nil, &seam.OSError{Call: "read " + file, Err: fileErr}
-}
-
-func (taskStartup) Install(definition []byte) error {
-	f, err := os.CreateTemp("", "tickscope-task-*.xml")
-	if err != nil {
-		return &seam.OSError{Call: "create the task file", Err: err}
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(definition)
-	if closeErr := f.Close(); err == nil {
-		err = closeErr
-	}
-	if err != nil {
-		return &seam.OSError{Call: "write " + f.Name(), Err: err}
-	}
-	_, err = schtasks("/Create", "/TN", persist.TaskName, "/XML", f.Name(), "/F")
-	return err
-}
-
-func (taskStartup) Start() error {
-	_, err := schtasks("/Run", "/TN", persist.TaskName)
-	return err
-}
-
-// Stop asks Task Scheduler to end the task, then ends the holder by the
-// process id its lock names if it still runs (the holder may have been
-// started by hand, or schtasks may not know /End).
-func (taskStartup) Stop() error {
-	schtasks("/End", "/TN", persist.TaskName)
-	return endHolder(func(pid int) error {
-		p, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.SYNCHRONIZE, false, uint32(pid))
-		if err != nil {
-			return &seam.OSError{Call: fmt.Sprintf("OpenProcess(%d)", pid), Err: err}
-		}
-		defer windows.CloseHandle(p)
-		if err := windows.TerminateProcess(p, 1); err != nil {
-			return &seam.OSError{Call: fmt.Sprintf("TerminateProcess(%d)", pid), Err: err}
-		}
-		windows.WaitForSingleObject(p, 2000)
-		return nil
-	})
-}
-
-func (taskStartup) Delete() error {
-	_, err := schtasks("/Delete", "/TN", persist.TaskName, "/F")
-	return err
-}
-
-func (taskStartup) DeleteByHand() string { return "schtasks /Delete /TN " + persist.TaskName + " /F" }
 
 // WatchResume registers a suspend/resume notification
 // (PowerRegisterSuspendResumeNotification, Windows 8+) whose callback calls

@@ -315,8 +315,8 @@ func TestWhoReadAgainAfterAnAction(t *testing.T) {
 	}
 }
 
-// blockingStartup's Read waits until released, as schtasks can take
-// seconds.
+// blockingStartup's Read waits until released, as a call to the Task
+// Scheduler service can take seconds.
 type blockingStartup struct {
 	seam.Startup
 	entered, release chan struct{}
@@ -336,7 +336,8 @@ type startupSystem struct {
 func (s startupSystem) Startup() seam.Startup { return s.startup }
 
 // TestStartupReadWithoutTheLock: reading the startup holder's definition
-// (schtasks on Windows) leaves the page's actions and the tray free.
+// (the Task Scheduler service on Windows) leaves the page's actions and the
+// tray free.
 func TestStartupReadWithoutTheLock(t *testing.T) {
 	sys := &seamfake.System{}
 	sys.NewStartup("Task Scheduler task tickscope (test)")

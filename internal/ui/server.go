@@ -46,7 +46,8 @@ type Server struct {
 	// recommended is the last bench's recommendation, which Hold offers.
 	recommended *timerinfo.Setting
 	// startup is the startup holder as last read, and when (reading it on
-	// Windows runs schtasks, too slow for every second).
+	// Windows is a call to the Task Scheduler service, too slow for every
+	// second).
 	startup startupCache
 	holders whoCache
 	// loaded removes the browser's launcher page (Run) once the page has

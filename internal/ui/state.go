@@ -109,7 +109,7 @@ type startupCache struct {
 }
 
 // startupEvery is how often the startup definition is read again: on
-// Windows that runs schtasks.
+// Windows that is a call to the Task Scheduler service.
 const startupEvery = 10 * time.Second
 
 // state reads the live state now.
@@ -167,7 +167,8 @@ func (st *State) fill(q *timerinfo.Report) {
 }
 
 // readStartup reads the startup holder, its definition at most every
-// startupEvery, without s.mu: on Windows that runs schtasks, and the
+// startupEvery, without s.mu: on Windows that calls the Task Scheduler
+// service, and the
 // page's actions and the tray would wait for it.
 func (s *Server) readStartup(q *timerinfo.Report) StartupView {
 	windows := q != nil && q.Windows != nil

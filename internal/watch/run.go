@@ -275,7 +275,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 
 // holderReader reads whether the startup holder runs and, when it has
 // started since the read before, what it holds (hold.StartupHeld: on
-// Windows a run of schtasks, too much for every burst).
+// Windows a call to the Task Scheduler service, too much for every burst).
 func holderReader(sys seam.System, windows bool) func() *Holder {
 	var last *Holder
 	return func() *Holder {

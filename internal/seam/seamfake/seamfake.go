@@ -343,7 +343,7 @@ func (st *Startup) Start() error {
 }
 
 // Stop ends the holder, whether or not its process id is known: the real
-// mechanisms end it by their own means (systemctl stop, schtasks /End)
+// mechanisms end it by their own means (systemctl stop, Task Scheduler's stop)
 // before they need the id.
 func (st *Startup) Stop() error {
 	if st.StopErr != nil {
