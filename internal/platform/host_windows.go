@@ -460,21 +460,54 @@ var _ seam.InterruptClock = (*windowsHost)(nil)
 // (timed with QueryPerformanceCounter), on a thread of its own at the
 // priority measurements run at, keeping only the changes: 100 ms is
 // millions of reads.
+//
+// The thread is raised to THREAD_PRIORITY_TIME_CRITICAL, a priority that
+// stays with the thread, not the goroutine ("SetThreadPriority function",
+// "GetThreadPriority function", Microsoft Learn). So the poll puts the
+// thread's priority back, and runs on a goroutine that ends locked to its
+// thread, which Go then ends rather than hand back to its pool
+// (runtime.LockOSThread; Go parks the main thread instead, never to run
+// again); the call returns once that thread is gone. No goroutine ever
+// runs on a time-critical thread the poll left behind, even if putting the
+// priority back failed.
 func (h *windowsHost) PollInterruptTime(d time.Duration) (string, int, []uint64, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	_, restore := h.PrepareThread()
-	defer restore()
-	var values []uint64
-	reads := 0
+	type polled struct {
+		reads  int
+		values []uint64
+		err    error
+		ended  func()
+	}
+	done := make(chan polled, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		p := polled{ended: h.ThreadEnding()}
+		previous, getErr := winapi.GetThreadPriority(windows.CurrentThread())
+		_, restore := h.PrepareThread()
+		p.reads, p.values, p.err = pollInterruptTime(d)
+		restore()
+		if getErr == nil {
+			winapi.SetThreadPriority(windows.CurrentThread(), previous)
+		}
+		done <- p
+	}()
+	p := <-done
+	p.ended()
+	if p.err != nil {
+		return "", 0, nil, p.err
+	}
+	return fmt.Sprintf("QueryUnbiasedInterruptTime read in a loop for %v", d), p.reads, p.values, nil
+}
+
+// pollInterruptTime is PollInterruptTime's loop.
+func pollInterruptTime(d time.Duration) (reads int, values []uint64, err error) {
 	for end := nativewait.Now() + int64(d); nativewait.Now() < end; {
 		t, err := winapi.QueryUnbiasedInterruptTime()
 		if err != nil {
-			return "", 0, nil, &seam.OSError{Call: "QueryUnbiasedInterruptTime", Err: err}
+			return 0, nil, &seam.OSError{Call: "QueryUnbiasedInterruptTime", Err: err}
 		}
 		if reads++; len(values) == 0 || t != values[len(values)-1] {
 			values = append(values, t)
 		}
 	}
-	return fmt.Sprintf("QueryUnbiasedInterruptTime read in a loop for %v", d), reads, values, nil
+	return reads, values, nil
 }

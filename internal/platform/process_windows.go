@@ -21,10 +21,14 @@ func (system) DescribeProcess(int) (seam.Process, error) { return seam.Process{}
 // (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, JOBOBJECT_BASIC_LIMIT_INFORMATION,
 // learn.microsoft.com/windows/win32/api/winnt/ns-winnt-jobobject_basic_limit_information):
 // the OS closes it when tickscope exits however it exits, TerminateProcess
-// included. What the program starts is in the job too, unless it breaks
-// away (the job does not allow it), so the whole tree ends with a killed
-// tickscope; untie lifts the limit before the handle closes, so that after
-// a normal end what the program left running lives on, as on Linux.
+// included. What the program starts is in the job too, so the whole tree
+// ends with a killed tickscope, except a child started with
+// CREATE_BREAKAWAY_FROM_JOB: the job allows that (JOB_OBJECT_LIMIT_BREAKAWAY_OK),
+// as launchers and updaters ask for it and would otherwise fail with
+// ERROR_ACCESS_DENIED ("Job Objects", "CreateProcessW function", process
+// creation flags, Microsoft Learn). untie lifts the kill limit before the
+// handle closes, so that after a normal end what the program left running
+// lives on, as on Linux.
 //
 // The program is created suspended (CREATE_SUSPENDED), put in the job
 // (AssignProcessToJobObject, which needs PROCESS_SET_QUOTA and
@@ -40,13 +44,20 @@ func (system) DescribeProcess(int) (seam.Process, error) { return seam.Process{}
 // and the assignment fails; the program then runs untied and the caller
 // is told (*seam.NotTiedError).
 func (system) StartTied(cmd *exec.Cmd) (func(), error) {
+	_, untie, err := startInJob(cmd)
+	return untie, err
+}
+
+// startInJob is StartTied, which also returns the job (0 when the program
+// is not in it), for the tests to look into.
+func startInJob(cmd *exec.Cmd) (windows.Handle, func(), error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
-		return nil, &seam.OSError{Call: "CreateJobObject", Err: err}
+		return 0, nil, &seam.OSError{Call: "CreateJobObject", Err: err}
 	}
 	if err := setKillOnClose(job, true); err != nil {
 		windows.CloseHandle(job)
-		return nil, err
+		return 0, nil, err
 	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -54,20 +65,20 @@ func (system) StartTied(cmd *exec.Cmd) (func(), error) {
 	cmd.SysProcAttr.CreationFlags |= windows.CREATE_SUSPENDED
 	if err := cmd.Start(); err != nil {
 		windows.CloseHandle(job)
-		return nil, err
+		return 0, nil, err
 	}
 	pid := uint32(cmd.Process.Pid)
 	tieErr := assign(job, pid)
 	if err := resume(pid); err != nil {
 		cmd.Process.Kill()
 		windows.CloseHandle(job)
-		return nil, err
+		return 0, nil, err
 	}
 	if tieErr != nil {
 		windows.CloseHandle(job)
-		return func() {}, &seam.NotTiedError{Err: tieErr}
+		return 0, func() {}, &seam.NotTiedError{Err: tieErr}
 	}
-	return func() {
+	return job, func() {
 		setKillOnClose(job, false)
 		windows.CloseHandle(job)
 	}, nil
@@ -75,14 +86,18 @@ func (system) StartTied(cmd *exec.Cmd) (func(), error) {
 
 // setKillOnClose sets or clears JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE, through
 // SetInformationJobObject(JobObjectExtendedLimitInformation), the class
-// that limit belongs to.
+// that limit belongs to. JOB_OBJECT_LIMIT_BREAKAWAY_OK stays set either
+// way: a job's processes outlive an untied job's handle, and may still
+// start children that break away
+// (learn.microsoft.com/windows/win32/api/winnt/ns-winnt-jobobject_basic_limit_information).
 func setKillOnClose(job windows.Handle, on bool) error {
 	var info windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION
+	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_BREAKAWAY_OK
 	if on {
-		info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+		info.BasicLimitInformation.LimitFlags |= windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 	}
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		return &seam.OSError{Call: "SetInformationJobObject(JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE)", Err: err}
+		return &seam.OSError{Call: fmt.Sprintf("SetInformationJobObject(LimitFlags 0x%x)", info.BasicLimitInformation.LimitFlags), Err: err}
 	}
 	return nil
 }

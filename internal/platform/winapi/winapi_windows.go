@@ -21,6 +21,8 @@ var (
 	procCreateWaitableTimerExW     = kernel32.NewProc("CreateWaitableTimerExW")
 	procSetWaitableTimerEx         = kernel32.NewProc("SetWaitableTimerEx")
 	procSetThreadPriority          = kernel32.NewProc("SetThreadPriority")
+	procGetThreadPriority          = kernel32.NewProc("GetThreadPriority")
+	procIsProcessInJob             = kernel32.NewProc("IsProcessInJob")
 	procSetProcessInformation      = kernel32.NewProc("SetProcessInformation")
 	procCreateTimerQueueTimer      = kernel32.NewProc("CreateTimerQueueTimer")
 	procDeleteTimerQueueTimer      = kernel32.NewProc("DeleteTimerQueueTimer")
@@ -39,6 +41,9 @@ const (
 	// THREAD_PRIORITY_TIME_CRITICAL is SetThreadPriority's highest level
 	// (processthreadsapi.h).
 	THREAD_PRIORITY_TIME_CRITICAL = 15
+	// THREAD_PRIORITY_ERROR_RETURN is GetThreadPriority's failure
+	// (MAXLONG, winbase.h).
+	THREAD_PRIORITY_ERROR_RETURN = 0x7fffffff
 	// STATUS_TIMER_RESOLUTION_NOT_SET is NtSetTimerResolution's answer to a
 	// release without a request (ntstatus.h).
 	STATUS_TIMER_RESOLUTION_NOT_SET windows.NTStatus = 0xC0000245
@@ -194,6 +199,38 @@ func SetThreadPriority(thread windows.Handle, priority int32) error {
 		return err
 	}
 	return nil
+}
+
+// GetThreadPriority reads a thread's priority level (the handle needs
+// THREAD_QUERY_INFORMATION or THREAD_QUERY_LIMITED_INFORMATION).
+//
+//	int GetThreadPriority(HANDLE hThread);
+//
+// ("GetThreadPriority function (processthreadsapi.h)", Microsoft Learn:
+// THREAD_PRIORITY_ERROR_RETURN on failure.)
+func GetThreadPriority(thread windows.Handle) (int32, error) {
+	r, _, err := procGetThreadPriority.Call(uintptr(thread))
+	if int32(r) == THREAD_PRIORITY_ERROR_RETURN {
+		return 0, err
+	}
+	return int32(r), nil
+}
+
+// IsProcessInJob reports whether a process runs in the job (the handle
+// needs PROCESS_QUERY_INFORMATION or PROCESS_QUERY_LIMITED_INFORMATION;
+// job 0 asks about any job).
+//
+//	BOOL IsProcessInJob(HANDLE ProcessHandle, HANDLE JobHandle,
+//	    PBOOL Result);
+//
+// ("IsProcessInJob function (jobapi.h)", Microsoft Learn.)
+func IsProcessInJob(process, job windows.Handle) (bool, error) {
+	var result int32
+	r, _, err := procIsProcessInJob.Call(uintptr(process), uintptr(job), uintptr(unsafe.Pointer(&result)))
+	if r == 0 {
+		return false, err
+	}
+	return result != 0, nil
 }
 
 // SetProcessInformation sets a process information class. It is resolved
