@@ -12,11 +12,13 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/platform"
+	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -29,12 +31,14 @@ type app struct {
 	started bool
 }
 
+// warnf and hintf write one line each, made printable as errors are (an
+// argument may quote a file or another process).
 func (a *app) warnf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "tickscope: warning: "+format+"\n", args...)
+	fmt.Fprintf(a.stderr, "tickscope: warning: %s\n", options.OneLine(fmt.Sprintf(format, args...)))
 }
 
 func (a *app) hintf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, "tickscope: hint: "+format+"\n", args...)
+	fmt.Fprintf(a.stderr, "tickscope: hint: %s\n", options.OneLine(fmt.Sprintf(format, args...)))
 }
 
 func run(args []string) int {
@@ -130,8 +134,14 @@ func (a *app) emit(asJSON bool, result any, text func(io.Writer)) error {
 	return nil
 }
 
+// writeJSON writes v as indented JSON, with every character that does not
+// print written as a \u escape (printable.JSON): the same value, safe on a
+// terminal.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(printable.JSON(data), '\n'))
+	return err
 }

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"strconv"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
+
+	"github.com/tickscope/tickscope/internal/printable"
 )
 
 // MaxEcho is the most characters of a value a message repeats: a value of
@@ -67,37 +68,12 @@ func needsQuotes(s string) bool {
 	return false
 }
 
-// OneLine makes a message one line of printable text: each control
-// character, character that does not print, and byte of invalid UTF-8 is
-// written as its Go escape (a newline as \n), so that no value can split
-// tickscope's one-line errors or reach the terminal as a control sequence.
-func OneLine(msg string) string {
-	clean := true
-	for _, r := range msg {
-		if r == utf8.RuneError || (r != ' ' && !unicode.IsPrint(r)) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return msg
-	}
-	var b strings.Builder
-	for i := 0; i < len(msg); {
-		r, size := utf8.DecodeRuneInString(msg[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, msg[i])
-		case r != ' ' && !unicode.IsPrint(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(msg[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
+// OneLine makes a message one line of printable text (printable.Line):
+// each control character, character that does not print, and byte of
+// invalid UTF-8 is written as its Go escape (a newline as \n), so that no
+// value can split tickscope's one-line errors or reach the terminal as a
+// control sequence.
+func OneLine(msg string) string { return printable.Line(msg) }
 
 // FlagError turns an error of the command-line parser (pflag, through
 // cobra's flag error function) into a usage error, with the value and the

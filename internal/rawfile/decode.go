@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/tickscope/tickscope/internal/printable"
 )
 
 // The reader is a strict, streaming JSON decoder written for this one
@@ -229,7 +231,10 @@ func (d *decoder) endOfToken(path string) {
 }
 
 // str reads a string of at most MaxStringBytes bytes (decoded), rejecting
-// control characters, invalid UTF-8, bad escapes and lone surrogates.
+// invalid UTF-8, bad escapes, lone surrogates and every character that
+// does not print (printable.Rune), written raw or as an escape: a control
+// character decoded from "\u001b" reaches a terminal as surely as a raw
+// one, and tickscope writes none (Write escapes them).
 func (d *decoder) str(path string) string {
 	if c := d.skipWS(); c != '"' {
 		d.failf(path, "want a string, found %s", d.describe(c))
@@ -242,9 +247,9 @@ func (d *decoder) str(path string) string {
 		switch {
 		case c == '"':
 			return string(out)
-		case c < 0x20:
+		case c < 0x20 || c == 0x7f:
 			d.pos--
-			d.failf(path, "a control character (0x%02x) inside a string; escape it", c)
+			d.printable(path, rune(c))
 		case c == '\\':
 			out = d.escape(path, out)
 		case c < utf8.RuneSelf:
@@ -256,9 +261,11 @@ func (d *decoder) str(path string) string {
 			for range utf8SeqLen(c) - 1 {
 				seq = append(seq, d.next())
 			}
-			if r, size := utf8.DecodeRune(seq); r == utf8.RuneError && size <= 1 || size != len(seq) {
+			r, size := utf8.DecodeRune(seq)
+			if r == utf8.RuneError && size <= 1 || size != len(seq) {
 				d.failf(path, "invalid UTF-8 in a string")
 			}
+			d.printable(path, r)
 			out = append(out, seq...)
 		}
 		if len(out) > MaxStringBytes {
@@ -281,21 +288,33 @@ func utf8SeqLen(lead byte) int {
 	return 1 // a continuation or invalid byte: DecodeRune rejects it
 }
 
+// printable refuses a decoded character that does not print.
+func (d *decoder) printable(path string, r rune) {
+	if !printable.Rune(r) {
+		d.failf(path, "%s in a string; a raw file's strings hold only printable text", unprintable(r))
+	}
+}
+
+// unprintable names a character that does not print, for a message.
+func unprintable(r rune) string {
+	switch {
+	case r < 0x20 || r == 0x7f:
+		return fmt.Sprintf("a control character (U+%04X)", r)
+	case r >= 0x80 && r <= 0x9f:
+		return fmt.Sprintf("a C1 control character (U+%04X)", r)
+	}
+	return fmt.Sprintf("a character that does not print (U+%04X)", r)
+}
+
 // escape decodes one escape after the backslash.
 func (d *decoder) escape(path string, out []byte) []byte {
 	switch c := d.next(); c {
 	case '"', '\\', '/':
 		return append(out, c)
-	case 'b':
-		return append(out, '\b')
-	case 'f':
-		return append(out, '\f')
-	case 'n':
-		return append(out, '\n')
-	case 'r':
-		return append(out, '\r')
-	case 't':
-		return append(out, '\t')
+	case 'b', 'f', 'n', 'r', 't':
+		// Each stands for a control character.
+		d.pos -= 2
+		d.printable(path, map[byte]rune{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[c])
 	case 'u':
 		r := d.hex4(path)
 		if utf16.IsSurrogate(r) {
@@ -307,6 +326,7 @@ func (d *decoder) escape(path string, out []byte) []byte {
 				d.failf(path, "an invalid UTF-16 surrogate pair in a string")
 			}
 		}
+		d.printable(path, r)
 		return utf8.AppendRune(out, r)
 	default:
 		d.pos--

@@ -57,6 +57,7 @@ func Write(path string, f *File) error {
 // limits the reader enforces (MaxFileBytes) assume this encoding.
 func encode(w io.Writer, f *File) error {
 	f.Format, f.Version = FormatName, Version
+	f.printableStrings()
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("refusing to write an invalid raw file: %w", err)
 	}

@@ -251,6 +251,9 @@ func (f *File) Validate() error {
 	if err := f.validateQuery(); err != nil {
 		return err
 	}
+	if err := f.checkStrings(); err != nil {
+		return err
+	}
 	maxSamples, err := f.validateCommand()
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -146,7 +147,9 @@ func writeHoldCheck(w io.Writer, label string, c *hold.WaitCheck) {
 	fmt.Fprintf(w, "  %-26s %s 1 ms takes p50 %s ms, p99 %s ms (%d waits)\n", label, c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
 }
 
-// WriteStartup is status's block on the startup holder.
+// WriteStartup is status's block on the startup holder. What it read back
+// (the definition's command line, the holder's log, the OS's error) is
+// made printable: a task's definition may be another user's.
 func WriteStartup(w io.Writer, s *hold.StartupState) {
 	fmt.Fprintln(w, "startup holder")
 	if s == nil {
@@ -156,15 +159,15 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 	fmt.Fprintf(w, "  %-14s %s\n", "mechanism", s.Mechanism)
 	switch {
 	case s.Error != "":
-		fmt.Fprintf(w, "  %-14s unknown (%s)\n", "installed", s.Error)
+		fmt.Fprintf(w, "  %-14s unknown (%s)\n", "installed", printable.Line(s.Error))
 	case !s.Installed:
 		fmt.Fprintf(w, "  %-14s no\n", "installed")
 	case !s.Ours:
 		fmt.Fprintf(w, "  %-14s yes, but not by tickscope (left alone)\n", "installed")
 	default:
 		fmt.Fprintf(w, "  %-14s yes\n", "installed")
-		fmt.Fprintf(w, "  %-14s %s\n", "holds", s.Holds)
-		fmt.Fprintf(w, "  %-14s %s %s\n", "runs", s.Exe, strings.Join(s.Args, " "))
+		fmt.Fprintf(w, "  %-14s %s\n", "holds", printable.Line(s.Holds))
+		fmt.Fprintf(w, "  %-14s %s\n", "runs", printable.Line(s.Exe+" "+strings.Join(s.Args, " ")))
 		if s.Stale {
 			fmt.Fprintf(w, "  %-14s stale: it runs another executable than this tickscope's holder; run apply --persist again to update it\n", "path")
 		}
@@ -185,7 +188,7 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 		fmt.Fprintf(w, "  %-14s not running\n", "state")
 	}
 	if s.Log != "" {
-		fmt.Fprintf(w, "  %-14s %s\n", "last logged", s.Log)
+		fmt.Fprintf(w, "  %-14s %s\n", "last logged", printable.Line(s.Log))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -208,7 +209,12 @@ func WriteScenarios(w io.Writer, scenarios []winmodel.Scenario) {
 	}
 }
 
-func (p *printer) line(s string) { fmt.Fprintln(p.w, strings.TrimRight(p.prefix+s, " ")) }
+// line writes one line. Lines hold strings from outside tickscope (a raw
+// file's, the OS's): each is made printable (printable.Line), so that none
+// drives the terminal or splits the line.
+func (p *printer) line(s string) {
+	fmt.Fprintln(p.w, printable.Line(strings.TrimRight(p.prefix+s, " ")))
+}
 
 func (p *printer) kv(key, value string) { p.line(fmt.Sprintf("  %-16s %s", key, value)) }
 

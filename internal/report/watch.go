@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/watch"
 )
@@ -31,12 +32,12 @@ func WriteWatchEvent(w, errw io.Writer, e watch.Event, asJSON bool) error {
 	case watch.EventChange:
 		parts := make([]string, len(e.Changes))
 		for i, c := range e.Changes {
-			parts[i] = fmt.Sprintf("%s %s -> %s", changeNames[c.Field], orNone(c.From), orNone(c.To))
+			parts[i] = printable.Line(fmt.Sprintf("%s %s -> %s", changeNames[c.Field], orNone(c.From), orNone(c.To)))
 		}
 		fmt.Fprintf(w, "%s  %s\n", stamp, strings.Join(parts, "; "))
 		writeWatchHolders(w, stamp, e)
 	case watch.EventError:
-		fmt.Fprintf(errw, "tickscope: warning: %s  %s\n", stamp, e.Error)
+		fmt.Fprintf(errw, "tickscope: warning: %s  %s\n", stamp, printable.Line(e.Error))
 	case watch.EventSummary:
 		writeWatchSummary(w, e.Summary)
 	}
@@ -55,7 +56,7 @@ var changeNames = map[string]string{
 func writeWatchHolders(w io.Writer, stamp string, e watch.Event) {
 	switch {
 	case e.HoldersError != "":
-		fmt.Fprintf(w, "%s  holders: not read (%s)\n", stamp, e.HoldersError)
+		fmt.Fprintf(w, "%s  holders: not read (%s)\n", stamp, printable.Line(e.HoldersError))
 	case e.Holders == nil:
 	case len(*e.Holders) == 0:
 		fmt.Fprintf(w, "%s  holders: none\n", stamp)

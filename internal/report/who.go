@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
 )
@@ -91,7 +92,7 @@ func writeWhoWindows(w io.Writer, win *hold.WhoWindows) {
 		if h.Self {
 			self = "  (tickscope)"
 		}
-		fmt.Fprintf(w, "  %-10s %-8d %s%s\n", timerinfo.FormatPeriodMS(h.Period100ns), h.PID, h.Image, self)
+		fmt.Fprintf(w, "  %-10s %-8d %s%s\n", timerinfo.FormatPeriodMS(h.Period100ns), h.PID, printable.Line(h.Image), self)
 	}
 }
 
@@ -122,7 +123,7 @@ func writeWhoLinux(w io.Writer, l *who.Linux, root bool) {
 		fmt.Fprintf(w, "  %-14s none seen\n", "held by")
 	}
 	for _, p := range l.DMALatencyHolders {
-		fmt.Fprintf(w, "  %-14s process %d %s%s\n", "held by", p.PID, p.Name, selfMark(p.Self))
+		fmt.Fprintf(w, "  %-14s process %d %s%s\n", "held by", p.PID, printable.Line(p.Name), selfMark(p.Self))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "timer slack other than the default %v\n", time.Duration(l.DefaultSlackNs))
@@ -130,7 +131,7 @@ func writeWhoLinux(w io.Writer, l *who.Linux, root bool) {
 		fmt.Fprintln(w, "  none seen")
 	}
 	for _, t := range l.Slack {
-		fmt.Fprintf(w, "  %-12v process %d thread %d %s\n", time.Duration(t.SlackNs), t.PID, t.TID, t.Name)
+		fmt.Fprintf(w, "  %-12v process %d thread %d %s\n", time.Duration(t.SlackNs), t.PID, t.TID, printable.Line(t.Name))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "real-time threads (SCHED_FIFO, SCHED_RR: their slack is ignored)")
@@ -138,7 +139,7 @@ func writeWhoLinux(w io.Writer, l *who.Linux, root bool) {
 		fmt.Fprintln(w, "  none seen in user processes")
 	}
 	for _, t := range l.RealTime {
-		fmt.Fprintf(w, "  %-12s process %d thread %d %s, priority %d\n", t.Policy, t.PID, t.TID, t.Name, t.Priority)
+		fmt.Fprintf(w, "  %-12s process %d thread %d %s, priority %d\n", t.Policy, t.PID, t.TID, printable.Line(t.Name), t.Priority)
 	}
 	if l.RealTimeKernelThreads > 0 {
 		fmt.Fprintf(w, "  and %d of the kernel's own threads (migration, watchdog...)\n", l.RealTimeKernelThreads)
@@ -149,7 +150,7 @@ func writeWhoLinux(w io.Writer, l *who.Linux, root bool) {
 		fmt.Fprintln(w, "  none")
 	}
 	for _, s := range l.IdleDisabled {
-		fmt.Fprintf(w, "  %-12s %s on CPUs %s\n", s.State, s.Name, cpuList(s.CPUs))
+		fmt.Fprintf(w, "  %-12s %s on CPUs %s\n", printable.Line(s.State), printable.Line(s.Name), cpuList(s.CPUs))
 	}
 	if len(l.Unreadable) > 0 {
 		fmt.Fprintln(w)
@@ -159,7 +160,7 @@ func writeWhoLinux(w io.Writer, l *who.Linux, root bool) {
 		}
 		fmt.Fprintf(w, "could not read%s\n", how)
 		for _, u := range l.Unreadable {
-			fmt.Fprintf(w, "  %s: %s\n", u.What, u.Why)
+			fmt.Fprintf(w, "  %s: %s\n", printable.Line(u.What), printable.Line(u.Why))
 		}
 	}
 }
@@ -186,8 +187,10 @@ func cpuList(cpus []int) string {
 	return strings.Join(parts, ",")
 }
 
-// holdText says what a hold is, for a line of --watch.
+// holdText says what a hold is, for a line of --watch. The process's name
+// is its own choice: made printable.
 func holdText(h who.Hold) string {
+	h.Name = printable.Line(h.Name)
 	switch h.What {
 	case who.WhatPeriod:
 		return fmt.Sprintf("process %d %s holds %s ms", h.PID, h.Name, timerinfo.FormatPeriodMS(uint32(h.Value)))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
+	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -195,12 +196,15 @@ func (l *Log) Close() error {
 	return l.f.Close()
 }
 
-// WriteLine writes e as one JSON line with one Write.
+// WriteLine writes e as one JSON line with one Write. Every character that
+// does not print is written as a \u escape (printable.JSON): an error's
+// text or a holder's name must not drive the terminal of whoever reads
+// the log or watch --json.
 func WriteLine(w io.Writer, e Event) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(line, '\n'))
+	_, err = w.Write(append(printable.JSON(line), '\n'))
 	return err
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tickscope/tickscope/internal/who"
 )
 
 // fullDisk is a log file on a disk with room bytes left: a write past
@@ -77,5 +79,28 @@ func TestLogCutsATornLine(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	if n := wholeLines(t, data); n != 2 {
 		t.Errorf("%d lines kept, want 2:\n%s", n, data)
+	}
+}
+
+// TestWriteLineIsPrintable: the log and watch --json show an error's text
+// and a holder's name with every character that does not print escaped
+// (\u009b, \u007f: encoding/json leaves those as they are), meaning the
+// same JSON value.
+func TestWriteLineIsPrintable(t *testing.T) {
+	const forged = "\x1b[2K\r\u009b2J\x7f\u202e"
+	holders := []who.Hold{{PID: 7, Name: forged, What: who.WhatDMALatency}}
+	var b strings.Builder
+	if err := WriteLine(&b, Event{Time: time.Unix(0, 0).UTC(), Event: EventError, Error: forged, Holders: &holders}); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.TrimSuffix(b.String(), "\n")
+	for _, r := range line {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u202e' {
+			t.Fatalf("the line holds %U: %q", r, line)
+		}
+	}
+	var e Event
+	if err := json.Unmarshal([]byte(line), &e); err != nil || e.Error != forged || (*e.Holders)[0].Name != forged {
+		t.Errorf("the line reads back as %+v (%v)", e, err)
 	}
 }

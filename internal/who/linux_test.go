@@ -113,6 +113,8 @@ func TestScanLinux(t *testing.T) {
 	tr.thread(300, 300, "audio", "50000", 0, 0)
 	tr.thread(300, 301, "audio rt", "0", 80, schedFIFO)
 	tr.thread(300, 302, "audio rr", "0", 10, schedRR)
+	tr.process(400, "\x1b[2Kforged\n", 0) // a name that would drive the terminal
+	tr.thread(400, 400, "\x1b[2Kforged\n", "1000", 0, 0)
 	tr.process(2, "kthreadd", pfKthread)
 	tr.MapFS["proc/3/stat"] = &fstest.MapFile{Data: []byte(stat(3, "migration/0", pfKthread, 99, schedFIFO))}
 	tr.MapFS["proc/self"] = &fstest.MapFile{Data: []byte("100"), Mode: fs.ModeSymlink}
@@ -130,6 +132,7 @@ func TestScanLinux(t *testing.T) {
 		Slack: []Thread{
 			{PID: 100, TID: 101, Name: "tickscope", SlackNs: 1000},
 			{PID: 200, TID: 200, Name: "sleep (x) y", SlackNs: 1000},
+			{PID: 400, TID: 400, Name: `\x1b[2Kforged\n`, SlackNs: 1000},
 		},
 		RealTime: []Thread{
 			{PID: 300, TID: 301, Name: "audio rt", Policy: "SCHED_FIFO", Priority: 80},
@@ -197,6 +200,11 @@ func TestParseStat(t *testing.T) {
 		{"5 (short) S 1 1", Stat{}, true},
 		{"no comm", Stat{}, true},
 		{"5 (x) S 1 1 1 0 -1 notanumber", Stat{}, true},
+		// Any process names itself (prctl PR_SET_NAME, or its executable's
+		// name): what would drive a terminal is escaped.
+		{stat(6, "\x1b]52;c;\a\x1b[2K\r", 0, 0, 0), Stat{Name: `\x1b]52;c;\a\x1b[2K\r`, RTPriority: 0, Policy: 0}, false},
+		{stat(7, "a\u009bb\x7f\x00\nc", 0, 0, 0), Stat{Name: `a\u009bb\x7f\x00\nc`, RTPriority: 0, Policy: 0}, false},
+		{stat(8, "bad\xffbyte", 0, 0, 0), Stat{Name: `bad\xffbyte`, RTPriority: 0, Policy: 0}, false},
 	} {
 		got, err := ParseStat(tc.in)
 		if (err != nil) != tc.err || got != tc.want {
