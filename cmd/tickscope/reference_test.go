@@ -20,16 +20,19 @@ import (
 
 // The command reference, docs/commands/*.md and the man pages
 // docs/man/*.1, is generated from the commands themselves by cobra's doc
-// package, so that it says what --help says. TestCommandReference fails
-// when the committed files differ from what the commands generate now;
-// regenerateReference is the command that rewrites them.
+// package, so that it says what --help says, and the shell completions in
+// completions/ by cobra as `tickscope completion SHELL` prints them; the
+// release archives and packages ship the man pages and completions.
+// TestCommandReference fails when the committed files differ from what the
+// commands generate now; regenerateReference is the command that rewrites
+// them.
 const regenerateReference = "go test ./cmd/tickscope -run '^TestCommandReference$' -update"
 
-var updateReference = flag.Bool("update", false, "rewrite docs/commands and docs/man from the commands (TestCommandReference)")
+var updateReference = flag.Bool("update", false, "rewrite docs/commands, docs/man and completions from the commands (TestCommandReference)")
 
-// referenceDirs are the generated directories, from the repository's root,
-// with the extension of the files generated into each.
-var referenceDirs = map[string]string{"docs/commands": ".md", "docs/man": ".1"}
+// referenceDirs are the generated directories, from the repository's root:
+// every file in them is generated.
+var referenceDirs = []string{"docs/commands", "docs/man", "completions"}
 
 func TestCommandReference(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -90,7 +93,7 @@ func generateReference(t *testing.T) map[string][]byte {
 	if err := doc.GenManTree(root, header, man); err != nil {
 		t.Fatal(err)
 	}
-	files := map[string][]byte{}
+	files := completions(t)
 	for from, to := range map[string]string{md: "docs/commands", man: "docs/man"} {
 		entries, err := os.ReadDir(from)
 		if err != nil {
@@ -135,6 +138,28 @@ func referenceTree() *cobra.Command {
 	return root
 }
 
+// completions returns the completion scripts, each as `tickscope
+// completion SHELL` prints it (with descriptions), by its path from the
+// repository's root.
+func completions(t *testing.T) map[string][]byte {
+	t.Helper()
+	root := (&app{stdout: io.Discard, stderr: io.Discard}).rootCommand()
+	files := map[string][]byte{}
+	for name, gen := range map[string]func(io.Writer) error{
+		"tickscope.bash": func(w io.Writer) error { return root.GenBashCompletionV2(w, true) },
+		"tickscope.zsh":  root.GenZshCompletion,
+		"tickscope.fish": func(w io.Writer) error { return root.GenFishCompletion(w, true) },
+		"tickscope.ps1":  root.GenPowerShellCompletionWithDesc,
+	} {
+		var b bytes.Buffer
+		if err := gen(&b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files["completions/"+name] = b.Bytes()
+	}
+	return files
+}
+
 // blankManDate empties the date field of a man page's .TH line, which
 // cobra fills with the header's date.
 func blankManDate(t *testing.T, name string, page []byte, date string) []byte {
@@ -152,15 +177,12 @@ func blankManDate(t *testing.T, name string, page []byte, date string) []byte {
 func readReference(t *testing.T, repo string) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
-	for dir, ext := range referenceDirs {
+	for _, dir := range referenceDirs {
 		entries, err := os.ReadDir(filepath.Join(repo, dir))
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if filepath.Ext(e.Name()) != ext {
-				continue
-			}
 			data, err := os.ReadFile(filepath.Join(repo, dir, e.Name()))
 			if err != nil {
 				t.Fatal(err)
@@ -182,7 +204,7 @@ func writeReference(t *testing.T, repo string, files map[string][]byte) {
 			}
 		}
 	}
-	for dir := range referenceDirs {
+	for _, dir := range referenceDirs {
 		if err := os.MkdirAll(filepath.Join(repo, dir), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -192,5 +214,5 @@ func writeReference(t *testing.T, repo string, files map[string][]byte) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("wrote %d files into %v", len(files), []string{"docs/commands", "docs/man"})
+	t.Logf("wrote %d files into %v", len(files), referenceDirs)
 }
