@@ -1,15 +1,27 @@
-// Command checkrelease checks the archives GoReleaser wrote into a dist
-// directory (.ci/run runs it after `goreleaser release --snapshot`): one
-// archive per shipped target; in each Windows zip the console program
-// tickscope.exe (IMAGE_SUBSYSTEM_WINDOWS_CUI) and the windowless holder
-// tickscope-holder.exe (IMAGE_SUBSYSTEM_WINDOWS_GUI, so that Task
-// Scheduler opens no console for it), both with the manifest and version
-// resource; every binary built for its target's machine and carrying the
-// version GoReleaser set. The checksums are checked by sha256sum -c, as a
-// user checks them.
+// Command checkrelease checks what GoReleaser wrote into a dist directory
+// (.ci/run runs it after `goreleaser release --snapshot`):
 //
-// Usage: go run ./.ci/checkrelease DIST (the version is read from
-// DIST/metadata.json, which GoReleaser writes)
+//   - one archive per shipped target; in each Windows zip the console
+//     program tickscope.exe (IMAGE_SUBSYSTEM_WINDOWS_CUI) and the windowless
+//     holder tickscope-holder.exe (IMAGE_SUBSYSTEM_WINDOWS_GUI, so that Task
+//     Scheduler opens no console for it), both with the manifest and version
+//     resource; every binary built for its target's machine and carrying the
+//     version GoReleaser set; in every archive LICENSE, README.md, the man
+//     pages of docs/man and the completions of completions/, as committed;
+//   - the .deb and .rpm of each Linux architecture (packages.go): the binary,
+//     the man pages, the bash, zsh and fish completions where each shell
+//     looks, and the licence, by its SPDX name BSD-3-Clause in the metadata
+//     (the RPM License tag, Debian's machine-readable copyright file) and in
+//     full;
+//   - the Scoop manifest and the winget manifests (manifests.go), validated
+//     against the published JSON schemas vendored in .ci/schemas, naming the
+//     zips of this dist by their SHA-256, and the licence.
+//
+// The checksums are checked by sha256sum -c, as a user checks them, and the
+// .deb is installed by .ci/run.
+//
+// Usage, from the repository's root: go run ./.ci/checkrelease DIST (the
+// version is read from DIST/metadata.json, which GoReleaser writes)
 package main
 
 import (
@@ -24,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 )
 
@@ -51,30 +64,109 @@ func main() {
 		os.Exit(2)
 	}
 	dist := os.Args[1]
-	version, err := readVersion(dist)
+	version, tag, err := readVersion(dist)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "checkrelease:", err)
 		os.Exit(1)
 	}
 	fmt.Println("version", version)
+	want, err := readShipped()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "checkrelease:", err)
+		os.Exit(1)
+	}
 	failed := false
-	for _, t := range targets {
-		name := fmt.Sprintf("tickscope_%s_%s_%s.%s", version, t.goos, t.goarch, t.ext)
-		if err := check(filepath.Join(dist, name), t, version); err != nil {
+	report := func(name string, err error) {
+		if err != nil {
 			fmt.Printf("FAIL %s: %v\n", name, err)
 			failed = true
-			continue
+			return
 		}
 		fmt.Printf("ok   %s\n", name)
 	}
+	for _, t := range targets {
+		name := fmt.Sprintf("tickscope_%s_%s_%s.%s", version, t.goos, t.goarch, t.ext)
+		report(name, check(filepath.Join(dist, name), t, version, want))
+	}
+	checkPackages(dist, version, want, report)
+	checkManifests(dist, version, tag, report)
 	if failed {
 		os.Exit(1)
 	}
 }
 
-// check reads an archive's binaries and checks each.
-func check(path string, t target, version string) error {
-	files, err := read(path, t.ext)
+// shipped is what every archive and package carries besides the binaries,
+// as committed in the repository.
+type shipped struct {
+	license, debCopyright []byte
+	man                   map[string][]byte // docs/man/*.1 by name
+	completions           map[string][]byte // completions/* by name
+}
+
+func readShipped() (shipped, error) {
+	var s shipped
+	var err error
+	if s.license, err = os.ReadFile("LICENSE"); err != nil {
+		return s, err
+	}
+	if s.debCopyright, err = os.ReadFile("packaging/debian/copyright"); err != nil {
+		return s, err
+	}
+	if s.man, err = readDir("docs/man"); err != nil {
+		return s, err
+	}
+	if len(s.man) == 0 || s.man["tickscope.1"] == nil {
+		return s, fmt.Errorf("docs/man has no tickscope.1")
+	}
+	if s.completions, err = readDir("completions"); err != nil {
+		return s, err
+	}
+	for _, name := range []string{"tickscope.bash", "tickscope.zsh", "tickscope.fish", "tickscope.ps1"} {
+		if s.completions[name] == nil {
+			return s, fmt.Errorf("completions/ has no %s", name)
+		}
+	}
+	return s, nil
+}
+
+func readDir(dir string) (map[string][]byte, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		files[e.Name()] = data
+	}
+	return files, nil
+}
+
+// same says whether got holds want's files byte for byte, where got is
+// keyed by path and name(n) is the path file n of want must have.
+func same(got map[string][]byte, want map[string][]byte, name func(string) string) error {
+	for n, data := range want {
+		file, ok := got[name(n)]
+		if !ok {
+			return fmt.Errorf("no %s", name(n))
+		}
+		if !bytes.Equal(file, data) {
+			return fmt.Errorf("%s differs from the repository's", name(n))
+		}
+	}
+	return nil
+}
+
+// check reads an archive's files and checks each binary, the licence, the
+// man pages and the completions.
+func check(archive string, t target, version string, shipped shipped) error {
+	files, err := read(archive, t.ext)
 	if err != nil {
 		return err
 	}
@@ -97,7 +189,13 @@ func check(path string, t target, version string) error {
 	if _, ok := files["README.md"]; !ok {
 		return fmt.Errorf("no README.md in the archive")
 	}
-	return nil
+	if !bytes.Equal(files["LICENSE"], shipped.license) {
+		return fmt.Errorf("no LICENSE as the repository's in the archive")
+	}
+	if err := same(files, shipped.man, func(n string) string { return "man/" + n }); err != nil {
+		return err
+	}
+	return same(files, shipped.completions, func(n string) string { return "completions/" + n })
 }
 
 func checkBinary(name string, data []byte, t target, subsystem int) error {
@@ -153,11 +251,12 @@ func checkBinary(name string, data []byte, t target, subsystem int) error {
 	return nil
 }
 
-// read returns an archive's regular files by base name.
-func read(path, ext string) (map[string][]byte, error) {
+// read returns an archive's regular files by their path in it:
+// "tickscope", "man/tickscope.1" (GoReleaser wraps them in no directory).
+func read(archive, ext string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	if ext == "zip" {
-		z, err := zip.OpenReader(path)
+		z, err := zip.OpenReader(archive)
 		if err != nil {
 			return nil, err
 		}
@@ -172,11 +271,11 @@ func read(path, ext string) (map[string][]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			files[filepath.Base(f.Name)] = data
+			files[path.Clean(f.Name)] = data
 		}
 		return files, nil
 	}
-	f, err := os.Open(path)
+	f, err := os.Open(archive)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +300,7 @@ func read(path, ext string) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		files[filepath.Base(h.Name)] = data
+		files[path.Clean(h.Name)] = data
 	}
 }
 
@@ -213,20 +312,22 @@ func utf16(s string) []byte {
 	return b
 }
 
-// readVersion reads the version GoReleaser built from its metadata.json.
-func readVersion(dist string) (string, error) {
+// readVersion reads the version GoReleaser built, and the tag it names
+// the release by, from its metadata.json.
+func readVersion(dist string) (version, tag string, err error) {
 	data, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var meta struct {
 		Version string `json:"version"`
+		Tag     string `json:"tag"`
 	}
 	if err := json.Unmarshal(data, &meta); err != nil {
-		return "", fmt.Errorf("metadata.json: %v", err)
+		return "", "", fmt.Errorf("metadata.json: %v", err)
 	}
-	if meta.Version == "" {
-		return "", fmt.Errorf("metadata.json names no version")
+	if meta.Version == "" || meta.Tag == "" {
+		return "", "", fmt.Errorf("metadata.json names no version or no tag")
 	}
-	return meta.Version, nil
+	return meta.Version, meta.Tag, nil
 }
