@@ -37,8 +37,11 @@ every 1 ms up to the coarsest. Requests the OS grants the same period are
 measured once; a chunk measured while the period changed is measured again.
 Rows that measure the same form a band, recommended by its middle. A row
 passes if p50 >= 0.99 ms and (by one significance test) at most 5 % of waits
-exceed 2.5 ms, 2 % stall, 5 % are a tick (0.25 ms) over p50. Bands whose
-p50s differ within the noise or 10 µs are equivalent: better tail wins.
+exceed 2.5 ms, 2 % stall, 5 % are a tick (0.25 ms) over p50. latency never
+picks a band another beats on p50 and p99 beyond the noise; bands whose p50
+is not shown (95 % interval) above the lowest by 1 % are equivalent: the
+better tail wins, then the coarsest. Requests coarser than a period another
+process holds measured that period and are left out.
 
 Adaptive by default: a short look at every period, the full --samples only
 where the answer is; --exhaustive gives every period the full count.
@@ -47,9 +50,10 @@ Ctrl+C stops early and recommends from what was measured, saying so.
 Linux: sweeps the measuring thread's timer slack from 1 ns to 500 µs for a
 1 ms clock_nanosleep wait (and as root each again with /dev/cpu_dma_latency
 held at 0), every setting to the full --samples in interleaved chunks.
-latency picks the lowest p50 passing the gates (within the noise or 10 µs:
-the better p99, then the least intrusive); power the largest slack, no DMA
-hold if possible, with p99 lateness 10 µs inside --budget-lateness.
+latency picks as on Windows, with 5 % of the p50 lateness as what is
+noticeable; power the largest slack, no DMA hold if possible, with p99
+lateness inside --budget-lateness. The pick prints its p50 and p99 with
+their 95 % intervals and its margin over the runner-up.
 --simulate runs the whole bench on the model of Windows timers, on any OS.`,
 		Args: noArgs,
 	}

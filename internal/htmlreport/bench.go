@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -98,6 +100,13 @@ func (p *page) bench(b *report.Bench) {
 	if r.RecheckWinner != nil {
 		notes += fmt.Sprintf("<p>re-check of the pick: p50 %s ms, p99 %s ms</p>", fms(r.RecheckWinner.P50), fms(r.RecheckWinner.P99))
 	}
+	if c := r.Confidence; c != nil {
+		runnerUp := ""
+		if c.RunnerUp >= 0 && c.RunnerUp < len(r.Rows) {
+			runnerUp = fmtP(r.Rows[c.RunnerUp].Requested) + " ms"
+		}
+		notes += confidenceNote(c, 0, runnerUp)
+	}
 	p.figure("Bench", c, notes+table(head, rows))
 }
 
@@ -154,5 +163,39 @@ func (p *page) slackBench(b *report.SlackBench) {
 		rows = append(rows, []string{strconv.Itoa(i), settingName(row.Setting), fms(row.Summary.Min), fms(row.Summary.P50), fms(row.Summary.P95), fms(row.Summary.P99), fms(row.Summary.Max), fms(row.Lateness.P99), yes(row.Pass), mark})
 	}
 	notes := fmt.Sprintf("<p>%s, %s ms delay, %d samples per setting; stability: %s. Latencies in ms.</p>", esc(b.Method), fms(b.DelayNs), b.Samples, esc(strings.TrimSpace(r.Stability)))
+	if c := r.Confidence; c != nil {
+		runnerUp := ""
+		if c.RunnerUp >= 0 && c.RunnerUp < len(r.Rows) {
+			runnerUp = settingName(r.Rows[c.RunnerUp].Setting)
+		}
+		notes += confidenceNote(c, b.DelayNs, runnerUp)
+	}
 	p.figure("Bench (timer slack)", c, notes+table([]string{"#", "setting", "min", "p50", "p95", "p99", "max", "lateness p99", "pass", ""}, rows))
+}
+
+// confidenceNote is the recommendation's p50 and p99 with their 95 %
+// intervals (the Linux bench's in µs past originNs, its delay: lateness),
+// and its margin over the runner-up.
+func confidenceNote(c *sweep.Confidence, originNs int64, runnerUp string) string {
+	o := float64(originNs)
+	iv := func(v stats.Interval) string {
+		return fmt.Sprintf("%.4f ms (95 %% CI %.4f – %.4f)", v.Estimate/1e6, v.Lo/1e6, v.Hi/1e6)
+	}
+	what := "latency"
+	if originNs != 0 {
+		what = "lateness"
+		iv = func(v stats.Interval) string {
+			return fmt.Sprintf("%+.1f µs (95 %% CI %+.1f – %+.1f)", (v.Estimate-o)/1e3, (v.Lo-o)/1e3, (v.Hi-o)/1e3)
+		}
+	}
+	note := fmt.Sprintf("<p>The pick's %s: p50 %s, p99 %s.", what, iv(c.P50), iv(c.P99))
+	if c.MarginP50 != nil && c.MarginP99 != nil && runnerUp != "" {
+		d := func(v stats.Interval) string {
+			return fmt.Sprintf("%+.1f µs (95 %% CI %+.1f – %+.1f)", v.Estimate/1e3, v.Lo/1e3, v.Hi/1e3)
+		}
+		note += fmt.Sprintf(" The runner-up, %s, has a p50 %s and a p99 %s against it.", esc(runnerUp), d(*c.MarginP50), d(*c.MarginP99))
+	} else {
+		note += " No runner-up qualifies."
+	}
+	return note + " " + esc(c.Method) + ".</p>"
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -113,4 +115,40 @@ func BenchmarkMeasurePage100k(b *testing.B) {
 		size = buf.Len()
 	}
 	b.ReportMetric(float64(size), "bytes/page")
+}
+
+// The bench pages show what the user acts on with its intervals: the
+// pick's p50 and p99 and its margin over the runner-up (Linux: lateness).
+func TestBenchPagesShowTheIntervals(t *testing.T) {
+	zero := int32(0)
+	f := measureFile(nil, "")
+	f.Command, f.Bench = "bench", &rawfile.BenchParams{Samples: 200}
+	c := &sweep.Confidence{Method: sweep.IntervalMethod, RunnerUp: 1,
+		P50:       stats.Interval{Estimate: 1_027_200, Lo: 1_026_400, Hi: 1_028_100},
+		P99:       stats.Interval{Estimate: 1_091_800, Lo: 1_085_000, Hi: 1_140_000},
+		MarginP50: &stats.Interval{Estimate: -900, Lo: -2_300, Hi: 500},
+		MarginP99: &stats.Interval{Estimate: 481_700, Lo: 300_000, Hi: 2_800_000}}
+	rows := []sweep.SlackRow{{Setting: timerinfo.Setting{SlackNs: 1, CPUDMALatencyUs: &zero}, Pass: true},
+		{Setting: timerinfo.Setting{SlackNs: 2000, CPUDMALatencyUs: &zero}, Pass: true}}
+	var b bytes.Buffer
+	if err := Body(&b, f, &report.SlackBench{Method: "clock-abs", DelayNs: 1_000_000, Samples: 200,
+		Result: &sweep.SlackResult{Rows: rows, Recommended: 0, Confidence: c}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"The pick's lateness: p50 +27.2 µs (95 % CI +26.4 – +28.1), p99 +91.8 µs (95 % CI +85.0 – +140.0).",
+		"The runner-up, slack 2000 ns, DMA hold 0 µs, has a p50 -0.9 µs (95 % CI -2.3 – +0.5) and a p99 +481.7 µs (95 % CI +300.0 – +2800.0) against it.",
+		"Price and Bonett"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the Linux bench's page lacks %q", want)
+		}
+	}
+	b.Reset()
+	winRows := []sweep.Row{{Requested: 5100, Granted: 5100, Pass: true}, {Requested: 5200, Granted: 5200, Pass: true}}
+	c.RunnerUp = 0
+	if err := Body(&b, f, &report.Bench{Design: "adaptive", Result: &sweep.Result{Rows: winRows, Recommended: 1, Floor: 0, Confidence: c}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "The pick's latency: p50 1.0272 ms (95 % CI 1.0264 – 1.0281), p99 1.0918 ms (95 % CI 1.0850 – 1.1400). The runner-up, 0.5100 ms,"; !strings.Contains(b.String(), want) {
+		t.Errorf("the Windows bench's page lacks %q", want)
+	}
 }

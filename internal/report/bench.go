@@ -44,7 +44,8 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	p.kv("current", timerinfo.FormatPeriodMS(b.Current100ns)+" ms before the sweep")
 	p.kv("design", fmt.Sprintf("%s, up to %d samples a point; %d requests, %d distinct granted periods", b.Design, b.Samples, b.Requests, len(r.Rows)))
 	if r.HeldElsewhere != 0 {
-		p.kv("held", fmt.Sprintf("another process holds %s ms: coarser candidates show that period and are marked affected", timerinfo.FormatPeriodMS(r.HeldElsewhere)))
+		p.kv("held", fmt.Sprintf("another process holds %s ms: coarser candidates measured that period, not their own, and are marked affected", timerinfo.FormatPeriodMS(r.HeldElsewhere)))
+		p.kv("", sweep.HeldElsewhereAdvice)
 	}
 	if d := r.Discarded; d != nil {
 		p.kv("discarded", discardedLine(d, b.Current100ns))
@@ -55,11 +56,13 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 		mark := ""
 		switch {
 		case i == r.Band && band.Equivalent:
-			mark = "  <- recommended (equivalent)"
+			mark = "  <- recommended (" + equivalenceMark(band.P50VsBest) + ")"
 		case i == r.Band:
 			mark = "  <- recommended"
+		case band.DominatedBy != nil:
+			mark = "  (dominated: the " + bandName(r.Bands[*band.DominatedBy]) + " band's p50 and p99 are lower beyond the noise)"
 		case band.Equivalent:
-			mark = "  (equivalent)"
+			mark = "  (" + equivalenceMark(band.P50VsBest) + ")"
 		case !band.Pass:
 			mark = "  (fails a gate)"
 		case !band.Confirmed(r.Rows):
@@ -71,7 +74,8 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 		p.line(fmt.Sprintf("  %d points affected by the period held elsewhere (not judged)", n))
 	}
 	if n := countEquivalent(r); n > 1 {
-		p.line(fmt.Sprintf("  %d bands equivalent: p50s within %s or the noise of the best; the lowest p99 (within %s), then the fewest waits a tick late, then the coarsest period chose", n, fmtDuration(sweep.NoticeableNs), fmtDuration(sweep.NoticeableNs)))
+		p.line(fmt.Sprintf("  %d bands equivalent: each one's p50 minus the lowest has a 95 %% interval reaching below %s (%.0f %% of that p50), so none is noticeably slower; the lowest p99 (within %.0f %%), then the fewest waits a tick late, then the coarsest period chose",
+			n, fmtDuration(int64(math.Round(r.NoticeableNs))), 100*sweep.NoticeableLatencyShare, 100*sweep.NoticeableLatencyShare))
 	}
 	if rows {
 		p.line("")
@@ -104,6 +108,13 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	p.kv("band", fmt.Sprintf("%s - %s ms  (%d values, all equivalent)", timerinfo.FormatPeriodMS(band.LoGranted), timerinfo.FormatPeriodMS(band.HiGranted), len(band.Rows)))
 	s := row.Summary
 	p.kv("latency", fmt.Sprintf("min %s   p50 %s   p95 %s   max %s ms", ms(s.Min), ms(s.P50), ms(s.P95), ms(s.Max)))
+	if c := r.Confidence; c != nil {
+		runnerUp := "none: no other band passes the gates with the full sample count"
+		if c.RunnerUp >= 0 {
+			runnerUp = fmt.Sprintf("%s ms, the middle of the %s band", timerinfo.FormatPeriodMS(r.Rows[c.RunnerUp].Requested), bandName(r.Bands[bandOf(r, c.RunnerUp)]))
+		}
+		writeConfidence(p, c, scale{}, runnerUp)
+	}
 	if r.Floor >= 0 {
 		p.kv("vs floor", vsFloor(r))
 	}
@@ -128,6 +139,21 @@ func discardedLine(d *sweep.Discards, before uint32) string {
 	}
 	return fmt.Sprintf("%d points (%d samples) measured while %s (seen %s ms): evidence for no band, left out",
 		d.Points, d.Samples, what, strings.Join(seen, ", "))
+}
+
+// bandName names a band by its granted periods.
+func bandName(b sweep.Band) string {
+	return timerinfo.FormatPeriodMS(b.LoGranted) + " - " + timerinfo.FormatPeriodMS(b.HiGranted) + " ms"
+}
+
+// bandOf is the index of the band holding row i.
+func bandOf(r *sweep.Result, i int) int {
+	for b, band := range r.Bands {
+		if slices.Contains(band.Rows, i) {
+			return b
+		}
+	}
+	return -1
 }
 
 func countEquivalent(r *sweep.Result) int {

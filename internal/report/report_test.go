@@ -206,7 +206,13 @@ func TestBenchShowsDiscardsAndEquivalence(t *testing.T) {
 			{LoGranted: 5200, HiGranted: 5201, Rows: []int{2, 3}, P50: 1_008_000, Pass: true, Equivalent: true},
 		},
 		Recommended: 2, Band: 1, Floor: 0, Stability: sweep.Stable,
-		Discarded: &sweep.Discards{Points: 7, Samples: 140, PeriodsSeen: []uint32{5000}},
+		Discarded:    &sweep.Discards{Points: 7, Samples: 140, PeriodsSeen: []uint32{5000}},
+		NoticeableNs: 10_080,
+		Confidence: &sweep.Confidence{Method: sweep.IntervalMethod, RunnerUp: 0,
+			P50:       stats.Interval{Estimate: 1_008_000, Lo: 1_007_800, Hi: 1_008_100},
+			P99:       stats.Interval{Estimate: 1_008_000, Lo: 1_008_000, Hi: 1_009_000},
+			MarginP50: &stats.Interval{Estimate: 4_000, Lo: 3_800, Hi: 4_200},
+			MarginP99: &stats.Interval{Estimate: 4_000, Lo: 3_100, Hi: 4_900}},
 	}
 	var out bytes.Buffer
 	report.WriteBench(&out, &report.Bench{Current100ns: 156250, Result: r}, false)
@@ -214,7 +220,11 @@ func TestBenchShowsDiscardsAndEquivalence(t *testing.T) {
 		"  discarded        7 points (140 samples) measured while the timer period was not the 15.6250 ms the sweep began with (seen 0.5000 ms): evidence for no band, left out\n",
 		"  0.5100 - 0.5101 ms   p50 1.012 ms     2 points  (equivalent)\n",
 		"  0.5200 - 0.5201 ms   p50 1.008 ms     2 points  <- recommended (equivalent)\n",
-		"  2 bands equivalent: p50s within 10 µs or the noise of the best",
+		"  2 bands equivalent: each one's p50 minus the lowest has a 95 % interval reaching below 10.08 µs (1 % of that p50), so none is noticeably slower;",
+		"  p50              1.0080 ms  (95 % CI 1.0078 .. 1.0081 ms)\n",
+		"  runner-up        0.5100 ms, the middle of the 0.5100 - 0.5101 ms band\n",
+		"                   its p50 +4.0 µs (95 % CI +3.8 .. +4.2 µs), p99 +4.0 µs (95 % CI +3.1 .. +4.9 µs) against the recommendation\n",
+		"  intervals        " + sweep.IntervalMethod + "\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
@@ -230,13 +240,30 @@ func TestBenchShowsDiscardsAndEquivalence(t *testing.T) {
 
 func TestSlackBenchShowsEquivalence(t *testing.T) {
 	zero := int32(0)
+	first := 0
 	r := &sweep.SlackResult{Preferences: sweep.DefaultPreferences(), Rows: []sweep.SlackRow{
 		{Setting: timerinfo.Setting{SlackNs: 1, CPUDMALatencyUs: &zero}, Pass: true, Equivalent: true},
-		{Setting: timerinfo.Setting{SlackNs: 2000, CPUDMALatencyUs: &zero}, Pass: true, Equivalent: true},
-	}, Recommended: 0, Stability: sweep.Stable}
+		{Setting: timerinfo.Setting{SlackNs: 2000, CPUDMALatencyUs: &zero}, Pass: true, Equivalent: true,
+			P50VsBest: &stats.Interval{Estimate: -900, Lo: -2_300, Hi: 500}},
+		{Setting: timerinfo.Setting{SlackNs: 5000, CPUDMALatencyUs: &zero}, Pass: true, DominatedBy: &first},
+	}, Recommended: 0, Stability: sweep.Stable, NoticeableNs: 1_315,
+		Confidence: &sweep.Confidence{Method: sweep.IntervalMethod, RunnerUp: 1,
+			P50:       stats.Interval{Estimate: 1_027_200, Lo: 1_026_400, Hi: 1_028_100},
+			P99:       stats.Interval{Estimate: 1_091_800, Lo: 1_085_000, Hi: 1_140_000},
+			MarginP50: &stats.Interval{Estimate: -900, Lo: -2_300, Hi: 500},
+			MarginP99: &stats.Interval{Estimate: 481_700, Lo: 300_000, Hi: 2_800_000}}}
 	var out bytes.Buffer
 	report.WriteSlackBench(&out, &report.SlackBench{Method: "clock-abs", DelayNs: 1_000_000, Result: r})
-	for _, want := range []string{"<- recommended (equivalent)\n", "  (equivalent)\n", "  2 settings equivalent: p50s within 10 µs or the noise of the best"} {
+	for _, want := range []string{
+		"<- recommended (equivalent)\n",
+		"  (equivalent: p50 -0.9 µs, 95 % CI -2.3 .. +0.5 µs)\n",
+		"  (dominated: slack 1ns, cpu_dma_latency 0 µs has a lower p50 and p99 beyond the noise)\n",
+		"  2 settings equivalent: each one's p50 minus the lowest has a 95 % interval reaching below 1.315 µs (5 % of that p50's lateness), so none is noticeably slower;",
+		"  p50              +27.2 µs  (95 % CI +26.4 .. +28.1 µs)\n",
+		"  p99              +91.8 µs  (95 % CI +85.0 .. +140.0 µs)\n",
+		"  runner-up        slack 2µs, cpu_dma_latency 0 µs\n",
+		"                   its p50 -0.9 µs (95 % CI -2.3 .. +0.5 µs), p99 +481.7 µs (95 % CI +300.0 .. +2800.0 µs) against the recommendation\n",
+	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -50,11 +51,13 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 		mark := ""
 		switch {
 		case i == r.Recommended && row.Equivalent:
-			mark = "  <- recommended (equivalent)"
+			mark = "  <- recommended (" + equivalenceMark(row.P50VsBest) + ")"
 		case i == r.Recommended:
 			mark = "  <- recommended"
+		case row.DominatedBy != nil:
+			mark = "  (dominated: " + r.Rows[*row.DominatedBy].Setting.String() + " has a lower p50 and p99 beyond the noise)"
 		case row.Equivalent:
-			mark = "  (equivalent)"
+			mark = "  (" + equivalenceMark(row.P50VsBest) + ")"
 		case !row.Pass:
 			mark = "  (fails a gate)"
 		}
@@ -66,9 +69,9 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 			equivalent++
 		}
 	}
-	if equivalent > 1 && r.Preferences.Prefer != "power" {
-		p.line(fmt.Sprintf("  %d settings equivalent: p50s within %s or the noise of the best; the lowest p99 (within %s), then the least interference, then the least intrusive (no DMA hold, the largest slack) chose",
-			equivalent, fmtDuration(sweep.NoticeableNs), fmtDuration(sweep.NoticeableNs)))
+	if equivalent > 1 {
+		p.line(fmt.Sprintf("  %d settings equivalent: each one's p50 minus the lowest has a 95 %% interval reaching below %s (%.0f %% of that p50's lateness), so none is noticeably slower; the lowest p99 (within %.0f %% of its lateness), then the least interference, then the least intrusive (no DMA hold, the largest slack) chose",
+			equivalent, fmtDuration(int64(math.Round(r.NoticeableNs))), 100*sweep.NoticeableLatenessShare, 100*sweep.NoticeableLatenessShare))
 	}
 	p.line("")
 	p.line("result")
@@ -84,6 +87,13 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	s := row.Summary
 	p.kv("latency", fmt.Sprintf("min %s   p50 %s   p95 %s   max %s ms", ms(s.Min), ms(s.P50), ms(s.P95), ms(s.Max)))
 	p.kv("lateness", fmt.Sprintf("p50 %s   p99 %s", fmtSigned(row.Lateness.P50), fmtSigned(row.Lateness.P99)))
+	if c := r.Confidence; c != nil {
+		runnerUp := "none: no other setting passes the gates"
+		if c.RunnerUp >= 0 {
+			runnerUp = r.Rows[c.RunnerUp].Setting.String()
+		}
+		writeConfidence(p, c, scale{originNs: float64(b.DelayNs), lateness: true}, runnerUp)
+	}
 	p.kv("stability", r.Stability)
 	var next []string
 	next = append(next, fmt.Sprintf("tickscope run --slack %v -- PROGRAM", time.Duration(row.Setting.SlackNs)))

@@ -71,3 +71,52 @@ func TestShareAbove(t *testing.T) {
 		}
 	}
 }
+
+func TestPercentileCI(t *testing.T) {
+	ramp := make([]int64, 100)
+	for i := range ramp {
+		ramp[i] = int64(i + 1)
+	}
+	for _, tt := range []struct {
+		name   string
+		sorted []int64
+		p      float64
+		want   stats.Interval
+	}{
+		{"empty", nil, 50, stats.Interval{}},
+		{"one sample", []int64{5}, 50, stats.Interval{Estimate: 5, Lo: 5, Hi: 5}},
+		// Ranks 50 ± 1.96 × 5 = 40.2..59.8, widened to 40..60.
+		{"ramp of 100, p50", ramp, 50, stats.Interval{Estimate: 50, Lo: 40, Hi: 60}},
+		// Ranks 99 ± 1.96 × 0.995 = 97.05..100.95: 97..100, the largest.
+		{"ramp of 100, p99", ramp, 99, stats.Interval{Estimate: 99, Lo: 97, Hi: 100}},
+	} {
+		if got := stats.PercentileCI(tt.sorted, tt.p); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestPercentileDiffCI(t *testing.T) {
+	ramp := func(n int, offset int64) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(i+1) + offset
+		}
+		return out
+	}
+	// Each ramp of 100 has a p50 standard error of 20/3.92; the two
+	// combine to √2 of it, and the interval is 1.96 of that either side.
+	half := 1.959964 * math.Sqrt2 * 20 / (2 * 1.959964)
+	got := stats.PercentileDiffCI(ramp(100, 30), ramp(100, 0), 50)
+	if got.Estimate != 30 || math.Abs(got.Lo-(30-half)) > 1e-9 || math.Abs(got.Hi-(30+half)) > 1e-9 {
+		t.Errorf("difference of ramps 30 apart: %+v, want 30 ± %.3f", got, half)
+	}
+	// Identical samples of one value: no noise, a difference of 0.
+	same := []int64{7, 7, 7, 7}
+	if got := stats.PercentileDiffCI(same, same, 50); got != (stats.Interval{}) {
+		t.Errorf("identical samples: %+v", got)
+	}
+	if got := stats.PercentileDiffCI(nil, same, 50); got != (stats.Interval{}) {
+		t.Errorf("no samples: %+v", got)
+	}
+}

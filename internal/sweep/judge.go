@@ -42,17 +42,6 @@ const (
 // tick granularity, and half of 50 µs is beyond any jitter we model.
 const BandToleranceNs = 25_000
 
-// NoticeableNs is the smallest difference between two settings' p50 (and
-// then p99) that decides between them: 10 µs, 1 % of the 1 ms wait both
-// benches time. Below it no user of a 1 ms wait could notice the
-// difference: a game's frame or an audio buffer is scheduled in whole
-// milliseconds, and a desktop's own wake-up jitter is tens of µs (on this
-// project's Linux guests the p50 lateness of a 1 ms wait is 80-125 µs).
-// Settings closer than this, or than the noise of their figures
-// (stats.DiffersBeyond), are equivalent: the tail and then the least
-// intrusive setting choose among them.
-const NoticeableNs = 10_000
-
 // RecheckToleranceNs is how far the re-check's p50 may move before the
 // result is called unstable: 2 % of a 1 ms wait.
 const RecheckToleranceNs = 20_000
@@ -102,8 +91,9 @@ type Row struct {
 	Pass      bool `json:"pass"`
 	Confirmed bool `json:"confirmed"`
 
-	// latencies are the row's samples, for the power budget's p95.
-	latencies []int64
+	// sorted are the row's samples, ascending: the power budget's p95 and
+	// the latency pick's intervals are computed from them.
+	sorted []int64
 }
 
 // Band is a run of neighbouring rows that measure the same.
@@ -114,10 +104,18 @@ type Band struct {
 	// P50 is the median of the rows' p50s.
 	P50  int64 `json:"p50_ns"`
 	Pass bool  `json:"pass"`
-	// Equivalent marks the bands whose p50 was within NoticeableNs (or the
-	// noise) of the best eligible band's when the latency pick chose among
-	// them by the tail and then the coarsest period.
+	// Equivalent marks the bands whose p50 was not noticeably above the
+	// best eligible band's (chooseLatency) when the latency pick chose
+	// among them by the tail and then the coarsest period.
 	Equivalent bool `json:"equivalent,omitempty"`
+	// P50VsBest is, for the latency pick's other candidates, the middle
+	// row's p50 minus the lowest candidate's, with its 95 % interval: the
+	// test that found it equivalent or not.
+	P50VsBest *stats.Interval `json:"p50_vs_best,omitempty"`
+	// DominatedBy is the index of a band whose middle row beats this
+	// band's on both p50 and p99 beyond the noise: the latency pick never
+	// takes it.
+	DominatedBy *int `json:"dominated_by,omitempty"`
 }
 
 // Result is the bench's judgement.
@@ -147,6 +145,12 @@ type Result struct {
 	// Discarded counts the points measured while the timer period changed
 	// (Dawson's rule): they are evidence for no band.
 	Discarded *Discards `json:"discarded,omitempty"`
+	// NoticeableNs is the smallest p50 difference the latency pick counted
+	// (NoticeableLatencyShare of the lowest p50); 0 when it did not choose.
+	NoticeableNs float64 `json:"noticeable_ns,omitempty"`
+	// Confidence is the recommended row's figures and its margin over the
+	// runner-up band's middle row, with their intervals.
+	Confidence *Confidence `json:"confidence,omitempty"`
 }
 
 // Discards are the points a judgement left out because the timer period
@@ -159,6 +163,11 @@ type Discards struct {
 	PeriodsSeen []uint32 `json:"periods_seen_100ns"`
 }
 
+// HeldElsewhereAdvice is what to do about a sweep another process's finer
+// period contaminated: only candidates at or finer than that period
+// measured themselves.
+const HeldElsewhereAdvice = "close the program that holds it (tickscope who names it) and run the bench again"
+
 // Stability values.
 const (
 	Stable       = "stable"
@@ -167,7 +176,8 @@ const (
 )
 
 // affected reports whether a point was measured while another process held
-// a period finer than its request.
+// a period finer than its request (timerinfo.HeldFinerThan, with no
+// allowance): the point measured that period, not its own.
 func affected(p *rawfile.Point) bool {
 	return timerinfo.HeldFinerThan(p.Conditions.CurrentBefore100ns, p.Requested.Resolution100ns)
 }
@@ -206,23 +216,25 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int, period uin
 			rechecks = append(rechecks, p)
 			continue
 		}
+		sorted := slices.Clone(p.Latencies)
+		slices.Sort(sorted)
 		row := Row{
 			Requested: p.Requested.Resolution100ns,
 			SameAs:    p.SameAs,
 			Granted:   p.Granted.Resolution100ns,
 			Affected:  affected(p),
-			Summary:   stats.Summarize(p.Latencies),
+			Summary:   stats.SummarizeSorted(sorted),
+			sorted:    sorted,
 		}
 		if row.Affected && (r.HeldElsewhere == 0 || p.Conditions.CurrentBefore100ns < r.HeldElsewhere) {
 			r.HeldElsewhere = p.Conditions.CurrentBefore100ns
 		}
 		row.Confirmed = len(p.Latencies) >= minSamples
-		row.TailShare = tailShare(p.Latencies, row.Summary.P50, ConsistencyNs)
-		row.ExtraTickShare = tailShare(p.Latencies, row.Summary.P50, int64(row.Granted)*100/2)
-		row.StallShare = stallShare(p.Latencies, row.Summary.P50, row.Granted)
-		row.P50SE = p50Noise(p.Latencies)
-		row.Pass = passes(p.Latencies, row.Summary, row.Granted)
-		row.latencies = p.Latencies
+		row.TailShare = tailShare(sorted, row.Summary.P50, ConsistencyNs)
+		row.ExtraTickShare = tailShare(sorted, row.Summary.P50, int64(row.Granted)*100/2)
+		row.StallShare = stallShare(sorted, row.Summary.P50, row.Granted)
+		row.P50SE = stats.PercentileSE(sorted, 50)
+		row.Pass = passes(sorted, row.Summary, row.Granted)
 		r.Rows = append(r.Rows, row)
 	}
 	sort.SliceStable(r.Rows, func(i, j int) bool { return r.Rows[i].Requested < r.Rows[j].Requested })
@@ -234,18 +246,31 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int, period uin
 		}
 	}
 	r.Bands = bands(r.Rows)
-	var equivalent []int
-	r.Band, equivalent, r.FellBack = pick(r.Rows, r.Bands, prefs)
-	if len(equivalent) > 1 {
-		for _, i := range equivalent {
-			r.Bands[i].Equivalent = true
-		}
+	chosen := pick(r.Rows, r.Bands, prefs, -1)
+	r.Band, r.FellBack = chosen.band, chosen.fellBack
+	if ch := chosen.latency; ch != nil && ch.pick >= 0 {
+		r.NoticeableNs = ch.noticeableNs
+		r.markBands(chosen.cands, ch)
 	}
 	if r.Band >= 0 {
 		r.Recommended = middle(r.Bands[r.Band])
+		runnerUp, runnerUpSorted := -1, []int64(nil)
+		if b := pick(r.Rows, r.Bands, prefs, r.Band).band; b >= 0 {
+			runnerUp = middle(r.Bands[b])
+			runnerUpSorted = r.Rows[runnerUp].sorted
+		}
+		r.Confidence = confidenceOf(r.Rows[r.Recommended].sorted, runnerUp, runnerUpSorted)
 	}
 	r.judgeRecheck(rechecks)
 	return r
+}
+
+// markBands records how the latency pick saw each band it chose among.
+func (r *Result) markBands(cands []candidate, ch *choice) {
+	for _, m := range ch.marks(cands) {
+		b := &r.Bands[m.index]
+		b.Equivalent, b.P50VsBest, b.DominatedBy = m.equivalent, m.vsBest, m.dominatedBy
+	}
 }
 
 // discard counts a disturbed point and the periods seen around it.
@@ -360,13 +385,6 @@ func tailShare(latencies []int64, p50, over int64) float64 {
 	return float64(n) / float64(max(len(latencies), 1))
 }
 
-// p50Noise is the standard error of p50.
-func p50Noise(latencies []int64) float64 {
-	sorted := slices.Clone(latencies)
-	slices.Sort(sorted)
-	return stats.PercentileSE(sorted, 50)
-}
-
 // bands partitions unaffected rows, in order of period, into runs whose
 // p50s span at most BandToleranceNs and whose confirmed rows agree on the
 // gates (a row with only a first look has no say on the gates: ten samples
@@ -437,123 +455,75 @@ func (b Band) Confirmed(rows []Row) bool {
 	return false
 }
 
-// pick chooses a band by preference; -1 when none qualifies. equivalent
-// lists the bands the latency pick found equivalent on p50.
+// bandPick is a band pick; latency and cands are how the latency pick saw
+// the bands when it made it (nil when the power pick did).
+type bandPick struct {
+	band     int
+	fellBack bool
+	latency  *choice
+	cands    []candidate
+}
+
+// pick chooses a band by preference, leaving out band skip (-1: none);
+// band is -1 when none qualifies.
 //
-// The latency pick takes the lowest p50, but a difference no user could
-// notice, or within the noise, does not decide (chooseEquivalent): among
-// the equivalent bands the lower tail wins, then the coarsest period. A
-// band of one row is all edge: it is taken only when no wider band
-// qualifies, because repeated runs do not agree on it (a row at the knee
-// that wakes fast a little over half the time has the lowest p50 of all,
-// and is the worst setting to hold).
-func pick(rows []Row, bs []Band, prefs Preferences) (band int, equivalent []int, fellBack bool) {
-	band, equivalent = pickLatency(rows, bs, 2)
-	if band < 0 {
-		band, equivalent = pickLatency(rows, bs, 1)
+// The latency pick takes the lowest p50 as chooseLatency does: never a
+// band another beats on both p50 and p99 beyond the noise, and among bands
+// whose p50s are not noticeably apart the lower tail, then the coarsest
+// period. A band of one row is all edge: it is taken only when no wider
+// band qualifies, because repeated runs do not agree on it (a row at the
+// knee that wakes fast a little over half the time has the lowest p50 of
+// all, and is the worst setting to hold).
+func pick(rows []Row, bs []Band, prefs Preferences, skip int) bandPick {
+	chosen := pickLatency(rows, bs, 2, skip)
+	if chosen.band < 0 {
+		chosen = pickLatency(rows, bs, 1, skip)
 	}
 	if prefs.Prefer != "power" {
-		return band, equivalent, false
+		return chosen
 	}
 	// Power walks down from the coarsest band, where the grid is coarse
 	// and a ramp of one-row bands is no edge: every row may be taken.
 	for i := len(bs) - 1; i >= 0; i-- {
 		b := bs[i]
-		if !eligible(rows, b) {
+		if i == skip || !eligible(rows, b) {
 			continue
 		}
 		if inBudget(rows[middle(b)], prefs) {
-			return i, nil, false
+			return bandPick{band: i}
 		}
 	}
-	return band, nil, band >= 0
+	chosen.fellBack = chosen.band >= 0
+	return chosen
 }
 
 // inBudget reports whether a row is inside the power budget with a margin
-// of NoticeableNs: a p50 or p95 within it of the budget is on the budget,
-// and whether noise puts it just inside or just outside would decide the
-// pick (on a busy machine the 1.35 ms row sits on the default p50 budget).
-// The p95 budget is judged as the gates judge theirs: no more than 5 % of
-// the waits over it, unless significantly.
+// of what a user could notice (NoticeableLatencyShare of each budget): a
+// p50 or p95 within it of the budget is on the budget, and whether noise
+// puts it just inside or just outside would decide the pick (on a busy
+// machine the 1.35 ms row sits on the default p50 budget). The p95 budget
+// is judged as the gates judge theirs: no more than 5 % of the waits over
+// it, unless significantly.
 func inBudget(row Row, prefs Preferences) bool {
-	limit := prefs.BudgetP95 - NoticeableNs
-	return row.Summary.P50 <= prefs.BudgetP50-NoticeableNs && !stats.ShareAbove(shareOver(row.latencies, limit), 0.05, row.Summary.Count)
+	margin := func(budget int64) int64 { return int64(NoticeableLatencyShare * float64(budget)) }
+	limit := prefs.BudgetP95 - margin(prefs.BudgetP95)
+	return row.Summary.P50 <= prefs.BudgetP50-margin(prefs.BudgetP50) && !stats.ShareAbove(shareOver(row.sorted, limit), 0.05, row.Summary.Count)
 }
 
 // pickLatency is the latency pick among the eligible bands of at least
-// minRows rows, judged by each band's middle row (the one it recommends),
-// coarsest last.
-func pickLatency(rows []Row, bs []Band, minRows int) (int, []int) {
+// minRows rows but skip, judged by each band's middle row (the one it
+// recommends), coarsest last.
+func pickLatency(rows []Row, bs []Band, minRows, skip int) bandPick {
 	var cands []candidate
 	for i, b := range bs {
-		if !eligible(rows, b) || len(b.Rows) < minRows {
+		if i == skip || !eligible(rows, b) || len(b.Rows) < minRows {
 			continue
 		}
 		mid := rows[middle(b)]
-		cands = append(cands, candidate{index: i, p50: float64(b.P50), p50SE: mid.P50SE, p99: float64(mid.Summary.P99),
-			late: mid.ExtraTickShare, n: mid.Summary.Count})
+		cands = append(cands, newCandidate(i, mid.sorted, mid.ExtraTickShare))
 	}
-	return chooseEquivalent(cands)
-}
-
-// candidate is a setting (Linux) or a band (Windows) as chooseEquivalent
-// sees it: its p50 with its standard error, its p99, and the share of its
-// waits an extra tick or more late, over n samples.
-type candidate struct {
-	index           int
-	p50, p50SE, p99 float64
-	late            float64
-	n               int
-}
-
-// chooseEquivalent is the latency pick of both benches. The candidates
-// come ordered from the most to the least intrusive setting. Those whose
-// p50 does not differ from the lowest by more than NoticeableNs or the
-// noise (two standard errors of the difference) are equivalent. Among them
-// the lowest p99 wins, unless others are within NoticeableNs of it: a p99
-// of a few hundred samples is too noisy for a significance test to ever
-// separate two tails (its interval reaches the maximum), but between
-// settings whose p50s are equivalent, taking the lower observed tail costs
-// nothing and avoids a tail that may be real. Among those the lowest share
-// of waits a tick late, unless others are within the noise of it; and among
-// those the least intrusive. It returns the pick (-1 when there are no
-// candidates) and the equivalent candidates' indices.
-func chooseEquivalent(cands []candidate) (pick int, equivalent []int) {
-	if len(cands) == 0 {
-		return -1, nil
-	}
-	lowest := func(set []candidate, value func(candidate) float64) candidate {
-		best := set[0]
-		for _, c := range set[1:] {
-			if value(c) < value(best) {
-				best = c
-			}
-		}
-		return best
-	}
-	best := lowest(cands, func(c candidate) float64 { return c.p50 })
-	var same []candidate
-	for _, c := range cands {
-		if !stats.DiffersBeyond(c.p50, best.p50, c.p50SE, best.p50SE, NoticeableNs) {
-			same = append(same, c)
-			equivalent = append(equivalent, c.index)
-		}
-	}
-	best = lowest(same, func(c candidate) float64 { return c.p99 })
-	var tail []candidate
-	for _, c := range same {
-		if c.p99-best.p99 <= NoticeableNs {
-			tail = append(tail, c)
-		}
-	}
-	best = lowest(tail, func(c candidate) float64 { return c.late })
-	var late []candidate
-	for _, c := range tail {
-		if !stats.DiffersBeyond(c.late, best.late, stats.ShareSE(c.late, c.n), stats.ShareSE(best.late, best.n), 0) {
-			late = append(late, c)
-		}
-	}
-	return late[len(late)-1].index, equivalent
+	ch := chooseLatency(cands, 0, NoticeableLatencyShare)
+	return bandPick{band: ch.pick, latency: &ch, cands: cands}
 }
 
 // middle is a band's middle row: its edges are marginal by definition.
@@ -610,7 +580,8 @@ func (r *Result) Usable() error {
 				periodsMS(d.PeriodsSeen), d.Points, d.Samples)
 		}
 		if r.HeldElsewhere != 0 {
-			return fmt.Errorf("another process holds the timer at %d x 100ns: every candidate is affected, nothing usable remains", r.HeldElsewhere)
+			return fmt.Errorf("another process holds the timer at %s ms: every candidate coarser than it measured that period, not its own, and nothing usable remains: %s",
+				timerinfo.FormatPeriodMS(r.HeldElsewhere), HeldElsewhereAdvice)
 		}
 		return fmt.Errorf("no candidate was measured")
 	}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 
@@ -68,9 +69,18 @@ type SlackRow struct {
 	// P50SE is the standard error of p50 (stats.PercentileSE): the noise
 	// two settings' p50s are compared against.
 	P50SE float64 `json:"p50_se_ns"`
-	// Equivalent marks the settings whose p50 was within NoticeableNs (or
-	// the noise) of the best's when the latency pick chose among them.
+	// Equivalent marks the settings whose p50 was not noticeably above
+	// the best's (chooseLatency) when the latency pick chose among them.
 	Equivalent bool `json:"equivalent,omitempty"`
+	// P50VsBest is, for the latency pick's other candidates, this p50
+	// minus the lowest candidate's, with its 95 % interval: the test that
+	// found it equivalent or not.
+	P50VsBest *stats.Interval `json:"p50_vs_best,omitempty"`
+	// DominatedBy is the index of a setting that beats this one on both
+	// p50 and p99 beyond the noise: the latency pick never takes it.
+	DominatedBy *int `json:"dominated_by,omitempty"`
+
+	sorted []int64
 }
 
 // SlackResult is the Linux bench's judgement.
@@ -82,18 +92,27 @@ type SlackResult struct {
 	Stability     string         `json:"stability"`
 	RecheckWinner *stats.Summary `json:"recheck_winner,omitempty"`
 	Partial       bool           `json:"partial"`
+	// NoticeableNs is the smallest difference of p50 lateness the latency
+	// pick counted (NoticeableLatenessShare of the lowest); 0 when it did
+	// not choose.
+	NoticeableNs float64 `json:"noticeable_ns,omitempty"`
+	// Confidence is the recommended setting's figures and its margin over
+	// the runner-up, with their intervals.
+	Confidence *Confidence `json:"confidence,omitempty"`
 }
 
 // JudgeSlack recommends a Linux setting. latency: among the settings that
-// pass the gates (interference ≤ 2 %, p95 ≤ 2.5 ms), the lowest p50, except
-// that settings whose p50s differ by no more than NoticeableNs or the noise
-// are equivalent, and among those the lowest p99 (within the same
-// tolerance), then the lowest interference (the waits a 1 ms tick or more
-// late: Linux's high-resolution timers have no tick of their own, and 1 ms
-// is the finest a kernel's HZ gives), then the least intrusive setting (no
-// DMA hold, the largest slack) wins. power: the largest slack, preferring
-// no DMA hold, whose p99 lateness is within prefs.BudgetLateness; the
-// latency pick when none is.
+// pass the gates (interference ≤ 2 %, p95 ≤ 2.5 ms), the pick of
+// chooseLatency: never a setting another beats on both p50 and p99 beyond
+// the noise; of the rest the lowest p50, except that settings whose p50 is
+// not noticeably above it (NoticeableLatenessShare of the lowest p50
+// lateness, beyond the noise) are equivalent, and among those the lowest
+// p99 (within the same share), then the lowest interference (the waits a
+// 1 ms tick or more late: Linux's high-resolution timers have no tick of
+// their own, and 1 ms is the finest a kernel's HZ gives), then the least
+// intrusive setting (no DMA hold, the largest slack) wins. power: the
+// largest slack, preferring no DMA hold, whose p99 lateness is within
+// prefs.BudgetLateness; the latency pick when none is.
 //
 // The Windows bench's consistency gate (ConsistencyNs) is not applied: it
 // guards against waits that end a whole tick late, and Linux's
@@ -111,45 +130,36 @@ func JudgeSlack(points []rawfile.Point, delayNs int64, prefs Preferences) *Slack
 			rechecks = append(rechecks, p)
 			continue
 		}
-		s := stats.Summarize(p.Latencies)
-		p50SE := p50Noise(p.Latencies)
+		sorted := slices.Clone(p.Latencies)
+		slices.Sort(sorted)
+		s := stats.SummarizeSorted(sorted)
 		r.Rows = append(r.Rows, SlackRow{
 			Setting: p.Requested, Summary: s, Lateness: stats.LatenessOf(s, delayNs),
 			Pass:  s.Count > 0 && s.Interference <= GateMaxInterference && s.P95 <= GateMaxP95Ns,
-			P50SE: p50SE,
+			P50SE: stats.PercentileSE(sorted, 50), sorted: sorted,
 		})
 	}
 	var cands []candidate
 	for i, row := range r.Rows {
 		if row.Pass {
-			s := row.Summary
-			cands = append(cands, candidate{index: i, p50: float64(s.P50), p50SE: row.P50SE, p99: float64(s.P99), late: s.Interference, n: s.Count})
+			cands = append(cands, newCandidate(i, row.sorted, row.Summary.Interference))
 		}
 	}
 	// Most intrusive first: a DMA hold, then the smallest slack.
 	sort.SliceStable(cands, func(i, j int) bool { return better(r.Rows[cands[j].index].Setting, r.Rows[cands[i].index].Setting) })
-	best, equivalent := chooseEquivalent(cands)
-	if len(equivalent) > 1 && prefs.Prefer != "power" {
-		for _, i := range equivalent {
-			r.Rows[i].Equivalent = true
-		}
+	var latency choice
+	r.Recommended, latency, r.FellBack = pickSlack(r.Rows, cands, delayNs, prefs, -1)
+	if latency.pick >= 0 {
+		r.NoticeableNs = latency.noticeableNs
+		r.markRows(cands, &latency)
 	}
-	r.Recommended = best
-	if prefs.Prefer == "power" {
-		power := -1
-		for i, row := range r.Rows {
-			if !row.Pass || row.Lateness.P99 > prefs.BudgetLateness {
-				continue
-			}
-			if power < 0 || better(row.Setting, r.Rows[power].Setting) {
-				power = i
-			}
+	if r.Recommended >= 0 {
+		runnerUp, _, _ := pickSlack(r.Rows, without(cands, r.Recommended), delayNs, prefs, r.Recommended)
+		var runnerUpSorted []int64
+		if runnerUp >= 0 {
+			runnerUpSorted = r.Rows[runnerUp].sorted
 		}
-		if power >= 0 {
-			r.Recommended = power
-		} else {
-			r.FellBack = best >= 0
-		}
+		r.Confidence = confidenceOf(r.Rows[r.Recommended].sorted, runnerUp, runnerUpSorted)
 	}
 	if r.Recommended >= 0 && len(rechecks) > 0 {
 		want := r.Rows[r.Recommended].Setting
@@ -169,6 +179,38 @@ func JudgeSlack(points []rawfile.Point, delayNs int64, prefs Preferences) *Slack
 		}
 	}
 	return r
+}
+
+// pickSlack is the Linux pick by preference among the candidates (rows
+// that pass the gates, most intrusive first), leaving out row skip (-1:
+// none): the row, and the latency pick's view of them when it made the
+// pick (its pick is -1 otherwise).
+func pickSlack(rows []SlackRow, cands []candidate, delayNs int64, prefs Preferences, skip int) (int, choice, bool) {
+	latency := chooseLatency(cands, float64(delayNs), NoticeableLatenessShare)
+	if prefs.Prefer != "power" {
+		return latency.pick, latency, false
+	}
+	power := -1
+	for i, row := range rows {
+		if i == skip || !row.Pass || row.Lateness.P99 > prefs.BudgetLateness {
+			continue
+		}
+		if power < 0 || better(row.Setting, rows[power].Setting) {
+			power = i
+		}
+	}
+	if power >= 0 {
+		return power, choice{pick: -1}, false
+	}
+	return latency.pick, latency, latency.pick >= 0
+}
+
+// markRows records how the latency pick saw each setting it chose among.
+func (r *SlackResult) markRows(cands []candidate, ch *choice) {
+	for _, m := range ch.marks(cands) {
+		row := &r.Rows[m.index]
+		row.Equivalent, row.P50VsBest, row.DominatedBy = m.equivalent, m.vsBest, m.dominatedBy
+	}
 }
 
 // JudgeSlackFile judges a Linux bench's raw file: bench and analyze both

@@ -13,15 +13,21 @@ import "fmt"
 const quantisation100ns = 10
 
 // HeldFinerThan reports whether a period held (the one in force before
-// this process asked; 0 when unknown) is finer than a request, allowing
-// for the kernel's quantisation.
+// this process asked; 0 when unknown) is finer than a request, so that
+// measuring the request measures the held period instead: only a request
+// at or finer than the period in force is measured as itself. There is no
+// allowance for the kernel's quantisation here: a request a few 100 ns
+// coarser than the held period is granted that period, and the fast
+// window of a build can be under 1 µs wide, the size such an allowance
+// would be.
 func HeldFinerThan(held, request100ns uint32) bool {
-	return held != 0 && held+quantisation100ns < request100ns
+	return held != 0 && held < request100ns
 }
 
 // PeriodInForce reports whether the period in force (0 when unknown) is a
 // request's or finer, allowing for the kernel's quantisation: what a
-// started holder's request looks like from another process.
+// started holder's request looks like from another process (its own
+// request, granted a little finer, is in force).
 func PeriodInForce(current, request100ns uint32) bool {
 	return current != 0 && current <= request100ns+quantisation100ns
 }

@@ -3,8 +3,8 @@
 // on the model of Windows timers, for many seeds of every scenario, and
 // prints how often they recommend the same band and how much simulated
 // sleeping the adaptive design costs relative to the exhaustive one. The
-// target (issue 3): agreement in at least 99 % of runs for at most 20 % of
-// the time. Everything it prints is SIMULATED.
+// target: agreement in every scenario, for both preferences, for at most
+// 15 % of the exhaustive design's time. Everything it prints is SIMULATED.
 //
 //	go run ./tools/bench-agreement [-seeds 100] [-first 1] [-samples 200] [-prefer latency] [-scenario NAME]
 package main

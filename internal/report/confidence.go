@@ -1,0 +1,68 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/sweep"
+)
+
+// A figure with its interval is shown in one of two scales: the Windows
+// bench's latency in ms, the Linux bench's lateness (latency − delay) in
+// signed µs.
+type scale struct {
+	// originNs is subtracted from every figure (the Linux bench's delay).
+	originNs float64
+	lateness bool
+}
+
+// interval renders a figure and its 95 % interval.
+func (s scale) interval(iv stats.Interval) string {
+	if s.lateness {
+		return fmt.Sprintf("%s µs  (95 %% CI %s .. %s µs)", signedUs(iv.Estimate-s.originNs), signedUs(iv.Lo-s.originNs), signedUs(iv.Hi-s.originNs))
+	}
+	return fmt.Sprintf("%.4f ms  (95 %% CI %.4f .. %.4f ms)", iv.Estimate/1e6, iv.Lo/1e6, iv.Hi/1e6)
+}
+
+// difference renders a difference of two figures and its 95 % interval, in
+// µs on either scale (a difference has no origin).
+func difference(iv stats.Interval) string {
+	return fmt.Sprintf("%s µs (95 %% CI %s .. %s µs)", signedUs(iv.Estimate), signedUs(iv.Lo), signedUs(iv.Hi))
+}
+
+// signedUs renders ns as a signed number of µs with one decimal.
+func signedUs(ns float64) string {
+	us := math.Round(ns/100) / 10
+	if us == 0 {
+		us = 0 // no "-0.0"
+	}
+	return fmt.Sprintf("%+.1f", us)
+}
+
+// writeConfidence renders what the user acts on with its intervals: the
+// recommendation's p50 and p99 and its margin over the runner-up, named
+// (or, when there is none, explained) by runnerUp.
+func writeConfidence(p *printer, c *sweep.Confidence, s scale, runnerUp string) {
+	if c == nil {
+		return
+	}
+	p.kv("p50", s.interval(c.P50))
+	p.kv("p99", s.interval(c.P99))
+	p.kv("runner-up", runnerUp)
+	if c.MarginP50 != nil && c.MarginP99 != nil {
+		p.kv("", "its p50 "+difference(*c.MarginP50)+", p99 "+difference(*c.MarginP99)+" against the recommendation")
+	}
+	p.kv("intervals", sweep.IntervalMethod)
+}
+
+// equivalenceMark is a candidate's mark in the list when the latency pick
+// found it equivalent to the lowest p50: its difference from it, with the
+// interval that could not show it noticeable.
+func equivalenceMark(vsBest *stats.Interval) string {
+	if vsBest == nil {
+		return "equivalent"
+	}
+	iv := *vsBest
+	return fmt.Sprintf("equivalent: p50 %s µs, 95 %% CI %s .. %s µs", signedUs(iv.Estimate), signedUs(iv.Lo), signedUs(iv.Hi))
+}

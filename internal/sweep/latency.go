@@ -1,0 +1,224 @@
+package sweep
+
+import (
+	"github.com/tickscope/tickscope/internal/stats"
+)
+
+// A difference a user cannot notice is a share of what the bench tunes,
+// not a fixed number of µs:
+//   - the Windows bench tunes the timer period, which moves the whole wait
+//     by ticks, and judges the wait's latency (TickTune's gates are on its
+//     p50 and p95): 1 % of it, 10 µs for a 1 ms Sleep, which is less than
+//     half the span of one band (BandToleranceNs);
+//   - the Linux bench tunes the timer slack, which moves only the part of
+//     the wait past its deadline: 5 % of that lateness, 1.4 µs for a p50
+//     lateness of 28 µs. A difference of a few hundred ns there is below
+//     anything a program could act on, and a 1 ms wait's 10 µs was a third
+//     of the whole lateness being tuned.
+//
+// A difference is noticeable only when it is beyond this and beyond the
+// noise of the two samples (noticeablyAbove).
+const (
+	NoticeableLatencyShare  = 0.01
+	NoticeableLatenessShare = 0.05
+)
+
+// IntervalMethod names how every interval of a judgement is computed, for
+// the output to say: each percentile's from its order statistics, each
+// difference of two percentiles from their standard errors.
+const IntervalMethod = "95 % intervals from the order statistics (distribution-free); a difference of two settings' percentiles by Price and Bonett's interval for a difference of medians"
+
+// Confidence is what the user acts on with its uncertainty: the
+// recommended setting's p50 and p99 of the latency, and its margin over
+// the runner-up (the pick were the recommended setting not measured).
+type Confidence struct {
+	Method string         `json:"method"`
+	P50    stats.Interval `json:"p50"`
+	P99    stats.Interval `json:"p99"`
+	// RunnerUp is a row index, -1 when nothing else qualifies.
+	RunnerUp int `json:"runner_up_row"`
+	// MarginP50 and MarginP99 are the runner-up's figure minus the
+	// recommended one's: positive where the recommendation is lower.
+	MarginP50 *stats.Interval `json:"margin_p50,omitempty"`
+	MarginP99 *stats.Interval `json:"margin_p99,omitempty"`
+}
+
+// confidenceOf is the confidence in the recommended row's samples against
+// the runner-up's (nil when there is none), both ascending.
+func confidenceOf(recommended []int64, runnerUpRow int, runnerUp []int64) *Confidence {
+	c := &Confidence{Method: IntervalMethod, P50: stats.PercentileCI(recommended, 50), P99: stats.PercentileCI(recommended, 99), RunnerUp: -1}
+	if runnerUpRow >= 0 && len(runnerUp) > 0 {
+		c.RunnerUp = runnerUpRow
+		p50, p99 := stats.PercentileDiffCI(runnerUp, recommended, 50), stats.PercentileDiffCI(runnerUp, recommended, 99)
+		c.MarginP50, c.MarginP99 = &p50, &p99
+	}
+	return c
+}
+
+// candidate is a setting (Linux) or a band's middle row (Windows) as the
+// latency pick sees it: its samples, ascending, their p50 and p99, and the
+// share of its waits an extra tick or more late.
+type candidate struct {
+	index    int
+	sorted   []int64
+	p50, p99 float64
+	late     float64
+}
+
+func newCandidate(index int, sorted []int64, late float64) candidate {
+	return candidate{index: index, sorted: sorted, late: late,
+		p50: float64(stats.Percentile(sorted, 50)), p99: float64(stats.Percentile(sorted, 99))}
+}
+
+// choice is the latency pick and how it saw each candidate (slices in the
+// candidates' order).
+type choice struct {
+	// pick is a candidate's index (its index field), -1 when there are
+	// no candidates.
+	pick int
+	// best is the position of the lowest p50 among the undominated.
+	best int
+	// noticeableNs is the smallest p50 difference that decided.
+	noticeableNs float64
+	// dominatedBy is, per candidate, the position of one that beats it on
+	// p50 and p99 beyond the noise (-1 for none).
+	dominatedBy []int
+	// vsBest is each undominated candidate's p50 minus the lowest p50's,
+	// with its interval; equivalent marks those not noticeably above it.
+	vsBest     []stats.Interval
+	equivalent []bool
+}
+
+// beats reports whether a's p50 and p99 are both lower than b's beyond the
+// noise: the upper ends of the 95 % intervals of a − b are below zero.
+func beats(a, b candidate) bool {
+	return stats.PercentileDiffCI(a.sorted, b.sorted, 50).Hi < 0 && stats.PercentileDiffCI(a.sorted, b.sorted, 99).Hi < 0
+}
+
+// noticeablyAbove reports whether a difference is noticeable: the lower
+// end of its 95 % interval is above noticeable (a one-sided test of a
+// minimum effect, at 2.5 %). A difference the samples cannot tell from
+// one under noticeable decides nothing.
+func noticeablyAbove(d stats.Interval, noticeable float64) bool {
+	return d.Lo > noticeable
+}
+
+// chooseLatency is the latency pick of both benches. The candidates come
+// ordered from the most to the least intrusive setting; origin is what the
+// figures are measured from for what a user notices (0 for the Windows
+// latency, the delay for the Linux lateness), and share the noticeable
+// share of it.
+//
+//  1. A candidate another beats on both p50 and p99 beyond the noise is
+//     out, whatever else it has for it: it is worse on every measure the
+//     user was shown.
+//  2. Of the rest, those whose p50 is not noticeably above the lowest p50
+//     (noticeablyAbove, with share of the lowest p50) are equivalent.
+//  3. Among them the lowest p99 wins, unless others are within share of
+//     it: a p99 of a few hundred samples is too noisy for an interval to
+//     separate two tails (its interval reaches the worst wait), but
+//     between settings whose p50s are equivalent, taking the lower
+//     observed tail costs nothing and avoids a tail that may be real.
+//  4. Among those, the lowest share of waits a tick late, unless others
+//     are within the noise of it; and among those the least intrusive.
+func chooseLatency(cands []candidate, origin, share float64) choice {
+	ch := choice{pick: -1, dominatedBy: make([]int, len(cands)), vsBest: make([]stats.Interval, len(cands)), equivalent: make([]bool, len(cands))}
+	if len(cands) == 0 {
+		return ch
+	}
+	var open []int
+	for i := range cands {
+		ch.dominatedBy[i] = -1
+		for j := range cands {
+			if j != i && beats(cands[j], cands[i]) {
+				ch.dominatedBy[i] = j
+				break
+			}
+		}
+		if ch.dominatedBy[i] < 0 {
+			open = append(open, i)
+		}
+	}
+	lowest := func(set []int, value func(candidate) float64) int {
+		best := set[0]
+		for _, i := range set[1:] {
+			if value(cands[i]) < value(cands[best]) {
+				best = i
+			}
+		}
+		return best
+	}
+	noticeable := func(figure float64) float64 { return share * max(figure-origin, 0) }
+	best := lowest(open, func(c candidate) float64 { return c.p50 })
+	ch.best, ch.noticeableNs = best, noticeable(cands[best].p50)
+	var same []int
+	for _, i := range open {
+		ch.vsBest[i] = stats.PercentileDiffCI(cands[i].sorted, cands[best].sorted, 50)
+		if !noticeablyAbove(ch.vsBest[i], ch.noticeableNs) {
+			ch.equivalent[i] = true
+			same = append(same, i)
+		}
+	}
+	tailBest := lowest(same, func(c candidate) float64 { return c.p99 })
+	var tail []int
+	for _, i := range same {
+		if cands[i].p99-cands[tailBest].p99 <= noticeable(cands[tailBest].p99) {
+			tail = append(tail, i)
+		}
+	}
+	lateBest := cands[lowest(tail, func(c candidate) float64 { return c.late })]
+	var late []int
+	for _, i := range tail {
+		c := cands[i]
+		if !stats.DiffersBeyond(c.late, lateBest.late, stats.ShareSE(c.late, len(c.sorted)), stats.ShareSE(lateBest.late, len(lateBest.sorted)), 0) {
+			late = append(late, i)
+		}
+	}
+	ch.pick = cands[late[len(late)-1]].index
+	return ch
+}
+
+// mark is how the latency pick saw one candidate, for the output: the
+// position it has in the result (candidate.index), and either the
+// candidate that dominates it or its p50's difference from the lowest
+// (nil for the lowest itself) and whether that made it equivalent (only
+// said when more than one was).
+type mark struct {
+	index       int
+	equivalent  bool
+	vsBest      *stats.Interval
+	dominatedBy *int
+}
+
+func (ch *choice) marks(cands []candidate) []mark {
+	equivalent := 0
+	for _, e := range ch.equivalent {
+		if e {
+			equivalent++
+		}
+	}
+	out := make([]mark, len(cands))
+	for i, c := range cands {
+		out[i].index = c.index
+		if by := ch.dominatedBy[i]; by >= 0 {
+			out[i].dominatedBy = &cands[by].index
+			continue
+		}
+		if i != ch.best {
+			out[i].vsBest = &ch.vsBest[i]
+		}
+		out[i].equivalent = ch.equivalent[i] && equivalent > 1
+	}
+	return out
+}
+
+// without is cands less the one whose index is skip.
+func without(cands []candidate, skip int) []candidate {
+	out := make([]candidate, 0, len(cands))
+	for _, c := range cands {
+		if c.index != skip {
+			out = append(out, c)
+		}
+	}
+	return out
+}
