@@ -25,10 +25,8 @@
 package main
 
 import (
-	"archive/tar"
 	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"debug/elf"
 	"debug/macho"
 	"debug/pe"
@@ -275,33 +273,11 @@ func read(archive, ext string) (map[string][]byte, error) {
 		}
 		return files, nil
 	}
-	f, err := os.Open(archive)
+	data, err := os.ReadFile(archive)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, err
-		}
-		files[path.Clean(h.Name)] = data
-	}
+	return readTarGz(data)
 }
 
 func utf16(s string) []byte {

@@ -20,8 +20,8 @@ import (
 // (replace), run it, delete it, and find it gone. The holder's path (under
 // a user's folder) and the description hold non-ASCII letters, an
 // apostrophe, & and spaces: they must come back exactly, as UTF-16 never
-// passes through a console code page. It runs on real Windows (layer 6 of
-// shared/notes/testing.md) and under Wine (cmd/tickscope's Wine tests),
+// passes through a console code page. It runs on real Windows
+// (CONTRIBUTING.md: tests that only real Windows can pass) and under Wine (cmd/tickscope's Wine tests),
 // whose taskschd.dll and schedsvc implement these interfaces; where Wine
 // differs (it does not run tasks), the test says so and checks what Wine
 // does.
