@@ -39,11 +39,11 @@ func TestPagesEscapeFileStrings(t *testing.T) {
 		},
 		"curve": func() (*rawfile.File, any) {
 			f := &rawfile.File{Command: "curve", Method: hostile, DelayNs: 1_000_000, Query: linux, Points: []rawfile.Point{{DelayNs: 1_000_000, Latencies: lat}, {DelayNs: 2_000_000, Latencies: lat}}}
-			return f, report.CurveOf(f)
+			return f, report.CurveOf(f, sweep.JudgeCurve(f))
 		},
 		"compare": func() (*rawfile.File, any) {
 			f := &rawfile.File{Command: "compare", Method: "(per point)", DelayNs: 1_000_000, Query: linux, Points: []rawfile.Point{{Method: hostile, Latencies: lat}}}
-			return f, report.CompareOf(f, nil, nil)
+			return f, report.CompareOf(f, sweep.JudgeCompare(f, nil, nil))
 		},
 	}
 	for name, page := range pages {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -33,7 +34,7 @@ func TestCompareOfMatrix(t *testing.T) {
 	// A second point for a cell (a file the reader would refuse) is left
 	// out, not counted twice.
 	f.Points = append(f.Points, rawfile.Point{Method: "a", Latencies: []int64{5_000_000}})
-	c := report.CompareOf(f, nil, nil)
+	c := report.CompareOf(f, sweep.JudgeCompare(f, nil, nil))
 	if fmt.Sprint(c.Methods, c.Settings) != "[a b] [none slack 1ns]" {
 		t.Fatalf("rows and columns %v %v", c.Methods, c.Settings)
 	}
@@ -44,12 +45,12 @@ func TestCompareOfMatrix(t *testing.T) {
 		t.Errorf("best %v, verdict %q", c.Best, c.Verdict)
 	}
 	// Given rows and columns: a point outside them is left out.
-	c = report.CompareOf(f, []string{"b"}, []string{"slack 1ns"})
+	c = report.CompareOf(f, sweep.JudgeCompare(f, []string{"b"}, []string{"slack 1ns"}))
 	if len(c.Cells) != 1 || c.Cells[0].Count != 2 {
 		t.Errorf("cells %+v", c.Cells)
 	}
 	// No rows: an empty matrix, no panic.
-	if c = report.CompareOf(f, []string{}, []string{"none"}); len(c.Cells) != 0 || c.Verdict != "" {
+	if c = report.CompareOf(f, sweep.JudgeCompare(f, []string{}, []string{"none"})); len(c.Cells) != 0 || c.Verdict != "" {
 		t.Errorf("empty matrix %+v", c)
 	}
 }
@@ -57,7 +58,7 @@ func TestCompareOfMatrix(t *testing.T) {
 // TestCompareOfIsBounded: a compare file of 30,000 points, each its own
 // method and setting, made a 30,000 × 30,000 matrix (at 3,000 points:
 // 38.5 s, 1.6 GB, 225 MB printed). The reader refuses such a file, naming
-// the limit, so CompareOf is only given matrices of at most
+// the limit, so JudgeCompare is only given matrices of at most
 // rawfile.MaxCompareMethods × rawfile.MaxCompareSettings cells from a file;
 // at that limit it builds each cell once.
 func TestCompareOfIsBounded(t *testing.T) {
@@ -85,7 +86,7 @@ func TestCompareOfIsBounded(t *testing.T) {
 		methods[i] = fmt.Sprintf("m%d", i)
 	}
 	largest := compareFile(methods, []int64{0, 1, 2, 3}, 1_000_000)
-	c := report.CompareOf(largest, nil, nil)
+	c := report.CompareOf(largest, sweep.JudgeCompare(largest, nil, nil))
 	var out bytes.Buffer
 	report.WriteCompare(&out, c)
 	if len(c.Cells) != rawfile.MaxCompareMethods*rawfile.MaxCompareSettings {
@@ -98,41 +99,5 @@ func TestCompareOfIsBounded(t *testing.T) {
 	}
 	if lines := strings.Count(out.String(), "\n"); lines > len(c.Cells)+len(methods)+10 {
 		t.Errorf("%d lines for %d cells", lines, len(c.Cells))
-	}
-}
-
-// TestPeriodicIntervalsCountSkippedDeadlines: a periodic wake more than a
-// delay late makes the loop skip the deadlines that passed (overruns); the
-// next interval spans them. Before, it came out negative.
-func TestPeriodicIntervalsCountSkippedDeadlines(t *testing.T) {
-	const delay = 1_000_000
-	for _, tc := range []struct {
-		name      string
-		latencies []int64 // delay + lateness past each deadline
-		want      []int64
-	}{
-		{"on time", []int64{delay, delay, delay}, []int64{delay, delay, delay}},
-		{"late, no skip", []int64{delay, 1_900_000, delay}, []int64{delay, 1_900_000, 100_000}},
-		// 3.5 ms late: deadlines at +1, +2 and +3 ms had passed; the next
-		// wake, 0.1 ms late, is 4 ms later in deadlines, 0.6 ms in time.
-		{"one wake 3.5 delays late", []int64{delay, 4_500_000, 1_100_000}, []int64{delay, 4_500_000, 600_000}},
-		{"exactly one delay late", []int64{2_000_000, delay}, []int64{2_000_000, delay}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := &rawfile.File{Command: "compare", Method: "(per point)", DelayNs: delay,
-				Query:  &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}},
-				Points: []rawfile.Point{{Method: "clock-abs", Periodic: true, Latencies: tc.latencies}}}
-			c := report.CompareOf(f, nil, nil)
-			var elapsed int64
-			for _, v := range tc.want {
-				elapsed += v
-			}
-			if got, want := c.Cells[0].DriftNs, elapsed-int64(len(tc.want))*delay; got != want {
-				t.Errorf("drift %d, want %d (intervals %v)", got, want, tc.want)
-			}
-			if c.Cells[0].P50 < 0 {
-				t.Errorf("a negative interval: p50 %d", c.Cells[0].P50)
-			}
-		})
 	}
 }

@@ -40,11 +40,11 @@ type Judging struct {
 func Print(f *rawfile.File, j Judging) Printed {
 	switch {
 	case f.Command == "compare":
-		c := CompareOf(f, j.Methods, j.Settings)
+		c := CompareOf(f, sweep.JudgeCompare(f, j.Methods, j.Settings))
 		c.RawFile = j.RawPath
 		return Printed{Value: c, Text: func(w io.Writer) { WriteCompare(w, c) }, Partial: c.Partial}
 	case f.Command == "curve":
-		c := CurveOf(f)
+		c := CurveOf(f, sweep.JudgeCurve(f))
 		c.RawFile = j.RawPath
 		return Printed{Value: c, Text: func(w io.Writer) { WriteCurve(w, c) }, Partial: c.Partial}
 	case f.Bench == nil:

@@ -1,8 +1,10 @@
 // Package sweep plans and judges the bench: the candidate grid, the
 // adaptive sampling that spends most of its time where the answer is, the
 // bands of equivalent settings, the recommendation under the gates, and the
-// re-check. Judging is a pure function of measured points, so `analyze`
-// re-judges a raw file to exactly the bench's result.
+// re-check. It judges compare's matrix (each method's best setting and the
+// verdict) and curve's tick too. Judging is a pure function of a raw
+// file's points, which the commands call before rendering, so `analyze`
+// re-judges a raw file to exactly the command's result.
 package sweep
 
 import (

@@ -1,11 +1,11 @@
-package report_test
+package sweep_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/rawfile"
-	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -30,7 +30,7 @@ func TestCurveIgnoresStalledWaits(t *testing.T) {
 		}
 		f.Points = append(f.Points, p)
 	}
-	if c := report.CurveOf(f); c.Tick.TickNs != 0 {
+	if c := sweep.JudgeCurve(f); c.Tick.TickNs != 0 {
 		t.Errorf("stalled waits: tick %d ns reported (explained %.2f)", c.Tick.TickNs, c.Tick.Explained)
 	}
 }
