@@ -76,7 +76,7 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if err != nil {
 		return err
 	}
-	file := &rawfile.File{Command: "compare", Query: q, Method: "(per point)", DelayNs: int64(o.interval), Points: points}
+	file := &rawfile.File{Command: "compare", Query: q, Method: rawfile.PerPointMethod, DelayNs: int64(o.interval), Points: points}
 	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -663,6 +664,10 @@ type structInfo struct {
 	names []string       // in declaration order, for messages
 	index map[string]int // name -> field index
 	lower map[string]string
+	// omitted marks, by field index, the fields tagged omitempty: the
+	// writer (encoding/json) leaves them out when empty, so a file that
+	// holds one empty ("stopped": false) was not written by tickscope.
+	omitted []bool
 }
 
 var structInfos sync.Map // reflect.Type -> *structInfo
@@ -671,19 +676,20 @@ func infoOf(t reflect.Type) *structInfo {
 	if si, ok := structInfos.Load(t); ok {
 		return si.(*structInfo)
 	}
-	si := &structInfo{index: map[string]int{}, lower: map[string]string{}}
+	si := &structInfo{index: map[string]int{}, lower: map[string]string{}, omitted: make([]bool, t.NumField())}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch name {
 		case "-":
 			continue
 		case "":
 			name = f.Name
 		}
+		si.omitted[i] = slices.Contains(strings.Split(opts, ","), "omitempty")
 		si.names = append(si.names, name)
 		si.index[name] = i
 		si.lower[strings.ToLower(name)] = name
@@ -739,6 +745,9 @@ func (d *decoder) object(v reflect.Value, path string, done func(name string)) {
 		} else {
 			d.value(field, join(key))
 		}
+		if si.omitted[i] && emptyJSON(field) {
+			d.failf(join(key), "%s is what tickscope leaves out (it writes the field only when it holds something): a file it wrote never holds it", emptyText(field))
+		}
 		if done != nil {
 			done(key)
 		}
@@ -752,4 +761,34 @@ func (d *decoder) object(v reflect.Value, path string, done func(name string)) {
 			d.failf(where, "want ',' or '}' after a field, found %s", d.describe(c))
 		}
 	}
+}
+
+// emptyJSON reports whether encoding/json's omitempty leaves v out: false,
+// 0, "", null, an empty list.
+func emptyJSON(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Struct:
+		return false // omitempty never leaves a struct out
+	}
+	return v.IsZero()
+}
+
+// emptyText is an empty value as the file spells it.
+func emptyText(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Bool:
+		return "false"
+	case reflect.String:
+		return `""`
+	case reflect.Slice:
+		if v.IsNil() {
+			return "null"
+		}
+		return "[]"
+	case reflect.Pointer:
+		return "null"
+	}
+	return "0"
 }

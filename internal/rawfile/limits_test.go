@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,8 +16,10 @@ import (
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // TestLimitsAreTheCommandsMaxima holds the reader's limits to what the
@@ -39,6 +43,26 @@ func TestLimitsAreTheCommandsMaxima(t *testing.T) {
 	}
 	if n := len(host.Methods()); n > rawfile.MaxCompareMethods {
 		t.Errorf("this host offers %d methods; a compare file may hold %d", n, rawfile.MaxCompareMethods)
+	}
+	// The methods a file of this OS may name are exactly this host's, each
+	// periodic as its schedule is; the model's are among Windows's.
+	if want := rawfile.Methods[runtime.GOOS]; want != nil {
+		for _, m := range host.Methods() {
+			if periodic, ok := want[m.Name]; !ok || periodic != (m.Schedule == seam.Periodic) {
+				t.Errorf("method %s (periodic %v) is not the reader's (%v, known %v)", m.Name, m.Schedule == seam.Periodic, periodic, ok)
+			}
+		}
+		if len(host.Methods()) != len(want) {
+			t.Errorf("this host offers %d methods; the reader knows %d for %s", len(host.Methods()), len(want), runtime.GOOS)
+		}
+	}
+	for _, sc := range winmodel.Scenarios() {
+		model := winmodel.NewFor(sc, 1)
+		for _, m := range model.Methods() {
+			if periodic, ok := rawfile.Methods["windows"][m.Name]; !ok || periodic != (m.Schedule == seam.Periodic) {
+				t.Errorf("the model's method %s is not one of Windows's in the reader", m.Name)
+			}
+		}
 	}
 	windows := &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{Finest100ns: 5000, Coarsest100ns: 156250}}
 	linux := &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{Root: true}}
@@ -106,19 +130,15 @@ func rawText(t *testing.T, command string, edit func(m map[string]any), points f
 	return b.Bytes()
 }
 
-// writePoint appends a point of n samples of latency, with method and a
-// slack setting (0: none) when given.
-func writePoint(b *bytes.Buffer, method string, slack, n int, latency int64) {
+// writePoint appends a point of n samples of latency, with a setting
+// (JSON: requested and granted) and any other fields (JSON, "" for none).
+func writePoint(b *bytes.Buffer, setting, fields string, n int, latency int64) {
 	if b.Bytes()[b.Len()-1] != '[' {
 		b.WriteByte(',')
 	}
-	req := "{}"
-	if slack > 0 {
-		req = fmt.Sprintf(`{"slack_ns":%d}`, slack)
-	}
-	b.WriteString(`{"requested":` + req + `,"granted":` + req + `,"conditions":{"priority":"x"},"warmup_discarded":0,"overruns":0`)
-	if method != "" {
-		b.WriteString(`,"method":"` + method + `"`)
+	b.WriteString(`{"requested":` + setting + `,"granted":` + setting + `,"conditions":{"priority":"x"},"warmup_discarded":0,"overruns":0`)
+	if fields != "" {
+		b.WriteString("," + fields)
 	}
 	b.WriteString(`,"latencies_ns":[`)
 	text := strconv.FormatInt(latency, 10)
@@ -131,17 +151,58 @@ func writePoint(b *bytes.Buffer, method string, slack, n int, latency int64) {
 	b.WriteString("]}")
 }
 
-// compareText is a compare file of methods × settings points of n samples,
-// and extra more points of one sample.
+// slack is a Linux setting of ns of timer slack (0: none).
+func slack(ns int) string {
+	if ns == 0 {
+		return "{}"
+	}
+	return fmt.Sprintf(`{"slack_ns":%d}`, ns)
+}
+
+// windowsMethods are Windows's wait methods, in order: a full compare
+// measures all 12.
+func windowsMethods() []string {
+	names := make([]string, 0, len(rawfile.Methods["windows"]))
+	for name := range rawfile.Methods["windows"] {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// compareText is a Windows compare file of methods × settings points of n
+// samples, and extra more points of one sample: the largest compare is
+// Windows's, with 12 methods and 4 settings. Methods past Windows's 12
+// are named extraN.
 func compareText(t *testing.T, methods, settings, n, extra int, latency int64) []byte {
-	return rawText(t, "compare", func(m map[string]any) { m["method"] = "(per point)" }, func(b *bytes.Buffer) {
+	names := windowsMethods()
+	return rawText(t, "compare", func(m map[string]any) {
+		m["method"] = rawfile.PerPointMethod
+		m["query"] = map[string]any{"os": "windows", "arch": "amd64", "cpus": 8, "warnings": []any{},
+			"windows": map[string]any{"coarsest_100ns": 156250, "finest_100ns": 5000, "current_100ns": 156250}}
+	}, func(b *bytes.Buffer) {
+		point := func(method string, si, n int) {
+			setting := "{}"
+			if si > 0 {
+				setting = fmt.Sprintf(`{"resolution_100ns":%d}`, si*1000)
+			}
+			fields := `"method":"` + method + `"`
+			if rawfile.Methods["windows"][method] {
+				fields += `,"periodic":true`
+			}
+			writePoint(b, setting, fields, n, latency)
+		}
 		for mi := range methods {
+			method := fmt.Sprintf("extra%d", mi)
+			if mi < len(names) {
+				method = names[mi]
+			}
 			for si := range settings {
-				writePoint(b, fmt.Sprintf("m%d", mi), si, n, latency)
+				point(method, si, n)
 			}
 		}
 		for i := range extra {
-			writePoint(b, fmt.Sprintf("extra%d", i), 0, 1, latency)
+			point(fmt.Sprintf("extra%d", i), 0, 1)
 		}
 	})
 }
@@ -151,21 +212,21 @@ func benchText(t *testing.T, samples, requests, points, n int) []byte {
 		m["bench"] = map[string]any{"samples": samples, "exhaustive": false, "seed": 1, "requests": requests}
 	}, func(b *bytes.Buffer) {
 		for i := range points {
-			writePoint(b, "", i+1, n, 1_000_000)
+			writePoint(b, slack(i+1), "", n, 1_000_000)
 		}
 	})
 }
 
 func curveText(t *testing.T, points, n int) []byte {
 	return rawText(t, "curve", nil, func(b *bytes.Buffer) {
-		for range points {
-			writePoint(b, "", 0, n, 1_000_000)
+		for i := range points {
+			writePoint(b, "{}", fmt.Sprintf(`"delay_ns":%d`, 1000*(i+1)), n, 1_000_000)
 		}
 	})
 }
 
 func measureText(t *testing.T, n int, latency int64) []byte {
-	return rawText(t, "measure", nil, func(b *bytes.Buffer) { writePoint(b, "", 0, n, latency) })
+	return rawText(t, "measure", nil, func(b *bytes.Buffer) { writePoint(b, "{}", "", n, latency) })
 }
 
 func warningsText(t *testing.T, count, length int) []byte {
@@ -192,9 +253,9 @@ func TestEachLimitPlusOne(t *testing.T) {
 		{"curve points", curveText(t, rawfile.MaxCurvePoints, 1), curveText(t, rawfile.MaxCurvePoints+1, 1), "points: 1001 is over the limit of 1000 for a curve file"},
 		{"curve samples", curveText(t, 1, rawfile.MaxCurveSamples), curveText(t, 1, rawfile.MaxCurveSamples+1), "points[0].latencies_ns: 1001 samples is over the limit of 1000 for a curve file"},
 		{"compare methods", compareText(t, rawfile.MaxCompareMethods, 1, 1, 0, 1e6), compareText(t, rawfile.MaxCompareMethods+1, 1, 1, 0, 1e6),
-			`points[12].method: "m12" is the 13th method; a compare file holds at most 12`},
+			`points[12].method: "extra12" is the 13th method; a compare file holds at most 12`},
 		{"compare settings", compareText(t, 1, rawfile.MaxCompareSettings, 1, 0, 1e6), compareText(t, 1, rawfile.MaxCompareSettings+1, 1, 0, 1e6),
-			"points[4].requested: slack 4ns is the 5th setting; a compare file holds at most 4"},
+			"points[4].requested: 0.4000 ms (4000 x 100ns) is the 5th setting; a compare file holds at most 4"},
 		{"compare cycles", compareText(t, 1, 1, rawfile.MaxCompareCycles, 0, 1e6), compareText(t, 1, 1, rawfile.MaxCompareCycles+1, 0, 1e6),
 			"points[0].latencies_ns: more than 100000 samples in one point"},
 		{"bench samples", benchText(t, rawfile.MaxBenchSamples, 1, 1, 1), benchText(t, rawfile.MaxBenchSamples+1, 1, 1, 1), "bench.samples: 1001 is outside 20..1000"},

@@ -34,7 +34,7 @@ func OpenOutput(path string) (*Output, error) {
 // written, synced and renamed over the path, so a reader never sees half a
 // file and an interrupted write leaves the old one.
 func (o *Output) Write(f *File, version string) error {
-	f.Tool = Tool{Name: "tickscope", Version: version}
+	f.Tool = Tool{Name: ToolName, Version: version}
 	f.Created = time.Now().UTC()
 	return o.out.Commit(func(w io.Writer) error { return encode(w, f) })
 }

@@ -258,6 +258,9 @@ func (f *File) Validate() error {
 	if err != nil {
 		return err
 	}
+	if err := f.validateExact(); err != nil {
+		return err
+	}
 	total := 0
 	for i, p := range f.Points {
 		where := fmt.Sprintf("points[%d]", i)

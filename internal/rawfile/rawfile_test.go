@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -192,6 +193,41 @@ func TestParseRejects(t *testing.T) {
 		{"measure with two points", encode(t, func(m map[string]any) { m["points"] = []any{point(m), point(m)} }), "points: a measure file holds exactly one point, this one 2"},
 		{"measure with three points", encode(t, func(m map[string]any) { m["points"] = []any{point(m), point(m), point(m)} }), "exactly one point, this one 3"},
 
+		// Values only from what the writer produces: tickscope never
+		// writes these, so a file that holds them was written by hand.
+		{"conditions slack of 2 s", encode(t, func(m map[string]any) { point(m)["conditions"].(map[string]any)["timer_slack_ns"] = 2e9 }), "points[0].conditions.timer_slack_ns: 2000000000 is outside 0..1s"},
+		{"cpus -2", encode(t, func(m map[string]any) { m["query"].(map[string]any)["cpus"] = -2 }), "query.cpus: -2 is outside 1..65536"},
+		{"cpus 0", encode(t, func(m map[string]any) { m["query"].(map[string]any)["cpus"] = 0 }), "query.cpus: 0 is outside 1..65536"},
+		{"slack and a period in one request", encode(t, func(m map[string]any) {
+			point(m)["requested"] = map[string]any{"slack_ns": 1, "resolution_100ns": 5000}
+		}), "points[0].requested: a Windows timer request in a file of linux"},
+		{"a period and timeBeginPeriod in one request", benchWindows(t, func(p map[string]any) {
+			p["requested"] = map[string]any{"resolution_100ns": 5000, "time_begin_period_ms": 1}
+		}), "points[0].requested: both resolution_100ns and time_begin_period_ms"},
+		{"stopped false", replace(`"overruns":0,`, `"overruns":0,"stopped":false,`), "points[0].stopped: false is what tickscope leaves out"},
+		{"periodic false", replace(`"overruns":0,`, `"overruns":0,"periodic":false,`), "points[0].periodic: false is what tickscope leaves out"},
+		{"simulated empty", replace(`"method":"clock-abs"`, `"simulated":"","method":"clock-abs"`), `simulated: "" is what tickscope leaves out`},
+		{"slack_ns 0", encode(t, func(m map[string]any) { point(m)["requested"] = map[string]any{"slack_ns": 0} }), "points[0].requested.slack_ns: 0 is what tickscope leaves out"},
+		{"windows null", replace(`"warnings":[]`, `"warnings":[],"windows":null`), "query.windows: null is what tickscope leaves out"},
+		{"any method", encode(t, func(m map[string]any) { m["method"] = "busy-loop" }), `method: "busy-loop" is not a wait method of linux`},
+		{"another OS's method", encode(t, func(m map[string]any) { m["method"] = "waitable-hr" }), `method: "waitable-hr" is not a wait method of linux`},
+		{"any simulated scenario", encode(t, func(m map[string]any) { m["simulated"] = "made-up" }), `simulated: "made-up" is not a scenario of the model`},
+		{"a scenario with a real query", encode(t, func(m map[string]any) { m["simulated"] = "published-pairs" }), "query: a simulated file's query is the model's"},
+		{"any tool.name", encode(t, func(m map[string]any) { m["tool"].(map[string]any)["name"] = "other" }), `tool.name: "other" is not "tickscope"`},
+		{"compare's method field in a measure point", encode(t, func(m map[string]any) { point(m)["method"] = "clock-abs" }), "points[0]: method and periodic are a compare file's"},
+		{"a compare point's periodic wrong", compareOf(t, 1, 1, 1, func(ps []any) {
+			ps[0].(map[string]any)["method"], ps[0].(map[string]any)["periodic"] = "nanosleep", true
+		}), "points[0].periodic: true, but nanosleep waits relative to its call"},
+		{"a periodic compare point without periodic", compareOf(t, 1, 1, 1, func(ps []any) { ps[0].(map[string]any)["method"] = "clock-abs" }), "points[0].periodic: false, but clock-abs keeps a periodic schedule"},
+		{"a curve point without its delay", encode(t, func(m map[string]any) { m["command"] = "curve" }), "points[0].delay_ns: missing; every point of a curve file carries its delay"},
+		{"a point delay outside a curve", encode(t, func(m map[string]any) { point(m)["delay_ns"] = 5 }), "points[0].delay_ns: a curve file's"},
+		{"a phase outside a bench", encode(t, func(m map[string]any) { point(m)["phase"] = "recheck" }), "points[0].phase: a bench file's"},
+		{"a period in a Linux condition", encode(t, func(m map[string]any) { point(m)["conditions"].(map[string]any)["current_before_100ns"] = 5000 }), "points[0].conditions: the Windows timer period in a file of linux"},
+		{"throttling on Linux", encode(t, func(m map[string]any) { point(m)["conditions"].(map[string]any)["timer_throttling"] = "opted out" }), "points[0].conditions.timer_throttling: Windows 11's opt-out in a file of linux"},
+		{"a simulated grant in a real file", benchWindows(t, func(p map[string]any) {
+			p["granted"] = map[string]any{"resolution_100ns": 5000, "simulated": true}
+		}), "points[0].granted.simulated: only a period the model granted is marked simulated"},
+
 		// Messages name the path and what is allowed, never a Go type.
 		{"an array", []byte("[]"), "the document: want an object (a tickscope raw-samples file), found an array"},
 		{"a string", []byte(`"tickscope-raw"`), "found a string"},
@@ -239,6 +275,25 @@ func benchOn(t *testing.T, os string, edit func(b map[string]any)) []byte {
 			edit(b)
 		}
 		m["bench"] = b
+	})
+}
+
+// benchWindows is a real Windows bench file of one point, with edit
+// applied to the point.
+func benchWindows(t *testing.T, edit func(p map[string]any)) []byte {
+	t.Helper()
+	return encode(t, func(m map[string]any) {
+		m["query"] = map[string]any{"os": "windows", "arch": "amd64", "cpus": 8, "warnings": []any{},
+			"windows": map[string]any{"coarsest_100ns": 156250, "finest_100ns": 5000, "current_100ns": 156250}}
+		m["command"], m["method"] = "bench", "sleep"
+		m["bench"] = map[string]any{"samples": 20, "exhaustive": false, "seed": 1, "requests": 10}
+		p := point(m)
+		p["requested"] = map[string]any{"resolution_100ns": 5000}
+		p["granted"] = map[string]any{"resolution_100ns": 5000}
+		p["conditions"] = map[string]any{"priority": "x", "current_before_100ns": 156250, "current_after_100ns": 156250}
+		if edit != nil {
+			edit(p)
+		}
 	})
 }
 
@@ -292,6 +347,12 @@ func FuzzParse(f *testing.F) {
 		{`"name":"tickscope"`, `"name":"\ud83d\ude00\u00e9"`},
 		{`"latencies_ns":[`, `"latencies_ns":[0,60000000000,`},
 		{`"overruns":0`, `"overruns":0,"method":"clock-abs","periodic":true,"same_as_100ns":[1,2]`},
+		{`"overruns":0`, `"overruns":0,"stopped":false`},
+		{`"cpus":2`, `"cpus":-2`},
+		{`"priority":"SCHED_OTHER, nice 0"`, `"priority":"\u001b]52;c;\u0007\u001b[2K\r recommend\u009b\u007f"`},
+		{`"method":"clock-abs"`, `"method":"busy-loop"`},
+		{`"slack_ns":1}`, `"slack_ns":1,"resolution_100ns":5000}`},
+		{`"timer_slack_ns":1`, `"timer_slack_ns":2000000000`},
 	} {
 		f.Add([]byte(strings.Replace(text, edit[0], edit[1], 1)))
 	}
@@ -342,6 +403,21 @@ func FuzzParse(f *testing.F) {
 		if !utf8.Valid(data) {
 			t.Fatal("accepted a document that is not UTF-8")
 		}
+		// Only what the writer produces: its name, a CPU count, printable
+		// strings, the file's OS's methods.
+		switch {
+		case file.Tool.Name != rawfile.ToolName:
+			t.Fatalf("accepted tool.name %q", file.Tool.Name)
+		case file.Query.CPUs < 1:
+			t.Fatalf("accepted cpus %d", file.Query.CPUs)
+		case file.Method != rawfile.PerPointMethod && !hasKey(rawfile.Methods[file.Query.OS], file.Method):
+			t.Fatalf("accepted method %q on %s", file.Method, file.Query.OS)
+		}
+		eachString(reflect.ValueOf(file), func(s string) {
+			if !printable.String(s) {
+				t.Fatalf("accepted a string that does not print: %q", s)
+			}
+		})
 		// What the strict reader accepts, encoding/json (laxer) accepts too
 		// and reads the same way: the strict reader adds refusals, never a
 		// different meaning.
@@ -366,4 +442,28 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip changed an accepted file")
 		}
 	})
+}
+
+func hasKey(m map[string]bool, k string) bool { _, ok := m[k]; return ok }
+
+// eachString calls fn with every string in v.
+func eachString(v reflect.Value, fn func(string)) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			eachString(v.Elem(), fn)
+		}
+	case reflect.String:
+		fn(v.String())
+	case reflect.Slice:
+		for i := range v.Len() {
+			eachString(v.Index(i), fn)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				eachString(v.Field(i), fn)
+			}
+		}
+	}
 }
