@@ -8,7 +8,7 @@
 // reader never sees half a file. On Linux the temporary file has no name
 // until it is written (O_TMPFILE), so that a killed run leaves nothing
 // behind; elsewhere, or where the file system cannot, it is named, and
-// the named ones earlier runs left are swept before writing (Unix).
+// the named ones earlier runs left are swept before writing.
 //
 // Only regular files are written. An existing path that is anything else
 // (a directory, a character or block device, a FIFO, a socket, or a

@@ -1,14 +1,12 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package outfile
 
 import "os"
 
-// lockTemp does nothing here: Windows does not let a file another process
-// holds open be deleted, which is the lock sweepStale would need.
+// lockTemp does nothing here: no sweep looks for a lock.
 func lockTemp(*os.File) {}
 
-// sweepStale removes nothing here: telling a temporary file left by an
-// earlier run of the caller's from another user's takes the owner in the
-// file's security descriptor, which this build does not read.
+// sweepStale removes nothing on an OS where tickscope cannot tell whose a
+// file is.
 func sweepStale(string) {}
