@@ -87,6 +87,7 @@ func TestRefusesLinksAnotherUserPlanted(t *testing.T) {
 		{"the file's name", filepath.Join(tmp, "result.json"), "result.json"},
 		{"a relative link", filepath.Join(tmp, "relative.json"), "relative.json"},
 		{"a directory on the way", filepath.Join(tmp, "dir", "precious"), "dir"},
+		{"a directory on the way to a new file", filepath.Join(tmp, "dir", "new.json"), "dir"},
 		{"the second link of a chain", filepath.Join(tmp, "hop1"), "hop2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,6 +99,9 @@ func TestRefusesLinksAnotherUserPlanted(t *testing.T) {
 			fi, _ := os.Stat(precious)
 			if err != nil || string(got) != "root's own data\n" || fi.Mode().Perm() != 0o600 {
 				t.Errorf("the file the link points at changed: %q %v %v", got, fi.Mode(), err)
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(precious)); len(entries) != 1 {
+				t.Errorf("root's directory holds %d entries, want its one file", len(entries))
 			}
 		})
 	}

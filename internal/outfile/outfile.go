@@ -125,18 +125,21 @@ func Open(flag, path string) (*File, error) {
 // the target of a symlink. It is an error when that exists and is not a
 // regular file, or when path is a symlink to nothing.
 func Target(path string) (string, error) {
+	// Every symlink on the way is checked, the last name's and its
+	// directories' alike: a link to a directory redirects the file as
+	// surely as a link to the file, also one not created yet.
+	var untrusted *UntrustedLinkError
 	li, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return path, nil
+		if _, err := followLinks(filepath.Dir(path)); errors.As(err, &untrusted) {
+			return "", err
+		}
+		return path, nil // a directory that cannot be written is Open's to say
 	case err != nil:
 		return "", UnwrapPath(err)
 	}
-	// Every symlink on the way is checked, the last name's and its
-	// directories' alike: a link to a directory redirects the file as
-	// surely as a link to the file.
 	resolved, err := followLinks(path)
-	var untrusted *UntrustedLinkError
 	switch {
 	case errors.As(err, &untrusted):
 		return "", err
