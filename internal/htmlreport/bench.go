@@ -100,6 +100,9 @@ func (p *page) bench(b *report.Bench) {
 	if r.RecheckWinner != nil {
 		notes += fmt.Sprintf("<p>re-check of the pick: p50 %s ms, p99 %s ms</p>", fms(r.RecheckWinner.P50), fms(r.RecheckWinner.P99))
 	}
+	if r.HeldElsewhere != 0 {
+		notes += fmt.Sprintf("<p>Another process held %s ms: the coarser requests measured that period, not their own, and are marked affected; %s.</p>", fmtP(r.HeldElsewhere), esc(sweep.HeldElsewhereAdvice))
+	}
 	if c := r.Confidence; c != nil {
 		runnerUp := ""
 		if c.RunnerUp >= 0 && c.RunnerUp < len(r.Rows) {

@@ -151,4 +151,12 @@ func TestBenchPagesShowTheIntervals(t *testing.T) {
 	if want := "The pick's latency: p50 1.0272 ms (95 % CI 1.0264 – 1.0281), p99 1.0918 ms (95 % CI 1.0850 – 1.1400). The runner-up, 0.5100 ms,"; !strings.Contains(b.String(), want) {
 		t.Errorf("the Windows bench's page lacks %q", want)
 	}
+	// A contaminated sweep says what to do.
+	b.Reset()
+	if err := Body(&b, f, &report.Bench{Design: "adaptive", Result: &sweep.Result{Rows: winRows, Recommended: 1, Floor: 0, HeldElsewhere: 5000}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Another process held 0.5000 ms: the coarser requests measured that period, not their own, and are marked affected; " + sweep.HeldElsewhereAdvice; !strings.Contains(b.String(), want) {
+		t.Errorf("the contaminated bench's page lacks %q", want)
+	}
 }

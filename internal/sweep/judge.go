@@ -248,7 +248,7 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int, period uin
 		}
 	}
 	r.Bands = bands(r.Rows)
-	chosen := pick(r.Rows, r.Bands, prefs, -1)
+	chosen := pick(r.Rows, r.Bands, prefs, -1, eligible)
 	r.Band, r.FellBack = chosen.band, chosen.fellBack
 	if ch := chosen.latency; ch != nil && ch.pick >= 0 {
 		r.NoticeableNs = ch.noticeableNs
@@ -257,7 +257,7 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int, period uin
 	if r.Band >= 0 {
 		r.Recommended = middle(r.Bands[r.Band])
 		runnerUp, runnerUpSorted := -1, []int64(nil)
-		if b := pick(r.Rows, r.Bands, prefs, r.Band).band; b >= 0 {
+		if b := pick(r.Rows, r.Bands, prefs, r.Band, eligible).band; b >= 0 {
 			runnerUp = middle(r.Bands[b])
 			runnerUpSorted = r.Rows[runnerUp].sorted
 		}
@@ -447,6 +447,11 @@ func eligible(rows []Row, b Band) bool {
 	return b.Pass && rows[middle(b)].Confirmed
 }
 
+// contending reports whether a band could be recommended once its rows
+// have the full sample count: its confirmed rows pass the gates. The
+// planner measures the runner-up among such bands (Runner.targets).
+func contending(_ []Row, b Band) bool { return b.Pass }
+
 // Confirmed reports whether any row of the band has the full sample count.
 func (b Band) Confirmed(rows []Row) bool {
 	for _, i := range b.Rows {
@@ -466,8 +471,8 @@ type bandPick struct {
 	cands    []candidate
 }
 
-// pick chooses a band by preference, leaving out band skip (-1: none);
-// band is -1 when none qualifies.
+// pick chooses a band by preference among the eligible, leaving out band
+// skip (-1: none); band is -1 when none qualifies.
 //
 // The latency pick takes the lowest p50 as chooseLatency does: never a
 // band another beats on both p50 and p99 beyond the noise, and among bands
@@ -476,10 +481,10 @@ type bandPick struct {
 // band qualifies, because repeated runs do not agree on it (a row at the
 // knee that wakes fast a little over half the time has the lowest p50 of
 // all, and is the worst setting to hold).
-func pick(rows []Row, bs []Band, prefs Preferences, skip int) bandPick {
-	chosen := pickLatency(rows, bs, 2, skip)
+func pick(rows []Row, bs []Band, prefs Preferences, skip int, eligible func([]Row, Band) bool) bandPick {
+	chosen := pickLatency(rows, bs, 2, skip, eligible)
 	if chosen.band < 0 {
-		chosen = pickLatency(rows, bs, 1, skip)
+		chosen = pickLatency(rows, bs, 1, skip, eligible)
 	}
 	if prefs.Prefer != "power" {
 		return chosen
@@ -515,7 +520,7 @@ func inBudget(row Row, prefs Preferences) bool {
 // pickLatency is the latency pick among the eligible bands of at least
 // minRows rows but skip, judged by each band's middle row (the one it
 // recommends), coarsest last.
-func pickLatency(rows []Row, bs []Band, minRows, skip int) bandPick {
+func pickLatency(rows []Row, bs []Band, minRows, skip int, eligible func([]Row, Band) bool) bandPick {
 	var cands []candidate
 	for i, b := range bs {
 		if i == skip || !eligible(rows, b) || len(b.Rows) < minRows {

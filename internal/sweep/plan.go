@@ -390,6 +390,17 @@ func (r *Runner) targets(groups []group) (tier1, tier2 []int) {
 	short := func(row, n int) bool {
 		return len(groups[row].point.Latencies) < n && !groups[row].affected && !r.givenUp(&groups[row].point)
 	}
+	// The runner-up's middle row gets the full count too, so that the
+	// recommendation's margin over it is measured: the band the pick
+	// would take without the recommended one, were every band that has not
+	// failed a gate measured to the full count.
+	if res.Band >= 0 {
+		if b := pick(res.Rows, res.Bands, r.Plan.Prefs, res.Band, contending).band; b >= 0 && !want[b] {
+			if row := middle(res.Bands[b]); short(row, r.Plan.Samples) {
+				tier2 = append(tier2, row)
+			}
+		}
+	}
 	// Rows are sorted by request, and so are groups (built in request
 	// order), so a row index is a group index.
 	for i, b := range res.Bands {

@@ -277,3 +277,18 @@ func TestConfidenceOfTheRecommendation(t *testing.T) {
 		t.Errorf("Windows confidence %+v (recommended %d)", w.Confidence, w.Recommended)
 	}
 }
+
+// The adaptive bench measures the runner-up's middle row to the full
+// count, so that the recommendation's margin over it is shown: without
+// it, only the recommended band of the knee scenarios had the full count.
+func TestAdaptiveBenchMeasuresTheRunnerUp(t *testing.T) {
+	for _, name := range []string{"knee-26100", "knee-26200", "narrow-band"} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			res, _ := bench(t, name, seed, false, sweep.DefaultPreferences())
+			c := res.Confidence
+			if c == nil || c.RunnerUp < 0 || c.MarginP50 == nil || !res.Rows[c.RunnerUp].Confirmed {
+				t.Errorf("%s seed %d: confidence %+v", name, seed, c)
+			}
+		}
+	}
+}
