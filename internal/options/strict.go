@@ -1,8 +1,12 @@
 package options
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -70,7 +74,7 @@ func (v *strictValue) Set(s string) error {
 		}
 	}
 	if err := v.inner.Set(value); err != nil {
-		return err
+		return numberError(v.inner.Type(), err)
 	}
 	v.given, v.first = true, s
 	return nil
@@ -136,4 +140,34 @@ func wholeNanoseconds(s string) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("%dns", ns), nil
+}
+
+// numberError words strconv's error for a decimal value pflag could not
+// store ("strconv.ParseInt: parsing ...: value out of range") as what the
+// flag's type allows.
+func numberError(typ string, err error) error {
+	var num *strconv.NumError
+	if !errors.As(err, &num) {
+		return err
+	}
+	unsigned := strings.HasPrefix(typ, "uint")
+	switch {
+	case unsigned && strings.HasPrefix(num.Num, "-"):
+		return errors.New("negative; it takes 0 or more")
+	case errors.Is(num.Err, strconv.ErrRange):
+		if bounds, ok := typeBounds[typ]; ok {
+			return fmt.Errorf("out of range: %s", bounds)
+		}
+		return errors.New("out of range")
+	}
+	return err
+}
+
+// typeBounds are what each integer type can hold.
+var typeBounds = map[string]string{
+	"int": fmt.Sprintf("%d..%d", math.MinInt, math.MaxInt), "int64": fmt.Sprintf("%d..%d", math.MinInt64, math.MaxInt64),
+	"int32": fmt.Sprintf("%d..%d", math.MinInt32, math.MaxInt32), "int16": fmt.Sprintf("%d..%d", math.MinInt16, math.MaxInt16),
+	"int8": fmt.Sprintf("%d..%d", math.MinInt8, math.MaxInt8),
+	"uint": fmt.Sprintf("0..%d", uint64(math.MaxUint)), "uint64": fmt.Sprintf("0..%d", uint64(math.MaxUint64)),
+	"uint32": fmt.Sprintf("0..%d", math.MaxUint32), "uint16": fmt.Sprintf("0..%d", math.MaxUint16), "uint8": fmt.Sprintf("0..%d", math.MaxUint8),
 }
