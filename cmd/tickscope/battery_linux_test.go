@@ -94,7 +94,7 @@ func (b *battery) summary() {
 	}
 	fmt.Fprintf(&sb, "| all | %d | %d |\n", tried, kept)
 	b.t.Log(sb.String())
-	if !b.t.Failed() && !b.t.Skipped() && tried < 300 && !testing.Short() {
+	if len(b.sets) == 6 && tried < 300 {
 		b.t.Errorf("the battery tried %d inputs, want at least 300", tried)
 	}
 }
@@ -145,12 +145,12 @@ func refusal(o outcome, want string) error {
 	case !strings.HasPrefix(line, "tickscope: error: ") || !strings.Contains(line, want):
 		return fmt.Errorf("stderr %.300q, want one line holding %q", line, want)
 	}
-	return printable(line)
+	return shownSafely(line)
 }
 
-// printable is nil when s is valid UTF-8 of at most 600 characters with
+// shownSafely is nil when s is valid UTF-8 of at most 600 characters with
 // no C0 or C1 control character or DEL: nothing a terminal would act on.
-func printable(s string) error {
+func shownSafely(s string) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("invalid UTF-8: %.200q", s)
 	}
@@ -575,7 +575,7 @@ func (b *battery) ui(t *testing.T) {
 			err = fmt.Errorf("status %d, want %d (%.200q)", resp.StatusCode, r.status, got)
 		case strings.Contains(string(got), token):
 			err = errors.New("the answer carries the token")
-		case r.status == http.StatusBadRequest && (!strings.HasPrefix(string(got), "bad request: ") || strings.Count(string(got), "\n") != 1 || printable(strings.TrimSuffix(string(got), "\n")) != nil):
+		case r.status == http.StatusBadRequest && (!strings.HasPrefix(string(got), "bad request: ") || strings.Count(string(got), "\n") != 1 || shownSafely(strings.TrimSuffix(string(got), "\n")) != nil):
 			err = fmt.Errorf("the reason is not one printable line: %.300q", got)
 		}
 		b.record(t, "ui", name, err)
@@ -695,7 +695,7 @@ func (b *battery) listen(t *testing.T) {
 	// A second server on the same port: exit 1, one line.
 	o := tickscopeIn(dir, 30*time.Second, "watch", "--listen", port)
 	if o.code == 1 && strings.Count(o.stderr, "\n") == 1 && strings.Contains(o.stderr, "listening on "+addr+" for --listen") {
-		b.record(t, "listen", "a port in use", printable(strings.TrimSpace(o.stderr)))
+		b.record(t, "listen", "a port in use", shownSafely(strings.TrimSpace(o.stderr)))
 	} else {
 		b.record(t, "listen", "a port in use", fmt.Errorf("exit %d, stderr %q; want 1 and one line naming the address", o.code, o.stderr))
 	}
@@ -910,13 +910,48 @@ func (b *battery) rawFiles(t *testing.T) {
 		{"an unknown command", edit(`"command":"measure"`, `"command":"bogus"`)},
 		{"a command with an escape", edit(`"command":"measure"`, `"command":"\u001b[2Jmeasure"`)},
 		{"created not a time", edit(`"created":"`, `"created":"yesterday`)},
-		{"cpus negative", edit(`"cpus":`, `"cpus":-2,"x":`)},
 		{"a comment", "/* x */" + good},
 		{"single quotes", `{'version':1,` + body},
 		{"a trailing comma", strings.TrimSuffix(strings.TrimSpace(good), "}") + ",}"},
 		{"truncated", good[:len(good)/2]},
-		{"nested 100000 deep", `{"x":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `,` + body},
-		{"a string of 1 MB", `{"x":"` + strings.Repeat("s", 1<<20) + `",` + body},
+		{"an unknown field holding 100000 nested arrays", `{"x":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `,` + body},
+		{"100000 nested arrays for an object", edit(`"requested":{}`, `"requested":`+strings.Repeat("[", 100_000)+strings.Repeat("]", 100_000))},
+		{"a string of 1 MB", edit(`"priority":"`, `"priority":"`+strings.Repeat("s", 1<<20))},
+	}
+	// Decoded control characters in the strings the reader accepts: none
+	// reaches the terminal (a clipboard write, a forged line).
+	for _, payload := range []struct{ name, text string }{
+		{"OSC 52 and a forged line", `\u001b]52;c;Zm9v\u0007\u001b[2K\r  recommend FORGED`},
+		{"C1 CSI", `\u009b2J`}, {"NUL", `a\u0000b`}, {"DEL", `a\u007fb`}, {"newline", `a\nrecommend FORGED`}, {"bidi override", `a\u202eb`},
+	} {
+		for _, field := range []struct{ name, old string }{
+			{"tool.version", `"version":"` + toolVersion(t, good)}, {"query.windows.product", `"product":"`},
+			{"conditions.priority", `"priority":"`}, {"method", `"method":"`},
+		} {
+			files = append(files, struct{ name, content string }{payload.name + " in " + field.name, edit(field.old, field.old+payload.text)})
+		}
+	}
+	// Values the writer never produces.
+	_, afterCPUs, _ := strings.Cut(good, `"cpus":`)
+	cpus := afterCPUs[:strings.IndexAny(afterCPUs, ",}")]
+	for _, f := range []struct{ name, old, new string }{
+		{"cpus -2", `"cpus":` + cpus, `"cpus":-2`},
+		{"cpus 0", `"cpus":` + cpus, `"cpus":0`},
+		{"cpus 65537", `"cpus":` + cpus, `"cpus":65537`},
+		{"tool.name not tickscope", `"name":"tickscope"`, `"name":"evil"`},
+		{"an unknown method", `"method":"`, `"method":"bogus`},
+		{"an unknown scenario", `"simulated":"`, `"simulated":"bogus`},
+		{"stopped false", `"warmup_discarded":`, `"stopped":false,"warmup_discarded":`},
+		{"a request of two settings", `"requested":{}`, `"requested":{"slack_ns":1000,"resolution_100ns":5000}`},
+		{"an empty granted written", `"granted":{}`, `"granted":{"slack_ns":0}`},
+		{"a negative overrun count", `"overruns":0`, `"overruns":-1`},
+		{"a negative warm-up", `"warmup_discarded":5`, `"warmup_discarded":-5`},
+		{"a negative latency", `"latencies_ns":[`, `"latencies_ns":[-1,`},
+		{"a latency of 1e30", `"latencies_ns":[`, `"latencies_ns":[1e30,`},
+		{"a fractional latency", `"latencies_ns":[`, `"latencies_ns":[1.5,`},
+		{"format not ours", `"format":"tickscope-raw"`, `"format":"other"`},
+	} {
+		files = append(files, struct{ name, content string }{f.name, edit(f.old, f.new)})
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, f.name+".json")
@@ -1104,4 +1139,15 @@ func gone(pid int) bool {
 		_, after, _ := strings.Cut(string(stat), ") ")
 		return strings.HasPrefix(after, "Z")
 	}, 10*time.Second, "exit") == nil
+}
+
+// toolVersion is the tool.version a raw file holds.
+func toolVersion(t *testing.T, raw string) string {
+	var f struct {
+		Tool struct{ Version string } `json:"tool"`
+	}
+	if err := json.Unmarshal([]byte(raw), &f); err != nil || f.Tool.Version == "" {
+		t.Fatalf("no tool.version in the raw file (%v)", err)
+	}
+	return f.Tool.Version
 }
