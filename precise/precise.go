@@ -31,6 +31,7 @@ package precise
 import (
 	"context"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,7 +71,7 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	if !waitUntil(cal, deadlineAfter(d), ctx.Done(), nil) {
+	if !waitUntil(cal, deadlineAfter(d), ctx.Done(), nil, nil) {
 		return ctx.Err()
 	}
 	return nil
@@ -87,8 +88,8 @@ const interruptible = max(2*time.Millisecond, time.Duration(maxMargin)+time.Mill
 // waitUntil waits until deadline with policy p unless done is closed
 // first (or abort, when not nil, reports true: see sleepUntil), and
 // reports whether it waited the whole way. A nil done waits as sleepUntil
-// does.
-func waitUntil(p *marginPolicy, deadline int64, done <-chan struct{}, abort func() bool) bool {
+// does. What the wait leaves to learn goes to left (see spinUntil).
+func waitUntil(p *marginPolicy, deadline int64, done <-chan struct{}, abort func() bool, left *finishedWait) bool {
 	if done != nil {
 		if coarse := deadline - now() - int64(interruptible); coarse > 0 {
 			timer := time.NewTimer(time.Duration(coarse))
@@ -105,7 +106,7 @@ func waitUntil(p *marginPolicy, deadline int64, done <-chan struct{}, abort func
 		default:
 		}
 	}
-	return sleepUntil(p, deadline, abort)
+	return spinUntil(p, deadline, abort, left)
 }
 
 // SleepUntil pauses the calling goroutine until t. A t in the past returns
@@ -124,39 +125,118 @@ func SleepUntil(t time.Time) {
 func now() int64 { return nativewait.Now() }
 
 // sleepUntil waits until the clock reads deadline (ns on now's clock),
-// with the margin policy p. The policy learns from the wake-up after the
-// spin, so its bookkeeping never eats into the margin.
+// with the margin policy p, and reports whether it did (see spinUntil).
+func sleepUntil(p *marginPolicy, deadline int64, abort func() bool) bool {
+	return spinUntil(p, deadline, abort, nil)
+}
+
+// spinUntil waits until the clock reads deadline (ns on now's clock),
+// with the margin policy p. Nothing but the spin's own clock reads stands
+// between the deadline and the return: what the wait leaves to learn (its
+// wake-up's lateness, its figures for Stats) goes to left, or when left is
+// nil to the finished waits, and is learned by the next wait that has time
+// to spare before its deadline, or by Stats.
 //
 // A non-nil abort is checked just before the native sleep and on every
-// turn of the spin: when it reports true, sleepUntil returns false at
+// turn of the spin: when it reports true, spinUntil returns false at
 // once (before the deadline). The native sleep itself cannot be
 // interrupted: an abort arriving during it is seen when it ends. It
 // reports true when it waited until the deadline.
-func sleepUntil(p *marginPolicy, deadline int64, abort func() bool) bool {
+func spinUntil(p *marginPolicy, deadline int64, abort func() bool, left *finishedWait) bool {
 	start := now()
+	if deadline-start > p.margin() {
+		finished.learn()
+	}
 	margin := p.margin()
 	slept, late := false, int64(0)
-	if wake := deadline - margin; wake-start > 0 {
+	// The clock is read again: learning took some of the time to spare,
+	// and a native sleep to a wake-up already past would teach the policy
+	// a lateness the timer never had.
+	if wake := deadline - margin; wake-now() > 0 {
 		if abort != nil && abort() {
 			return false
 		}
 		nativewait.BestSleepUntil(wake)
 		slept, late = true, now()-wake
 	}
-	spinStart := now()
+	// The record is written before the spin, so that after it the return
+	// touches only memory the spin kept warm: a cache miss there (the
+	// native sleep lets other work run on this CPU) costs the deadline
+	// about 0.1 µs.
+	var own finishedWait
+	record := left
+	if record == nil {
+		record = &own
+	}
+	*record = finishedWait{policy: p, start: start, late: late, slept: slept}
 	ok := true
-	for now() < deadline {
+	end := now()
+	record.spinStart = end
+	for end < deadline {
 		if abort != nil && abort() {
 			ok = false
 			break
 		}
+		end = now()
 	}
-	end := now()
-	stats.record(end-start, end-spinStart)
-	if slept {
-		p.observe(late)
+	record.end = end
+	if left == nil {
+		finished.add(own)
 	}
 	return ok
+}
+
+// finishedWait is what a wait leaves to learn once it has returned.
+type finishedWait struct {
+	policy                *marginPolicy
+	start, spinStart, end int64 // on now's clock
+	late                  int64 // the native wake-up's lateness, when slept
+	slept                 bool
+}
+
+// finishedWaits holds the waits that have returned and not yet been
+// learned from: a wait adds its own after its spin, at the cost of an
+// uncontended lock, and the next wait with time to spare before its
+// deadline learns them all, so that the policy's bookkeeping never delays
+// a deadline. When it is full, the wait that fills it learns them itself.
+type finishedWaits struct {
+	mu    sync.Mutex
+	n     atomic.Int32 // how many are in waits, read without the lock
+	waits [64]finishedWait
+}
+
+var finished finishedWaits
+
+func (f *finishedWaits) add(w finishedWait) {
+	f.mu.Lock()
+	n := int(f.n.Load())
+	f.waits[n] = w
+	f.n.Store(int32(n + 1))
+	full := n+1 == len(f.waits)
+	f.mu.Unlock()
+	if full {
+		f.learn()
+	}
+}
+
+// learn records the finished waits' figures and has each policy observe
+// its wake-up's lateness.
+func (f *finishedWaits) learn() {
+	if f.n.Load() == 0 {
+		return
+	}
+	var waits [len(f.waits)]finishedWait
+	f.mu.Lock()
+	n := copy(waits[:], f.waits[:f.n.Load()])
+	clear(f.waits[:n]) // drop the policies, which a stopped Ticker's may be
+	f.n.Store(0)
+	f.mu.Unlock()
+	for _, w := range waits[:n] {
+		stats.record(w.end-w.start, w.end-w.spinStart)
+		if w.slept {
+			w.policy.observe(w.late)
+		}
+	}
 }
 
 // Statistics describe the waits made so far in this process.
@@ -173,8 +253,11 @@ type Statistics struct {
 	SpinShare float64
 }
 
-// Stats reports the margin in use and the cost of the waits so far.
+// Stats reports the margin in use and the cost of the waits so far: every
+// wait that has returned, except a Ticker's latest, which is counted when
+// its next Wait begins.
 func Stats() Statistics {
+	finished.learn()
 	s := Statistics{
 		Margin: time.Duration(cal.margin()),
 		Waits:  stats.waits.Load(),

@@ -81,6 +81,10 @@ type Ticker struct {
 	done         chan struct{}
 	stopped      atomic.Bool
 	missed       atomic.Uint64
+	// left is what the last Wait left to learn, handed to the finished
+	// waits when the next Wait begins, so that even the lock that takes
+	// is after the tick; only Wait's goroutine touches it.
+	left finishedWait
 }
 
 // NewTicker returns a Ticker whose first tick is due one period from now.
@@ -132,6 +136,10 @@ func NewTicker(period time.Duration, opts ...Option) *Ticker {
 //
 // Wait is for one goroutine at a time.
 func (t *Ticker) Wait() bool {
+	if t.left.policy != nil {
+		finished.add(t.left)
+		t.left = finishedWait{}
+	}
 	resetSeen := false // a Reset arrived while this Wait slept
 	for {
 		if t.isStopped() {
@@ -208,7 +216,7 @@ func (t *Ticker) waitFor(due int64, resets uint64) bool {
 	}
 	return waitUntil(t.margins, due, t.done, func() bool {
 		return t.stopped.Load() || t.resets.Load() != resets
-	})
+	}, &t.left)
 }
 
 // Reset changes the ticker's period to d and restarts its schedule: the
