@@ -96,7 +96,7 @@ func TestTickerKeepsAnAbsoluteSchedule(t *testing.T) {
 
 func TestOverrunningWorkMissesTicks(t *testing.T) {
 	const period = 2 * time.Millisecond
-	for _, policy := range []precise.MissedPolicy{precise.Skip, precise.Delay, precise.Burst} {
+	for _, policy := range []precise.MissedPolicy{precise.Skip, precise.Delay, precise.Burst, precise.SkipLate} {
 		tk := precise.NewTicker(period, precise.WithMissed(policy))
 		start := hrNow()
 		for k := 0; k < 10; k++ {

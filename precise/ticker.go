@@ -19,6 +19,13 @@ const (
 	Delay
 	// Burst delivers the missed ticks back to back until it has caught up.
 	Burst
+	// SkipLate never delivers a tick late because Wait was called late: a
+	// tick already due when Wait is called, however little, is skipped, and
+	// Wait waits for the next one still ahead, as a measurement loop does
+	// (tickscope's, and cyclictest's). A loop whose work overruns a period by
+	// a µs loses every other tick; one that keeps within its period has no
+	// tick made late by the one before (BENCHMARKS.md replays both).
+	SkipLate
 )
 
 // Option configures a Ticker.
@@ -130,9 +137,10 @@ func NewTicker(period time.Duration, opts ...Option) *Ticker {
 // once for the tick that is due and drops the ones missed, so the next is
 // again on the schedule; Delay returns at once and starts the schedule
 // afresh from now; Burst returns at once for every missed tick until the
-// loop has caught up. Missed counts them. A Wait called less than a period
-// late returns at once and keeps the schedule: the loop is late by that
-// much for that tick only.
+// loop has caught up. Missed counts them. With these three a Wait called
+// less than a period late returns at once and keeps the schedule: the loop
+// is late by that much for that tick only. SkipLate instead skips every
+// tick already due when Wait is called and waits for the next.
 //
 // Wait is for one goroutine at a time.
 func (t *Ticker) Wait() bool {
@@ -151,25 +159,32 @@ func (t *Ticker) Wait() bool {
 		}
 		t.mu.Lock()
 		current := now()
-		if t.next <= current-t.period {
-			behind := (current - t.next) / t.period
-			if resetSeen {
-				// The Reset came while this Wait could not see it: the
-				// ticks its schedule had due since are not the loop's
-				// overrun. Take the one due now, count none.
+		switch {
+		case resetSeen:
+			// The Reset came while this Wait could not see it: the ticks
+			// its schedule had due since are not the loop's overrun. Take
+			// the one due now, count none.
+			if t.next <= current-t.period {
+				t.next += (current - t.next) / t.period * t.period
+			}
+		case t.missedPolicy == SkipLate:
+			if t.next <= current {
+				behind := (current-t.next)/t.period + 1
+				t.missed.Add(uint64(behind))
 				t.next += behind * t.period
-			} else {
-				// More than a whole period behind: the work overran.
-				switch t.missedPolicy {
-				case Skip:
-					t.missed.Add(uint64(behind))
-					t.next += behind * t.period
-				case Delay:
-					t.missed.Add(1)
-					t.next = current
-				case Burst:
-					t.missed.Add(1)
-				}
+			}
+		case t.next <= current-t.period:
+			// More than a whole period behind: the work overran.
+			behind := (current - t.next) / t.period
+			switch t.missedPolicy {
+			case Skip:
+				t.missed.Add(uint64(behind))
+				t.next += behind * t.period
+			case Delay:
+				t.missed.Add(1)
+				t.next = current
+			case Burst:
+				t.missed.Add(1)
 			}
 		}
 		due, resets := t.next, t.resets.Load()
@@ -255,8 +270,8 @@ func (t *Ticker) Stop() {
 	})
 }
 
-// Missed counts the ticks skipped (Skip), rescheduled (Delay) or delivered
-// more than a period late (Burst).
+// Missed counts the ticks skipped (Skip, SkipLate), rescheduled (Delay) or
+// delivered more than a period late (Burst).
 func (t *Ticker) Missed() uint64 { return t.missed.Load() }
 
 // Due is when the next tick is due, as a duration from now (negative when

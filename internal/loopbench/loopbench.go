@@ -9,15 +9,17 @@
 // by the one measurement loop (sample.Series), which skips a deadline
 // already past when a wait begins. The tickers keep schedules of their
 // own, which a stall can put out of step with the loop's deadlines, so
-// each is timed against its own: precise.Ticker against the tick it says
-// is due, time.Ticker (which drops ticks it cannot deliver) against the
-// last tick due. precise.Ticker delivers a tick less than a period late
+// each is timed against its own: precise.Ticker against the tick its Wait
+// delivered (one period before the tick it says is due after the Wait),
+// time.Ticker (which drops ticks it cannot deliver) against the last tick
+// due. precise.Ticker by default delivers a tick less than a period late
 // at once, late (as tokio's and spin_sleep_util's intervals do), where
 // the measurement loop would skip it: after a stall longer than a period
-// the ticker has one late tick more than the seam's hybrid. So that the
-// margin policy can be compared with spin_sleep's fixed margin on equal
-// terms, hybrid-ticker is precise.Ticker with that fixed margin
-// (WithMargin), timed as precise-ticker is.
+// the ticker has one late tick more than the seam's hybrid.
+// precise-skiplate is the ticker with SkipLate, the measurement loop's
+// schedule. So that the margin policy can be compared with spin_sleep's
+// fixed margin on equal terms, hybrid-ticker is precise.Ticker with that
+// fixed margin (WithMargin), timed as precise-ticker is.
 package loopbench
 
 import (
@@ -36,7 +38,7 @@ import (
 // Loops are the ways compared, in the order printed: what Go offers, the
 // native timer alone, spin_sleep's hybrid, precise, and the pure spin
 // that is every loop's floor.
-var Loops = []string{"go-until", "go-ticker", "clock-abs", "hybrid", "hybrid-ticker", "precise-ticker", "spin"}
+var Loops = []string{"go-until", "go-ticker", "clock-abs", "hybrid", "hybrid-ticker", "precise-ticker", "precise-skiplate", "spin"}
 
 // Result is one loop's run.
 type Result struct {
@@ -51,7 +53,7 @@ type Result struct {
 // Available reports whether the host has the loop.
 func Available(h seam.Host, name string) bool {
 	switch name {
-	case "go-ticker", "precise-ticker":
+	case "go-ticker", "precise-ticker", "precise-skiplate":
 		return true
 	case "hybrid-ticker":
 		// Where the seam has spin_sleep's hybrid, whose margin it takes.
@@ -93,18 +95,26 @@ func Run(ctx context.Context, h seam.Host, name string, period time.Duration, ti
 				return (h.Now() - start) % int64(period)
 			}, t.Stop
 		})
-	case "precise-ticker", "hybrid-ticker":
+	case "precise-ticker", "hybrid-ticker", "precise-skiplate":
 		var opts []precise.Option
-		if name == "hybrid-ticker" {
+		switch name {
+		case "hybrid-ticker":
 			// The seam's hybrid margin: spin_sleep's on Linux and Windows.
 			opts = append(opts, precise.WithMargin(nativewait.InitialMargin))
+		case "precise-skiplate":
+			opts = append(opts, precise.WithMissed(precise.SkipLate))
 		}
 		return ownSchedule(ctx, h, setting, ticks, warmup, func() (func() int64, func()) {
 			t := precise.NewTicker(period, opts...)
 			return func() int64 {
-				due := h.Now() + int64(t.Due())
 				t.Wait()
-				return h.Now() - due
+				end := h.Now()
+				// Due reads the clock after end, so the tick delivered is
+				// placed no later than it was: the lateness is never
+				// understated, and overstated by the tens of ns between
+				// the two reads.
+				delivered := end + int64(t.Due()) - int64(period)
+				return end - delivered
 			}, t.Stop
 		})
 	}

@@ -1,10 +1,13 @@
 package loopbench_test
 
 import (
+	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/tickscope/tickscope/internal/loopbench"
+	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -58,6 +61,25 @@ func TestMedian(t *testing.T) {
 			if in[i] != tt.xs[i] {
 				t.Errorf("Median changed its input to %v", tt.xs)
 			}
+		}
+	}
+}
+
+// The tickers, timed against the tick each Wait delivered, are never
+// early on the real clock, whatever the schedule (a short run: it asserts
+// nothing about lateness, which the machine's load decides).
+func TestTickersAreNeverEarly(t *testing.T) {
+	host := machine.Host()
+	for _, name := range []string{"precise-ticker", "hybrid-ticker", "precise-skiplate"} {
+		if !loopbench.Available(host, name) {
+			continue
+		}
+		r, err := loopbench.Run(context.Background(), host, name, 2*time.Millisecond, 30)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(r.Lateness) != 30 || r.Early != 0 {
+			t.Errorf("%s: %d ticks, %d early (first %v ns)", name, len(r.Lateness), r.Early, r.Lateness[0])
 		}
 	}
 }
