@@ -6,15 +6,18 @@
 // returns early. The margin is not a fixed guess: it covers the 99th
 // percentile of the lateness the native timer shows on this machine, adapts
 // when that changes, and never exceeds spin_sleep's fixed margin (125 µs on
-// Linux, 700 µs on Windows), which it takes while the timer's 99.8th
-// percentile reaches it. It keeps the fixed margin until it has seen a
-// thousand wake-ups, and covers a late wake-up from the next wait on.
-// Replayed on recorded and synthetic traces of the native timer
-// (BENCHMARKS.md), whole and as 3 s runs from a fresh start, its p99 was
-// never more than a µs worse than spin_sleep's hybrid's, it never spun
-// more, and it spun about a fifth as much on a quiet bare-metal machine's.
-// WithTail trades more spinning for fewer late ticks. Stats reports the
-// margin in use and what the spinning costs.
+// Linux, 700 µs on Windows). It keeps that fixed margin for its first
+// thousand wake-ups, after a wake-up later than the margin, and while the
+// timer's recent tail reaches it (margin.go says how). It was chosen by
+// cross-validation over families of synthetic traces of the native timer
+// and traces recorded here, replayed as periodic loops against spin_sleep's
+// hybrid (BENCHMARKS.md): it never spun more, spun at most a fifth as much
+// on a quiet bare-metal machine, and had a p99 within 1 µs of the hybrid's
+// on 95 % of the traces; on the rest (a machine turning busy after a quiet
+// stretch, or a CPU stolen in bursts) up to 28 µs worse, which only the
+// fixed margin's spin avoids. WithTail trades more spinning for fewer late
+// ticks, WithMargin keeps a fixed margin. Stats reports the margin in use
+// and what the spinning costs.
 //
 // The native timer is, on Linux, clock_nanosleep on an absolute
 // CLOCK_MONOTONIC deadline from a thread whose timer slack is 1 ns; on
@@ -23,8 +26,8 @@
 // where that timer does not exist; elsewhere Go's time.Sleep.
 //
 // Hold requests a Windows timer period for the process. Windows keeps one
-// request per process, so Hold makes that one request for every Hold in
-// the process: nested holds share it, the finest period held is the one in
+// request per process, so every Hold in the process shares that one
+// request: nested holds share it, the finest period held is the one in
 // force, and only the last release withdraws it.
 package precise
 
@@ -168,7 +171,7 @@ func spinUntil(p *marginPolicy, deadline int64, abort func() bool, left *finishe
 	if record == nil {
 		record = &own
 	}
-	*record = finishedWait{policy: p, start: start, late: late, slept: slept}
+	*record = finishedWait{policy: p, start: start, margin: margin, late: late, slept: slept}
 	ok := true
 	end := now()
 	record.spinStart = end
@@ -190,6 +193,7 @@ func spinUntil(p *marginPolicy, deadline int64, abort func() bool, left *finishe
 type finishedWait struct {
 	policy                *marginPolicy
 	start, spinStart, end int64 // on now's clock
+	margin                int64 // the margin the wait slept to
 	late                  int64 // the native wake-up's lateness, when slept
 	slept                 bool
 }
@@ -234,7 +238,7 @@ func (f *finishedWaits) learn() {
 	for _, w := range waits[:n] {
 		stats.record(w.end-w.start, w.end-w.spinStart)
 		if w.slept {
-			w.policy.observe(w.late)
+			w.policy.observeWake(w.late, w.margin)
 		}
 	}
 }

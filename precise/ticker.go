@@ -39,9 +39,10 @@ func WithMissed(p MissedPolicy) Option { return func(t *Ticker) { t.missedPolicy
 // µs on Linux, 4 ms on Windows), instead of the default: the 99th
 // percentile, never more than spin_sleep's fixed margin. A q above 0.99
 // buys fewer late ticks where the native timer's tail is heavy with more
-// spinning: on a busy machine's trace WithTail(0.999) had p99 lateness 0
-// where the default had 168 µs, at 6 × the spin (BENCHMARKS.md's margin
-// policy table). The ticker then keeps a margin of its own.
+// spinning: on the replayed traces recorded on this project's shared
+// virtual machine WithTail(0.999) had a median p99 lateness of 0 where the
+// default had 298 µs, at 4.9 × the spin (BENCHMARKS.md). The ticker then
+// keeps a margin of its own.
 func WithTail(q float64) Option {
 	return func(t *Ticker) { t.margins = newMarginPolicy(q, maxMargin, calWindow) }
 }

@@ -19,7 +19,7 @@
 // line in the order measured: the traces in precise/testdata/traces that
 // precise's margin policies are replayed against.
 //
-//	go run ./tools/loop-bench -record clock-abs -seconds 4 -rates 1000 > precise/testdata/traces/clock-abs.txt
+//	go run ./tools/loop-bench -record clock-abs -seconds 4 -rates 1000 -note "what else ran" > precise/testdata/traces/clock-abs.txt
 package main
 
 import (
@@ -51,6 +51,7 @@ func main() {
 	loopsFlag := flag.String("loops", strings.Join(loopbench.Loops, ","), "the loops to run, comma-separated")
 	ratesFlag := flag.String("rates", "1000,500", "the rates in Hz, comma-separated")
 	record := flag.String("record", "", "print the lateness trace of this native loop (clock-abs, timerfd) instead")
+	note := flag.String("note", "", "with -record: a line for the trace's header saying under what conditions it was recorded")
 	flag.Parse()
 	loops := strings.Split(*loopsFlag, ",")
 	for _, name := range loops {
@@ -75,16 +76,23 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	host := machine.Host()
+	if strings.ContainsAny(*note, "\r\n") {
+		usage("-note", *note, "one line")
+	}
 	if *record != "" {
 		period := time.Second / time.Duration(rates[0])
+		loadBefore, _ := os.ReadFile("/proc/loadavg")
 		late, err := loopbench.Record(ctx, host, *record, period, int(*seconds*float64(rates[0])))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "loop-bench: %s: %v\n", *record, err)
 			os.Exit(1)
 		}
 		fmt.Printf("# lateness (ns) of %s at %d Hz, in the order measured: go run ./tools/loop-bench -record %s -seconds %g -rates %d\n", *record, rates[0], *record, *seconds, rates[0])
-		if load, err := os.ReadFile("/proc/loadavg"); err == nil {
-			fmt.Printf("# loadavg at the end: %s", load)
+		if *note != "" {
+			fmt.Printf("# %s\n", *note)
+		}
+		if load, err := os.ReadFile("/proc/loadavg"); err == nil && len(loadBefore) > 0 {
+			fmt.Printf("# loadavg at the start: %s# loadavg at the end: %s", loadBefore, load)
 		}
 		for _, l := range late {
 			fmt.Println(l)
