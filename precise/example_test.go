@@ -122,3 +122,15 @@ func ExampleWithMargin() {
 	fmt.Println("margin:", ticker.Margin())
 	// Output: margin: 125µs
 }
+
+// SkipLate keeps a measurement loop's schedule: a tick already due when
+// Wait is called, however little, is skipped rather than delivered late,
+// and Missed counts it.
+func ExampleSkipLate() {
+	ticker := precise.NewTicker(2*time.Millisecond, precise.WithMissed(precise.SkipLate))
+	defer ticker.Stop()
+	time.Sleep(5 * time.Millisecond) // work overruns the ticks due at 2 and 4 ms
+	ticker.Wait()                    // returns at the tick due at 6 ms (or later)
+	fmt.Println(ticker.Missed() >= 2)
+	// Output: true
+}

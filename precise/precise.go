@@ -13,11 +13,12 @@
 // and traces recorded here, replayed as periodic loops against spin_sleep's
 // hybrid (BENCHMARKS.md): it never spun more, spun at most a fifth as much
 // on a quiet bare-metal machine, and had a p99 within 1 µs of the hybrid's
-// on 95 % of the traces; on the rest (a machine turning busy after a quiet
-// stretch, or a CPU stolen in bursts) up to 28 µs worse, which only the
-// fixed margin's spin avoids. WithTail trades more spinning for fewer late
-// ticks, WithMargin keeps a fixed margin. Stats reports the margin in use
-// and what the spinning costs.
+// on 95 % of the traces drawn afresh; on the rest (a machine turning busy
+// after a quiet stretch, or a CPU stolen in bursts) up to 28 µs worse,
+// which only the fixed margin's spin avoids. WithTail trades more spinning
+// for fewer late ticks, WithMargin keeps a fixed margin, and
+// WithMissed(SkipLate) skips a tick already due instead of delivering it
+// late. Stats reports the margin in use and what the spinning costs.
 //
 // The native timer is, on Linux, clock_nanosleep on an absolute
 // CLOCK_MONOTONIC deadline from a thread whose timer slack is 1 ns; on
