@@ -3,7 +3,7 @@ package precise_test
 import (
 	"time"
 
-	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // hrNow reads QueryPerformanceCounter: Go's clock on Windows follows the

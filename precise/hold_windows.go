@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/nativewait"
-	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // hold makes Hold's request: through the process's one

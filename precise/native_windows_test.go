@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/nativewait"
-	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/winapi"
 	"github.com/tickscope/tickscope/precise"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/nativewait"
-	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // These run only on Windows (the file's suffix), on the real kernel, and

@@ -12,9 +12,9 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/who"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // Holders reads the Kernel-Power rundown in an ETW session of its own

@@ -15,9 +15,9 @@ import (
 	"golang.org/x/sys/windows/registry"
 
 	"github.com/tickscope/tickscope/internal/nativewait"
-	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // Registry locations tickscope reads besides timerinfo.GlobalRequestsKey

@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/tickscope/tickscope/internal/platform"
-	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // The interrupt time read in a loop: what is physically guaranteed is that

@@ -6,8 +6,8 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/tickscope/tickscope/internal/persist"
-	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // OpenURL asks the shell to open url, an address or an .html file's path,

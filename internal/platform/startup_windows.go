@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/tickscope/tickscope/internal/persist"
-	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 func (system) Startup() seam.Startup { return taskStartup{folder: `\`} }

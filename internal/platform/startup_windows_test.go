@@ -10,8 +10,8 @@ import (
 
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/platform"
-	"github.com/tickscope/tickscope/internal/platform/winapi"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // The logon task's whole round trip through Task Scheduler's COM

@@ -16,7 +16,7 @@ import (
 const SessionName = "tickscope-who"
 
 // Tracer is the ETW calls one session needs; package platform implements
-// it with advapi32 (internal/platform/winapi), tests with a fake.
+// it with advapi32 (internal/winapi), tests with a fake.
 type Tracer interface {
 	// Lock takes the cross-process lock held for the whole life of a
 	// session of SessionName (package platform: System.Lock(seam.WhoLock)),

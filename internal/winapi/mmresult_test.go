@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // A winmm failure is named by its MMRESULT, never by GetLastError, which

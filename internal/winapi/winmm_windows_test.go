@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/tickscope/tickscope/internal/platform/winapi"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // These run only on Windows (the file's suffix), on the real winmm; no
