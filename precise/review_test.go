@@ -58,6 +58,19 @@ func TestWaitSeesContextDoneWithoutStop(t *testing.T) {
 // passed before Wait saw it as missed, under any policy; and the tick
 // Wait returns is never early.
 func TestResetDuringNativeSleepCountsNoMissed(t *testing.T) {
+	// The Reset is sent once Wait has read its tick and begun to wait
+	// (waitHook), so it always comes during the wait, however the machine
+	// preempts this test; started from a goroutine of its own, a Reset
+	// could land before a preempted Wait read the schedule, which is an
+	// overrun the policy rightly counts.
+	waiting := make(chan int64, 1)
+	waitHook = func() {
+		select {
+		case waiting <- now():
+		default:
+		}
+	}
+	t.Cleanup(func() { waitHook = nil })
 	for _, policy := range []MissedPolicy{Skip, Delay, Burst} {
 		for i := 0; i < 20; i++ {
 			const period = 1900 * time.Microsecond
@@ -67,27 +80,24 @@ func TestResetDuringNativeSleepCountsNoMissed(t *testing.T) {
 			start := now()
 			tk := NewTicker(period, WithMissed(policy))
 			resetAt := make(chan int64, 1)
+			waitedAt := make(chan int64, 1)
 			go func() {
+				w := <-waiting
+				waitedAt <- w
 				time.Sleep(300 * time.Microsecond)
 				r := now()
 				tk.Reset(newPeriod)
 				resetAt <- r
 			}()
-			called := now()
 			if !tk.Wait() {
 				t.Fatal("Wait returned false")
 			}
 			woke := now()
-			r := <-resetAt
-			// On a loaded machine (Wine's tests on a shared one) this
-			// goroutine can reach Wait after the Reset: Wait is then
-			// called more than a new period late, an overrun that the
-			// policy counts as it should. Only a Reset during Wait is this
-			// test's case.
-			// Likewise a Wait called a period or more after NewTicker
-			// (preempted in between) overran the old schedule, and counts
-			// it, before any Reset.
-			if m := tk.Missed(); m != 0 && r > called && called-start < int64(period) {
+			r, w := <-resetAt, <-waitedAt
+			// A Wait that began to wait a period or more after NewTicker
+			// (preempted in between) overran the old schedule before any
+			// Reset, and counts it as it should.
+			if m := tk.Missed(); m != 0 && w-start < int64(period) {
 				t.Fatalf("policy %d: Missed() = %d after a Reset during Wait, want 0", policy, m)
 			}
 			// Never early: at or after the first tick due, on the old
@@ -96,6 +106,12 @@ func TestResetDuringNativeSleepCountsNoMissed(t *testing.T) {
 				t.Fatalf("policy %d: Wait returned %v before its tick", policy, time.Duration(earliest-woke))
 			}
 			tk.Stop()
+			// Wait's second pass (after the Reset) runs the hook again:
+			// leave the channel empty for the next round.
+			select {
+			case <-waiting:
+			default:
+			}
 		}
 	}
 }

@@ -190,6 +190,9 @@ func (t *Ticker) Wait() bool {
 		}
 		due, resets := t.next, t.resets.Load()
 		t.mu.Unlock()
+		if waitHook != nil {
+			waitHook()
+		}
 		if !t.waitFor(due, resets) {
 			if t.isStopped() {
 				return false
@@ -208,6 +211,12 @@ func (t *Ticker) Wait() bool {
 		return !t.isStopped()
 	}
 }
+
+// waitHook, when a test sets it, runs as Wait begins to wait for a tick it
+// has read: a test that must act during the wait (a Reset while Wait
+// sleeps) starts from it, where a goroutine of its own could not tell a
+// Wait that was preempted before it read the schedule from one that sleeps.
+var waitHook func()
 
 // isStopped reports whether Stop was called or the ticker's context is
 // done (which runs Stop, but on another goroutine, maybe not yet).

@@ -53,7 +53,7 @@ func consolealone(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cmd := exec.Command("script", "-qfec", line, raw)
 	cmd.Dir = ts.MkAbs(".")
-	cmd.Env = append(os.Environ(), "PATH="+ts.Getenv("PATH"), "WINEPREFIX="+ts.Getenv("WINEPREFIX"), "WINEDEBUG=-all", "LANG=C.UTF-8", "WINEDLLOVERRIDES=winebrowser.exe=d")
+	cmd.Env = append(os.Environ(), "PATH="+ts.Getenv("PATH"), "WINEPREFIX="+ts.Getenv("WINEPREFIX"), "TMPDIR="+ts.Getenv("TMPDIR"), "WINEDEBUG=-all", "LANG=C.UTF-8", "WINEDLLOVERRIDES="+wineDLLOverrides)
 	keys, err := cmd.StdinPipe()
 	ts.Check(err)
 	ts.Check(cmd.Start())
@@ -230,7 +230,7 @@ func readWineRegistry(ts *testscript.TestScript, path string) map[string]bool {
 // prefix and fetches its page, its event stream, and a path without the
 // token.
 func wineUI(t *testing.T, w *wineSetup) {
-	cmd := w.command(w.prefixes["win10"], w.wine, w.exe, "ui", "--no-browser")
+	cmd := w.command(w.freshPrefix(t, "win10"), w.wine, w.exe, "ui", "--no-browser")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -357,8 +357,8 @@ func wineTray(t *testing.T, w *wineSetup) {
 	}
 	poll("the X display", 10*time.Second, func() bool { _, err := xdotool("getmouselocation"); return err == nil })
 
-	cmd := w.command(w.prefixes["win10"], w.wine, w.exe, "ui", "--simulate", "narrow-band", "--no-browser")
-	cmd.Env = append(cmd.Env, "DISPLAY="+display, "WINEDLLOVERRIDES=winebrowser.exe=d")
+	cmd := w.command(w.freshPrefix(t, "win10", "DISPLAY="+display), w.wine, w.exe, "ui", "--simulate", "narrow-band", "--no-browser")
+	cmd.Env = append(cmd.Env, "DISPLAY="+display)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -25,12 +30,14 @@ func TestWine(t *testing.T) {
 		t.Skipf("the Wine tests run on linux/amd64, not %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
 	w := setUpWine(t)
+	cmds := maps.Clone(scriptCommands)
+	cmds["wineflush"] = w.flush
 	for _, version := range []string{"win7", "win10"} {
 		t.Run(version, func(t *testing.T) {
 			base := w.prefixes[version]
 			testscript.Run(t, testscript.Params{
 				Dir:  "testdata/wine",
-				Cmds: scriptCommands,
+				Cmds: cmds,
 				Condition: func(cond string) (bool, error) {
 					switch cond {
 					case "wine":
@@ -56,7 +63,7 @@ func TestWine(t *testing.T) {
 	// high-resolution waitable timer and the spin under Wine.
 	t.Run("precise", func(t *testing.T) {
 		exe := windowsTestExe(t, "../../precise")
-		if out, err := w.command(w.prefixes["win10"], w.wine, exe, "-test.count=1").CombinedOutput(); err != nil {
+		if out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.count=1").CombinedOutput(); err != nil {
 			t.Fatalf("precise tests under Wine: %v\n%s", err, out)
 		}
 	})
@@ -64,7 +71,7 @@ func TestWine(t *testing.T) {
 	// holds again and again): platform's Windows test, as a test binary.
 	t.Run("resume-callbacks", func(t *testing.T) {
 		exe := windowsTestExe(t, "../../internal/platform")
-		if out, err := w.command(w.prefixes["win10"], w.wine, exe, "-test.run", "^TestWatchResumeManyTimes$", "-test.count=1").CombinedOutput(); err != nil {
+		if out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.run", "^TestWatchResumeManyTimes$", "-test.count=1").CombinedOutput(); err != nil {
 			t.Fatalf("WatchResume under Wine: %v\n%s", err, out)
 		}
 	})
@@ -73,12 +80,13 @@ func TestWine(t *testing.T) {
 	// gives (a count that is not tick-quantised, where Windows steps).
 	t.Run("interrupt-tick", func(t *testing.T) {
 		exe := windowsTestExe(t, "../../internal/platform")
-		out, err := w.command(w.prefixes["win10"], w.wine, exe, "-test.run", "^TestPollInterruptTime$", "-test.count=1", "-test.v").CombinedOutput()
+		out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.run", "^TestPollInterruptTime$", "-test.count=1", "-test.v").CombinedOutput()
 		if err != nil {
 			t.Fatalf("the interrupt time under Wine: %v\n%s", err, out)
 		}
 		t.Logf("%s", out)
 	})
+	t.Run("windows-apis", func(t *testing.T) { wineWindowsAPIs(t, w) })
 	// loop-bench, as the issue asks of it on Windows: it runs (Wine's
 	// figures are not Windows').
 	t.Run("loop-bench", func(t *testing.T) {
@@ -88,7 +96,7 @@ func TestWine(t *testing.T) {
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("building loop-bench: %v\n%s", err, out)
 		}
-		out, err := w.command(w.prefixes["win10"], w.wine, exe, "-seconds", "0.1").CombinedOutput()
+		out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-seconds", "0.1").CombinedOutput()
 		if err != nil {
 			t.Fatalf("loop-bench under Wine: %v\n%s", err, out)
 		}
@@ -100,16 +108,45 @@ func TestWine(t *testing.T) {
 	})
 }
 
+// How long Wine may take before the harness ends it, and everything else
+// running in its prefix. A Wine process that crashes or hangs must fail its
+// test within minutes, never hold the suite until go test's own timeout.
+const (
+	// wineCommandDeadline bounds one tickscope.exe command of a script
+	// (the longest, a short bench, takes under a minute on a loaded
+	// machine) and each Wine command the harness runs itself.
+	wineCommandDeadline = 3 * time.Minute
+	// wineScriptDeadline bounds a whole script: past it the prefix's
+	// wineserver is killed, which ends every Wine process of the script
+	// and closes every pipe they hold.
+	wineScriptDeadline = 6 * time.Minute
+	// wineTestBinaryDeadline bounds a package's tests run as a Windows
+	// test binary.
+	wineTestBinaryDeadline = 10 * time.Minute
+)
+
+// wineDLLOverrides disables, in every Wine process the tests start:
+// winedbg, the debugger Wine starts on an unhandled exception (from the
+// AeDebug key, or by default when the key has no Debugger), which waits
+// on the crashed process and keeps its pipes open, so that a crash hangs
+// the test instead of failing it; winebrowser, so that no browser of this
+// machine opens; winemenubuilder, which writes desktop entries under $HOME.
+const wineDLLOverrides = "winedbg.exe=d;winebrowser.exe=d;winemenubuilder.exe=d"
+
 type wineSetup struct {
 	wine     string // the wine64 loader
 	exe      string // tickscope.exe
 	holder   string // tickscope-holder.exe, beside it
+	crash    string // a Windows program that crashes
 	prefixes map[string]string
 	// bin holds the `tickscope` wrapper every script finds first on PATH.
 	// It is written once, before any script runs: a script writing its
 	// own while parallel scripts fork could find it held open for writing
 	// by a forked child and fail to run it ("text file busy").
 	bin string
+
+	mu      sync.Mutex
+	cancels []context.CancelFunc // the deadlines of the commands started
 }
 
 func setUpWine(t *testing.T) *wineSetup {
@@ -123,6 +160,13 @@ func setUpWine(t *testing.T) *wineSetup {
 		t.Skipf("%s: install wine64 and gcc-mingw-w64-x86-64 to run the Wine tests", msg)
 	}
 	w := &wineSetup{prefixes: map[string]string{}}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, cancel := range w.cancels {
+			cancel()
+		}
+	})
 	var err error
 	if w.wine, err = exec.LookPath("wine64"); err != nil {
 		if _, statErr := os.Stat("/usr/lib/wine/wine64"); statErr != nil {
@@ -133,6 +177,9 @@ func setUpWine(t *testing.T) *wineSetup {
 	gcc, err := exec.LookPath("x86_64-w64-mingw32-gcc")
 	if err != nil {
 		missing("no x86_64-w64-mingw32-gcc to build the bcryptprimitives.dll shim")
+	}
+	if _, err := exec.LookPath("timeout"); err != nil {
+		missing("no timeout(1) to bound the Wine commands")
 	}
 	dir := t.TempDir()
 
@@ -146,7 +193,12 @@ func setUpWine(t *testing.T) *wineSetup {
 	}
 	checkResources(t, w.exe)
 	w.bin = filepath.Join(dir, "bin")
-	wrapper := fmt.Sprintf("#!/bin/sh\nexec %q %q \"$@\"\n", w.wine, w.exe)
+	// The wrapper bounds each command: timeout(1) passes on the signals a
+	// script sends (kill -INT), and --foreground keeps the command in the
+	// script's process group.
+	// TICKSCOPE_WINE_DEADLINE (seconds) lets a script shorten it.
+	wrapper := fmt.Sprintf("#!/bin/sh\nexec timeout --foreground --kill-after=10s \"${TICKSCOPE_WINE_DEADLINE:-%d}s\" %q %q \"$@\"\n",
+		int(wineCommandDeadline.Seconds()), w.wine, w.exe)
 	if err := os.Mkdir(w.bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -163,10 +215,15 @@ func setUpWine(t *testing.T) *wineSetup {
 		t.Fatalf("building tickscope-holder.exe: %v\n%s", err, out)
 	}
 
-	// The scaffolding: the shim Go's runtime needs on Wine 8.
+	// The scaffolding: the shim Go's runtime needs on Wine 8, and a
+	// program that crashes (crash.txtar checks what a crash does).
 	shim := filepath.Join(dir, "bcryptprimitives.dll")
 	if out, err := exec.Command(gcc, "-shared", "-O2", "-o", shim, "testdata/wine/bcryptprimitives.c", "-ladvapi32").CombinedOutput(); err != nil {
 		t.Fatalf("building the shim: %v\n%s", err, out)
+	}
+	w.crash = filepath.Join(dir, "crash.exe")
+	if out, err := exec.Command(gcc, "-O0", "-o", w.crash, "testdata/wine/crash.c").CombinedOutput(); err != nil {
+		t.Fatalf("building crash.exe: %v\n%s", err, out)
 	}
 
 	// Two prefixes, booted side by side (each takes several seconds).
@@ -190,7 +247,7 @@ func setUpWine(t *testing.T) *wineSetup {
 	}
 	t.Cleanup(func() {
 		for _, prefix := range w.prefixes {
-			w.command(prefix, w.wineserver(), "-k").Run()
+			w.killServer(prefix)
 		}
 	})
 	return w
@@ -198,15 +255,88 @@ func setUpWine(t *testing.T) *wineSetup {
 
 func (w *wineSetup) wineserver() string { return filepath.Join(filepath.Dir(w.wine), "wineserver") }
 
+// env is the environment of a Wine command in prefix.
+//
+// TMPDIR is the prefix's own (prefixTmp): Debian's Wine keeps its server's
+// socket in a directory it makes under TMPDIR and names it in the prefix,
+// so a Wine command whose TMPDIR differs does not find the prefix's running
+// wineserver and starts a second one on the same prefix, with a second
+// session (wineboot --init, services.exe, ...) and a second registry that
+// overwrites the first's. Every Wine command of a prefix, the harness's
+// and the scripts' alike (testscript's TMPDIR is $WORK/.tmp, beside the
+// script's $WORK/.wineprefix), has the same TMPDIR.
+//
+// LANG as the scripts have it: Wine maps file names through the locale's
+// code page, and the session's processes must map them as the commands
+// they serve do.
+func (w *wineSetup) env(prefix string) []string {
+	return append(os.Environ(), "WINEPREFIX="+prefix, "TMPDIR="+prefixTmp(prefix), "WINEDEBUG=-all", "WINEDLLOVERRIDES="+wineDLLOverrides, "LANG=C.UTF-8")
+}
+
+// prefixTmp is the TMPDIR of every Wine command in prefix: .tmp beside it,
+// which is where testscript puts a script's TMPDIR.
+func prefixTmp(prefix string) string { return filepath.Join(filepath.Dir(prefix), ".tmp") }
+
+// command returns a Wine command in prefix, bounded twice: past
+// wineTestBinaryDeadline it is killed together with every Wine process of
+// the prefix (its wineserver), and once it has ended Wait returns within
+// 10 s even if a Wine process it started still holds its output pipes.
 func (w *wineSetup) command(prefix, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(name, args...)
-	cmd.Env = append(os.Environ(), "WINEPREFIX="+prefix, "WINEDEBUG=-all")
+	return w.commandWithin(wineTestBinaryDeadline, prefix, name, args...)
+}
+
+func (w *wineSetup) commandWithin(deadline time.Duration, prefix, name string, args ...string) *exec.Cmd {
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	w.mu.Lock()
+	w.cancels = append(w.cancels, cancel)
+	w.mu.Unlock()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = w.env(prefix)
+	cmd.Cancel = func() error {
+		fmt.Fprintf(os.Stderr, "wine: %s still ran after %v: killing it and the wineserver of %s\n", filepath.Base(name), deadline, prefix)
+		err := cmd.Process.Kill()
+		w.killServer(prefix)
+		return err
+	}
+	cmd.WaitDelay = 10 * time.Second
 	return cmd
 }
 
+// killServer ends prefix's wineserver and every Wine process running
+// there, those the server no longer knows included.
+func (w *wineSetup) killServer(prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kill := exec.CommandContext(ctx, w.wineserver(), "-k")
+	kill.Env = w.env(prefix)
+	kill.WaitDelay = 5 * time.Second
+	kill.Run()
+	w.signalPrefix(prefix, syscall.SIGKILL, func(string) bool { return true })
+}
+
 func (w *wineSetup) bootPrefix(prefix, version, shim string) error {
-	if out, err := w.command(prefix, w.wine, "wineboot", "-i").CombinedOutput(); err != nil {
-		return fmt.Errorf("wineboot in %s: %v\n%s", prefix, err, out)
+	// Wine's output goes to a log file, never a pipe: the processes of
+	// Wine's session (services.exe, winedevice.exe, explorer.exe) started
+	// by this boot inherit it and outlive the command.
+	if err := os.MkdirAll(prefixTmp(prefix), 0o700); err != nil {
+		return err
+	}
+	log, err := os.Create(prefix + ".log")
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	run := func(name string, args ...string) error {
+		cmd := w.commandWithin(wineCommandDeadline, prefix, name, args...)
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Run(); err != nil {
+			data, _ := os.ReadFile(log.Name())
+			return fmt.Errorf("%s %s in %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), prefix, err, data)
+		}
+		return nil
+	}
+	if err := run(w.wine, "wineboot", "-i"); err != nil {
+		return err
 	}
 	data, err := os.ReadFile(shim)
 	if err != nil {
@@ -215,25 +345,31 @@ func (w *wineSetup) bootPrefix(prefix, version, shim string) error {
 	if err := os.WriteFile(filepath.Join(prefix, "drive_c", "windows", "system32", "bcryptprimitives.dll"), data, 0o644); err != nil {
 		return err
 	}
+	// The automatic debugger off in the prefix itself too (the AeDebug
+	// key), for Wine processes started without wineDLLOverrides: a crash
+	// then ends the process, and Wine prints what crashed where.
+	const aeDebug = `HKLM\Software\Microsoft\Windows NT\CurrentVersion\AeDebug`
+	if err := run(w.wine, "reg", "add", aeDebug, "/v", "Auto", "/t", "REG_SZ", "/d", "0", "/f"); err != nil {
+		return err
+	}
+	if err := run(w.wine, "reg", "add", aeDebug, "/v", "Debugger", "/t", "REG_SZ", "/d", "tickscope-tests-no-debugger", "/f"); err != nil {
+		return err
+	}
 	if version != "win7" { // a new prefix reports Windows 7
-		if out, err := w.command(prefix, w.wine, "winecfg", "-v", version).CombinedOutput(); err != nil {
-			return fmt.Errorf("winecfg -v %s: %v\n%s", version, err, out)
+		if err := run(w.wine, "winecfg", "-v", version); err != nil {
+			return err
 		}
 	}
 	// Let the prefix's wineserver write the registry and exit, so that
 	// copies of the prefix are complete.
-	return w.command(prefix, w.wineserver(), "-w").Run()
+	return run(w.wineserver(), "-w")
 }
 
-// scriptEnv gives each script its own copy of a booted prefix, so scripts
-// that change its registry run in parallel without seeing one another, and
-// puts a `tickscope` that runs the .exe under Wine first on PATH.
-func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
-	prefix := filepath.Join(e.WorkDir, ".wineprefix")
-	// Hard links keep the copy cheap (a prefix is ~700 MB of DLLs Wine
-	// never writes); the registry files, which Wine does rewrite, are
-	// copied for real.
-	if out, err := exec.Command("cp", "-al", base, prefix).CombinedOutput(); err != nil {
+// copyPrefix makes dst a copy of the booted prefix base. Hard links keep
+// the copy cheap (a prefix is ~700 MB of DLLs Wine never writes); the
+// registry files, which Wine does rewrite, are copied for real.
+func copyPrefix(base, dst string) error {
+	if out, err := exec.Command("cp", "-al", base, dst).CombinedOutput(); err != nil {
 		return fmt.Errorf("copying the prefix: %v\n%s", err, out)
 	}
 	regs, _ := filepath.Glob(filepath.Join(base, "*.reg"))
@@ -242,22 +378,130 @@ func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
 		if err != nil {
 			return err
 		}
-		dst := filepath.Join(prefix, filepath.Base(reg))
+		dst := filepath.Join(dst, filepath.Base(reg))
 		os.Remove(dst)
 		if err := os.WriteFile(dst, data, 0o644); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// startSession starts prefix's wineserver, kept running until it is
+// killed (-p), and Wine's session processes (services.exe, winedevice.exe,
+// explorer.exe, ...), with their output appended to log. Started by a
+// command's first Wine process instead, they would inherit that command's
+// pipes and outlive it, and a crash among them (winedevice.exe crashes now
+// and then as a short-lived session shuts down) could hold the test's
+// pipes open. Once started, they serve every later command of the test,
+// which also saves each command a session's start and shutdown.
+func (w *wineSetup) startSession(prefix, log string, extraEnv ...string) error {
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for _, args := range [][]string{{w.wineserver(), "-p"}, {w.wine, "cmd", "/c", "exit"}} {
+		cmd := w.commandWithin(wineCommandDeadline, prefix, args[0], args[1:]...)
+		cmd.Env = append(cmd.Env, extraEnv...)
+		cmd.Stdout, cmd.Stderr = f, f
+		if err := cmd.Run(); err != nil {
+			data, _ := os.ReadFile(log)
+			return fmt.Errorf("starting Wine's session in %s (%s): %v\n%s", prefix, strings.Join(args, " "), err, data)
+		}
+	}
+	return nil
+}
+
+// freshPrefix gives a test its own copy of a booted prefix with Wine's
+// session started (extraEnv, such as DISPLAY, is the session's), ended
+// with the test; what Wine's session processes printed is logged when the
+// test fails or one of them crashed.
+func (w *wineSetup) freshPrefix(t *testing.T, version string, extraEnv ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, ".wineprefix")
+	if err := copyPrefix(w.prefixes[version], prefix); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(prefixTmp(prefix), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "wine-session.log")
+	if err := w.startSession(prefix, log, extraEnv...); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		w.killServer(prefix)
+		if data, _ := os.ReadFile(log); t.Failed() || wineCrashed(data) {
+			t.Logf("Wine's session log:\n%s", data)
+		}
+	})
+	return prefix
+}
+
+// wineCrashed tells whether Wine reported an unhandled exception (its
+// line for it begins "wine: Unhandled").
+func wineCrashed(log []byte) bool { return bytes.Contains(log, []byte("wine: Unhandled")) }
+
+// scriptEnv gives each script its own copy of a booted prefix with Wine's
+// session started, so scripts that change its registry run in parallel
+// without seeing one another, and puts a `tickscope` that runs the .exe
+// under Wine first on PATH. A script still running after
+// wineScriptDeadline has its wineserver killed, which ends it.
+func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
+	prefix := filepath.Join(e.WorkDir, ".wineprefix")
+	if got := e.Getenv("TMPDIR"); got != prefixTmp(prefix) {
+		return fmt.Errorf("the script's TMPDIR is %s, not %s: Wine would start a second server for its prefix", got, prefixTmp(prefix))
+	}
+	if err := copyPrefix(base, prefix); err != nil {
+		return err
+	}
+	log := filepath.Join(e.WorkDir, ".wine-session.log")
+	if err := w.startSession(prefix, log); err != nil {
+		return err
+	}
+	watchdog := time.AfterFunc(wineScriptDeadline, func() {
+		if f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			fmt.Fprintf(f, "tickscope tests: the script still ran after %v: its wineserver is killed\n", wineScriptDeadline)
+			f.Close()
+		}
+		w.killServer(prefix)
+	})
 	e.Setenv("PATH", w.bin+string(os.PathListSeparator)+filepath.Dir(w.wine)+string(os.PathListSeparator)+e.Getenv("PATH"))
 	e.Setenv("WINEPREFIX", prefix)
 	e.Setenv("TICKSCOPE_EXE", w.exe)
 	e.Setenv("TICKSCOPE_HOLDER_EXE", w.holder)
+	e.Setenv("CRASH_EXE", w.crash)
 	// Wine maps file names through the locale's code page: UTF-8 lets
 	// scripts use non-ASCII paths.
 	e.Setenv("LANG", "C.UTF-8")
 	e.Setenv("WINEDEBUG", "-all")
-	e.Defer(func() { w.command(prefix, w.wineserver(), "-k").Run() })
+	e.Setenv("WINEDLLOVERRIDES", wineDLLOverrides)
+	e.Defer(func() {
+		watchdog.Stop()
+		w.killServer(prefix)
+		if data, _ := os.ReadFile(log); wineCrashed(data) || bytes.Contains(data, []byte("tickscope tests:")) {
+			e.T().Log("Wine's session log:\n" + string(data))
+		}
+	})
 	return nil
+}
+
+// flush (the scripts' wineflush) has Wine write the registry to the
+// prefix's .reg files: it ends the script's wineserver with SIGTERM, on
+// which the server writes the registry and exits (wineserver -k may end
+// it with SIGKILL, which writes nothing, when it is slow to exit), ends
+// the session's processes, and starts the session again. Nothing else of
+// the script may run in Wine meanwhile.
+func (w *wineSetup) flush(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: wineflush")
+	}
+	prefix := ts.Getenv("WINEPREFIX")
+	w.signalPrefix(prefix, syscall.SIGTERM, func(exe string) bool { return strings.HasPrefix(filepath.Base(exe), "wineserver") })
+	w.killServer(prefix)
+	ts.Check(w.startSession(prefix, filepath.Join(ts.Getenv("WORK"), ".wine-session.log")))
 }
 
 // checkResources looks for the manifest's Windows 10 compatibility entry,
