@@ -102,12 +102,17 @@ func lock(ctx context.Context, t Tracer) (func(), error) {
 // panic in each), waits for delivery to end, and only then drops the lock.
 // Records of other events, and timer events that do not decode, are
 // skipped.
-func Subscribe(ctx context.Context, t Tracer, rundown <-chan struct{}, each func(Event)) (err error) {
+func Subscribe(ctx context.Context, t Tracer, rundown <-chan struct{}, each func(Event)) error {
 	release, err := lock(ctx, t)
 	if err != nil {
 		return err
 	}
 	defer release()
+	return runSession(ctx, t, rundown, each)
+}
+
+// runSession is Subscribe once the session's lock is taken.
+func runSession(ctx context.Context, t Tracer, rundown <-chan struct{}, each func(Event)) (err error) {
 	if _, err := t.Stop(SessionName); err != nil {
 		if errors.Is(err, ErrNeedsElevation) {
 			return err
@@ -213,13 +218,20 @@ var ErrNoRundown = errors.New("the Kernel-Power rundown did not arrive")
 // timing.Most it returns ErrNoRundown, never an empty list: no holder
 // would then be a guess. Stopped early (ESC, Ctrl+C) after event 96 but
 // before the rundown went quiet, it returns what came, marked Incomplete.
+// timing.Most counts from when the session's lock is taken: the wait for
+// another tickscope's session to end (up to LockWait) is not the rundown's.
 func ReadRundown(ctx context.Context, t Tracer, self uint32, timing RundownTiming) (*Windows, error) {
+	release, err := lock(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timing.Most)
 	defer cancel()
 	events := make(chan Event, 64)
 	done := make(chan error, 1)
-	go func() { done <- Subscribe(ctx, t, nil, func(ev Event) { events <- ev }) }()
+	go func() { done <- runSession(ctx, t, nil, func(ev Event) { events <- ev }) }()
 	w := &Windows{Holders: []Holder{}}
 	byPID := map[uint32]int{}
 	quiet := time.NewTimer(timing.Most)

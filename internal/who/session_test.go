@@ -377,3 +377,27 @@ func TestSubscribeAsksForARundownWhenTold(t *testing.T) {
 		t.Errorf("calls %v: want the first rundown and the ones asked for", f.calls)
 	}
 }
+
+// A read that finds another tickscope's session waits for it (up to
+// LockWait) before its own rundown's time (timing.Most) starts: a read
+// queued behind another for longer than Most still gets its rundown.
+func TestReadRundownStartsItsClockOnceTheLockIsTaken(t *testing.T) {
+	defer func(w time.Duration) { LockWait = w }(LockWait)
+	LockWait = 10 * time.Second
+	f := newFake(false)
+	f.lockHeld = true // another tickscope's session, for longer than Most
+	go func() {
+		time.Sleep(1200 * time.Millisecond)
+		f.mu.Lock()
+		f.lockHeld = false
+		f.mu.Unlock()
+	}()
+	f.records = []Record{record(t, 96, 1, map[string]uint32{"CurrentPeriod": 156250, "MinimumPeriod": 5000, "MaximumPeriod": 156250}, "")}
+	w, err := ReadRundown(context.Background(), f, 1, RundownTiming{Quiet: 20 * time.Millisecond, Most: 800 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("a read queued 1.2 s behind another, with 0.8 s for its rundown: %v", err)
+	}
+	if w.Timer == nil || w.Timer.Current100ns != 156250 {
+		t.Errorf("rundown = %+v", w.Timer)
+	}
+}
