@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/testlock"
 	"github.com/tickscope/tickscope/internal/watch"
@@ -33,6 +35,13 @@ func TestScripts(t *testing.T) {
 		Dir:       "testdata/script",
 		Cmds:      scriptCommands,
 		Condition: scriptCondition,
+		// Each script keeps its locks in a directory of its own, not in
+		// root's /run/tickscope: scripts run side by side, and so may
+		// other runs of the tests on this machine.
+		Setup: func(e *testscript.Env) error {
+			e.Setenv(platform.RuntimeDirEnv, filepath.Join(e.WorkDir, ".run"))
+			return nil
+		},
 	})
 }
 

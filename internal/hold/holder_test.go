@@ -22,27 +22,6 @@ import (
 // anything else, and the holder's output goes to its log. A double-clicked
 // tickscope opens tickscope ui (cmd/tickscope/testdata/wine/double_click.txtar).
 
-func TestHolderPath(t *testing.T) {
-	tests := []struct {
-		exe     string
-		windows bool
-		want    string
-	}{
-		{`C:\Tools\tickscope.exe`, true, `C:\Tools\tickscope-holder.exe`},
-		{`C:\Program Files\tick scope\TICKSCOPE.EXE`, true, `C:\Program Files\tick scope\tickscope-holder.exe`},
-		{`C:/Tools/tickscope.exe`, true, `C:/Tools/tickscope-holder.exe`},
-		{`\\server\share\tickscope.exe`, true, `\\server\share\tickscope-holder.exe`},
-		{`C:\Tools\tickscope-holder.exe`, true, `C:\Tools\tickscope-holder.exe`}, // run from the holder itself
-		{`tickscope.exe`, true, `tickscope-holder.exe`},
-		{`/usr/local/bin/tickscope`, false, `/usr/local/bin/tickscope`}, // systemd opens no terminal
-	}
-	for _, tt := range tests {
-		if got := hold.HolderPath(tt.exe, tt.windows); got != tt.want {
-			t.Errorf("HolderPath(%q, %v) = %q, want %q", tt.exe, tt.windows, got, tt.want)
-		}
-	}
-}
-
 func TestPersistRunsTheWindowlessHolder(t *testing.T) {
 	req := timerinfo.Setting{Resolution100ns: 10000}
 	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}

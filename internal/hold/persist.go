@@ -82,7 +82,7 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	if TemporaryBuild(sys.TempDir(), exe) {
 		return nil, fmt.Errorf("--persist refused: %s is a temporary build (go run) that will be deleted; build tickscope with go build or go install and run --persist from that binary", exe)
 	}
-	holder := HolderPath(exe, q.Windows != nil)
+	holder := persist.HolderPath(exe, q.Windows != nil)
 	if q.Windows != nil {
 		if err := checkHolder(sys, exe, holder); err != nil {
 			return nil, err
@@ -128,27 +128,6 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	return res, nil
 }
 
-// HolderExeName is the windowless holder's file name on Windows: the same
-// program as tickscope.exe, linked for the GUI subsystem (-H=windowsgui)
-// and shipped beside it in the release archive. Windows makes a console,
-// and so a window, for a console program it starts with none to inherit,
-// as Task Scheduler does at logon, and the window shows until the program
-// calls FreeConsole: a console holder would flash a window at every
-// logon. A GUI-subsystem program gets no console at all ("Creation of a
-// Console", Microsoft Learn; "/SUBSYSTEM", link.exe's documentation).
-const HolderExeName = "tickscope-holder.exe"
-
-// HolderPath is the executable the startup holder of the tickscope at exe
-// runs: on Windows the windowless build in exe's directory, elsewhere exe
-// itself (systemd starts a unit with no terminal to open). exe is split
-// on either slash so that Windows paths are handled the same on every OS.
-func HolderPath(exe string, windows bool) string {
-	if !windows {
-		return exe
-	}
-	return exe[:strings.LastIndexAny(exe, `\/`)+1] + HolderExeName
-}
-
 // BuildHolderCommand is the command that builds the windowless holder at
 // path from tickscope's source directory.
 func BuildHolderCommand(path string) string {
@@ -166,7 +145,7 @@ func checkHolder(sys seam.System, exe, holder string) error {
 	subsystem, err := sys.ExeSubsystem(holder)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--persist refused: the windowless holder %s is not beside %s (the logon task runs it so that no console window opens at logon); it ships in the release archive, or build it in tickscope's source directory with: %s", HolderExeName, exe, BuildHolderCommand(holder))
+		return fmt.Errorf("--persist refused: the windowless holder %s is not beside %s (the logon task runs it so that no console window opens at logon); it ships in the release archive, or build it in tickscope's source directory with: %s", persist.HolderExeName, exe, BuildHolderCommand(holder))
 	case err != nil:
 		return &seam.OSError{Call: "read the PE header of " + holder, Err: err}
 	case subsystem != seam.IMAGE_SUBSYSTEM_WINDOWS_GUI:

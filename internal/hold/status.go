@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -144,7 +145,7 @@ func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Settin
 	}
 	s.Ours, s.Exe, s.Args, s.Holds = installed.Ours(), installed.Exe, installed.Args, installed.Setting()
 	if self, err := sys.Executable(); err == nil {
-		s.Stale = !SamePath(HolderPath(self, windows), installed.Exe, windows)
+		s.Stale = !SamePath(persist.HolderPath(self, windows), installed.Exe, windows)
 	}
 	return s, installed.HeldSetting()
 }

@@ -14,6 +14,27 @@ import (
 	"unicode/utf16"
 )
 
+// HolderExeName is the windowless holder's file name on Windows: the same
+// program as tickscope.exe, linked for the GUI subsystem (-H=windowsgui)
+// and shipped beside it in the release archive. Windows makes a console,
+// and so a window, for a console program it starts with none to inherit,
+// as Task Scheduler does at logon, and the window shows until the program
+// calls FreeConsole: a console holder would flash a window at every
+// logon. A GUI-subsystem program gets no console at all ("Creation of a
+// Console", Microsoft Learn; "/SUBSYSTEM", link.exe's documentation).
+const HolderExeName = "tickscope-holder.exe"
+
+// HolderPath is the executable the startup holder of the tickscope at exe
+// runs: on Windows the windowless build in exe's directory, elsewhere exe
+// itself (systemd starts a unit with no terminal to open). exe is split
+// on either slash so that Windows paths are handled the same on every OS.
+func HolderPath(exe string, windows bool) string {
+	if !windows {
+		return exe
+	}
+	return exe[:strings.LastIndexAny(exe, `\/`)+1] + HolderExeName
+}
+
 // TaskName is the Task Scheduler task tickscope owns.
 const TaskName = "tickscope"
 

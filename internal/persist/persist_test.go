@@ -244,3 +244,25 @@ func TestInstalledSetting(t *testing.T) {
 		}
 	}
 }
+
+// The logon task runs the GUI-subsystem build beside tickscope.exe.
+func TestHolderPath(t *testing.T) {
+	tests := []struct {
+		exe     string
+		windows bool
+		want    string
+	}{
+		{`C:\Tools\tickscope.exe`, true, `C:\Tools\tickscope-holder.exe`},
+		{`C:\Program Files\tick scope\TICKSCOPE.EXE`, true, `C:\Program Files\tick scope\tickscope-holder.exe`},
+		{`C:/Tools/tickscope.exe`, true, `C:/Tools/tickscope-holder.exe`},
+		{`\\server\share\tickscope.exe`, true, `\\server\share\tickscope-holder.exe`},
+		{`C:\Tools\tickscope-holder.exe`, true, `C:\Tools\tickscope-holder.exe`}, // run from the holder itself
+		{`tickscope.exe`, true, `tickscope-holder.exe`},
+		{`/usr/local/bin/tickscope`, false, `/usr/local/bin/tickscope`}, // systemd opens no terminal
+	}
+	for _, tt := range tests {
+		if got := persist.HolderPath(tt.exe, tt.windows); got != tt.want {
+			t.Errorf("HolderPath(%q, %v) = %q, want %q", tt.exe, tt.windows, got, tt.want)
+		}
+	}
+}

@@ -4,33 +4,203 @@ package platform
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strconv"
 
-	"github.com/tickscope/tickscope/internal/seam"
 	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/seam"
 )
 
-func (system) Lock(name string) (release func(), err error) {
-	// flock on a file that names the holder's process id: the kernel drops
-	// the lock when its holder exits, however it exits.
-	path := lockPath(name)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
+// machineLockDir is root's: /run is the runtime directory of the system
+// (the FHS), and a startup holder started by systemd has no other.
+func machineLockDir() lockDir {
+	if runtime.GOOS == "linux" {
+		return lockDir{Path: "/run/tickscope", Owner: 0, Mode: 0o755}
+	}
+	return lockDir{Path: "/var/run/tickscope", Owner: 0, Mode: 0o755}
+}
+
+// lockDir is a directory of lock files and the user who must own it.
+// Owner alone may write there: a directory another user can write is
+// refused, whatever its mode says otherwise. Root's is readable by every
+// user (Mode 0755), so that a user's status, ui and watch can tell whether
+// root's startup holder runs; a user's own is 0700.
+type lockDir struct {
+	Path  string
+	Owner int
+	Mode  os.FileMode
+}
+
+// ownLockDir is where a process running as euid keeps its locks, from its
+// environment: RuntimeDirEnv when set; root's machineLockDir; a user's
+// $XDG_RUNTIME_DIR/tickscope (the XDG Base Directory specification's
+// directory for "user-specific runtime files", owned by the user, mode
+// 0700, on a local file system); without it, the user's cache directory
+// (cacheDir: $XDG_CACHE_HOME or ~/.cache), which only the user can write
+// either and is on the user's own file system; a lock there outlives a
+// reboot as a file only, and a record counts only while its lock is held.
+func ownLockDir(euid int, override, xdgRuntime, cacheDir string) (lockDir, error) {
+	private := func(path string) lockDir { return lockDir{Path: path, Owner: euid, Mode: 0o700} }
+	switch {
+	case override != "":
+		if !filepath.IsAbs(override) {
+			return lockDir{}, fmt.Errorf("%s=%s: not an absolute path", RuntimeDirEnv, override)
+		}
+		return private(filepath.Clean(override)), nil
+	case euid == 0:
+		return machineLockDir(), nil
+	case filepath.IsAbs(xdgRuntime):
+		return private(filepath.Join(xdgRuntime, "tickscope")), nil
+	case filepath.IsAbs(cacheDir):
+		return private(filepath.Join(cacheDir, "tickscope")), nil
+	}
+	return lockDir{}, errors.New("no directory of yours to keep tickscope's locks in: set XDG_RUNTIME_DIR or HOME")
+}
+
+// thisLockDir is ownLockDir for this process.
+func thisLockDir() (lockDir, error) {
+	cache, _ := os.UserCacheDir()
+	return ownLockDir(os.Geteuid(), os.Getenv(RuntimeDirEnv), os.Getenv("XDG_RUNTIME_DIR"), cache)
+}
+
+// holderLockDirs are where a probe looks for the startup holder: the
+// caller's own directory, then, for a user other than root, root's (a
+// holder systemd starts runs as root).
+func holderLockDirs() []lockDir {
+	own, err := thisLockDir()
+	var dirs []lockDir
+	if err == nil {
+		dirs = append(dirs, own)
+	}
+	if os.Geteuid() != 0 && os.Getenv(RuntimeDirEnv) == "" {
+		dirs = append(dirs, machineLockDir())
+	}
+	return dirs
+}
+
+// errAbsent is a lock directory or file that does not exist (yet):
+// nothing holds a lock there.
+var errAbsent = errors.New("no lock there")
+
+// openLockDir opens d, creating it first when create is set (its parent
+// too, for a cache directory not made yet), and checks what it opened, not
+// what the path named a moment before: a directory, not a symbolic link,
+// owned by d.Owner, writable by no one else. Files are then opened
+// relative to it (openat), so that no component of its path can be
+// swapped in between. Without create, a directory that does not exist
+// gives errAbsent.
+func openLockDir(d lockDir, create bool) (dirfd int, err error) {
+	if create {
+		err := unix.Mkdir(d.Path, uint32(d.Mode))
+		if errors.Is(err, unix.ENOENT) {
+			if err := os.MkdirAll(filepath.Dir(d.Path), 0o700); err != nil {
+				return -1, &seam.OSError{Call: "create the lock directory's parent " + filepath.Dir(d.Path), Err: err}
+			}
+			err = unix.Mkdir(d.Path, uint32(d.Mode))
+		}
+		if err == nil {
+			// The umask may have taken bits the mode gives on purpose.
+			unix.Chmod(d.Path, uint32(d.Mode))
+		} else if !errors.Is(err, unix.EEXIST) {
+			return -1, &seam.OSError{Call: "create the lock directory " + d.Path, Err: err}
+		}
+	}
+	fd, err := unix.Open(d.Path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, unix.ENOENT) && !create:
+		return -1, errAbsent
+	case errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR):
+		return -1, fmt.Errorf("refusing the lock directory %s: it is not a directory (a symbolic link?); remove it", d.Path)
+	case err != nil:
+		return -1, &seam.OSError{Call: "open the lock directory " + d.Path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, &seam.OSError{Call: "stat the lock directory " + d.Path, Err: err}
+	}
+	if err := checkOwned(d.Path, "directory", &st, d.Owner); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// checkOwned refuses a lock directory or file that owner does not own or
+// that another user could write.
+func checkOwned(path, what string, st *unix.Stat_t, owner int) error {
+	mode := os.FileMode(st.Mode & 0o7777)
+	switch {
+	case int(st.Uid) != owner:
+		return fmt.Errorf("refusing the lock %s %s: it belongs to uid %d, not to uid %d, so another user may have made it; remove it", what, path, st.Uid, owner)
+	case mode&0o022 != 0:
+		return fmt.Errorf("refusing the lock %s %s: its mode %04o lets users other than its owner write it; remove it", what, path, mode)
+	}
+	return nil
+}
+
+// openRecord opens the lock file name in the lock directory dirfd (at d)
+// without following a symbolic link and without truncating it, creating
+// it (mode 0644: readable by the users who may probe) when create is set,
+// and checks it is a regular file of d's owner with no other link.
+func openRecord(dirfd int, d lockDir, name string, create bool) (*os.File, error) {
+	path := filepath.Join(d.Path, name+".lock")
+	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
+	if create {
+		flags = unix.O_RDWR | unix.O_CREAT | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
+	}
+	fd, err := unix.Openat(dirfd, name+".lock", flags, 0o644)
+	switch {
+	case errors.Is(err, unix.ENOENT) && !create:
+		return nil, errAbsent
+	case errors.Is(err, unix.ELOOP):
+		return nil, fmt.Errorf("refusing the lock file %s: it is a symbolic link; remove it", path)
+	case err != nil:
 		return nil, &seam.OSError{Call: "open " + path, Err: err}
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	f := os.NewFile(uintptr(fd), path)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, &seam.LockedError{What: name, PID: readPID(path)}
-		}
-		return nil, &seam.OSError{Call: "flock " + path, Err: err}
+		return nil, &seam.OSError{Call: "stat " + path, Err: err}
 	}
-	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return func() {
-		f.Truncate(0)
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
 		f.Close()
-	}, nil
+		return nil, fmt.Errorf("refusing the lock file %s: it is not a plain file with one name; remove it", path)
+	}
+	if err := checkOwned(path, "file", &st, d.Owner); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
+
+// readRecordFile reads the process id f's record names, or 0.
+func readRecordFile(f *os.File) int {
+	buf := make([]byte, 16)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return 0
+	}
+	return parseRecord(buf[:n])
+}
+
+// writeRecord replaces f's record with this process's id; f's lock is
+// held.
+func writeRecord(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return &seam.OSError{Call: "truncate " + f.Name(), Err: err}
+	}
+	if _, err := f.WriteAt(formatRecord(os.Getpid()), 0); err != nil {
+		return &seam.OSError{Call: "write " + f.Name(), Err: err}
+	}
+	return nil
+}
+
+// uidString is how a uid is named in a refusal.
+func uidString(uid int) string { return "uid " + strconv.Itoa(uid) }

@@ -131,24 +131,14 @@ func (t taskStartup) Start() error {
 }
 
 // Stop asks Task Scheduler to stop the task's instances ("IRegisteredTask::
-// Stop method", Microsoft Learn), then ends the holder by the process id
-// its lock names if it still runs (it may have been started by hand, or
-// Task Scheduler may not stop it). Task Scheduler's answer is not needed:
-// the holder's lock says whether it still runs.
+// Stop method", Microsoft Learn), then ends the holder its lock's record
+// names if it still runs and is this tickscope's (endHolder): it may have
+// been started by hand, or Task Scheduler may not stop it. Task
+// Scheduler's answer is not needed: the holder's lock says whether it
+// still runs.
 func (t taskStartup) Stop() error {
 	t.withTask(func(task *winapi.RegisteredTask) error { return task.Stop() })
-	return endHolder(func(pid int) error {
-		p, err := windows.OpenProcess(windows.PROCESS_TERMINATE|windows.SYNCHRONIZE, false, uint32(pid))
-		if err != nil {
-			return &seam.OSError{Call: fmt.Sprintf("OpenProcess(%d)", pid), Err: err}
-		}
-		defer windows.CloseHandle(p)
-		if err := windows.TerminateProcess(p, 1); err != nil {
-			return &seam.OSError{Call: fmt.Sprintf("TerminateProcess(%d)", pid), Err: err}
-		}
-		windows.WaitForSingleObject(p, 2000)
-		return nil
-	})
+	return endHolder()
 }
 
 // Delete unregisters the task ("ITaskFolder::DeleteTask method", Microsoft

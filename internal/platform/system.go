@@ -1,10 +1,7 @@
 package platform
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"time"
 
 	"github.com/tickscope/tickscope/internal/seam"
 )
@@ -27,37 +24,3 @@ var _ seam.System = system{}
 func (system) Executable() (string, error)          { return os.Executable() }
 func (system) LookupEnv(name string) (string, bool) { return os.LookupEnv(name) }
 func (system) TempDir() string                      { return os.TempDir() }
-
-func (s system) Holder() (pid int, running bool) {
-	release, err := s.Lock(seam.HolderLock)
-	if err == nil {
-		release()
-		return 0, false
-	}
-	var locked *seam.LockedError
-	if errors.As(err, &locked) {
-		return locked.PID, true
-	}
-	return 0, false
-}
-
-// endHolder ends a running holder with kill and waits up to 2 s for its
-// lock to be free.
-func endHolder(kill func(pid int) error) error {
-	pid, running := system{}.Holder()
-	if !running {
-		return nil
-	}
-	if pid == 0 {
-		return errors.New("a holder runs but its process id could not be read")
-	}
-	if err := kill(pid); err != nil {
-		return err
-	}
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if _, running := (system{}).Holder(); !running {
-			return nil
-		}
-	}
-	return fmt.Errorf("the holder (process %d) still runs 2 s after it was ended", pid)
-}

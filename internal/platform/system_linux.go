@@ -113,7 +113,8 @@ func (u unitStartup) Install(definition []byte) error {
 func (u unitStartup) Start() error { return systemctl("start", persist.UnitName) }
 
 // Stop stops the unit where systemd runs, and ends a holder started by
-// hand by the process id its lock names.
+// hand, the process its lock's record names, if it is this tickscope's
+// (endHolder).
 func (u unitStartup) Stop() error {
 	if systemdRuns() {
 		if data, _ := u.Read(); data != nil {
@@ -122,12 +123,7 @@ func (u unitStartup) Stop() error {
 			}
 		}
 	}
-	return endHolder(func(pid int) error {
-		if err := unix.Kill(pid, unix.SIGTERM); err != nil {
-			return &seam.OSError{Call: fmt.Sprintf("kill(%d, SIGTERM)", pid), Err: err}
-		}
-		return nil
-	})
+	return endHolder()
 }
 
 func (u unitStartup) Delete() error {

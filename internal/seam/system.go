@@ -15,13 +15,16 @@ import (
 type System interface {
 	// Elevated reports whether tickscope runs elevated (Windows) or as root.
 	Elevated() bool
-	// Lock takes the exclusive lock called name (BenchLock, HolderLock).
-	// The OS drops it when its holder exits, however it exits. Another
-	// holder gives a *LockedError naming its process id.
+	// Lock takes the exclusive lock called name (BenchLock, HolderLock,
+	// WhoLock), kept where no other user can write (package platform:
+	// lock.go), and writes its record: the process id of its holder. The
+	// OS drops it when its holder exits, however it exits. Another holder
+	// gives a *LockedError naming its process id.
 	Lock(name string) (release func(), err error)
 	// Holder reports whether the startup holder (a process holding
 	// HolderLock) runs, and its process id, 0 when it runs but its id
-	// cannot be read.
+	// cannot be read. It probes without taking the lock, even for an
+	// instant: a holder starting meanwhile is never refused because of it.
 	Holder() (pid int, running bool)
 	// Startup is the OS's way of starting the holder at logon or boot, or
 	// nil where tickscope has none.
@@ -72,7 +75,7 @@ type System interface {
 	// LookupEnv reads an environment variable.
 	LookupEnv(name string) (string, bool)
 	// TempDir is the directory temporary builds (go run) live under, and
-	// the user's own: the holder's lock and log live there.
+	// the user's own: the windowless holder's log lives there.
 	TempDir() string
 	// Console says how this process sits on a console: alone on one made
 	// for it (a double-click in Explorer), on none with nowhere to write
@@ -144,7 +147,10 @@ type Startup interface {
 	Install(definition []byte) error
 	// Start runs the holder now.
 	Start() error
-	// Stop ends a running holder, if one runs.
+	// Stop ends a running holder, if one runs: by the mechanism's own
+	// means, then the process the holder's lock's record names, only when
+	// it runs this tickscope (or its windowless holder) as the caller or
+	// as the record's writer; otherwise it refuses, saying why.
 	Stop() error
 	// Delete unregisters the definition.
 	Delete() error
