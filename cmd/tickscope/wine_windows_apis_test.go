@@ -19,6 +19,11 @@ func wineWindowsAPIs(t *testing.T, w *wineSetup) {
 		{"startup-task", "TestStartupTaskRoundTrip"},
 		{"job-breakaway", "TestStartTiedAllowsBreakaway"},
 		{"poll-priority", "TestPollInterruptTimeLeavesNoThreadTimeCritical"},
+		{"who-lock-global", "TestWhoLockIsMachineWide"},
+		{"lock-record", "TestLockRecordIsUnderTheProfile"},
+		{"lock-access-denied", "TestAMutexThatDeniesAccessIsHeld"},
+		{"holder-probe", "TestHolderProbeNeverTakesTheLock"},
+		{"end-holder-refuses", "TestEndHolderRefusesAProcessThatIsNotTickscope"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := w.commandWithin(wineCommandDeadline, prefix, w.wine, exe, "-test.run", "^"+c.test+"$", "-test.count=1", "-test.v")
