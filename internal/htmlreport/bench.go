@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,8 +27,68 @@ func yes(b bool) string {
 
 func period(v uint32) float64 { return float64(v) / 1e4 } // 100 ns units to ms
 
+// benchView is the part of a Windows bench's range the bench chart shows:
+// the band that decides, from the floor to a little past the pick's band
+// (the pick is the power band under --prefer power) and any band the
+// latency pick weighed as equivalent, so that the knees around the pick
+// are spread over the chart's width. zoomed is false when that is most of
+// the range anyway: the chart then shows it all, without an overview.
+type benchView struct {
+	lo, hi float64 // ms
+	zoomed bool
+}
+
+// viewShare is how much of the whole range a view may cover and still be
+// drawn with an overview under it.
+const viewShare = 0.6
+
+func viewOf(r *sweep.Result, periods []float64, pos map[int]int) benchView {
+	first, last := periods[0], periods[len(periods)-1]
+	whole := benchView{lo: first, hi: last}
+	start := first
+	if r.Floor >= 0 && r.Floor < len(r.Rows) {
+		start = period(r.Rows[r.Floor].Requested)
+	}
+	end := -1.0
+	for i, band := range r.Bands {
+		if i != r.Band && !band.Equivalent {
+			continue
+		}
+		for _, row := range band.Rows {
+			if row >= 0 && row < len(r.Rows) {
+				end = max(end, period(r.Rows[row].Requested))
+			}
+		}
+	}
+	if end < 0 || end <= start {
+		// No pick, or the pick is the floor: the floor's band then.
+		for _, band := range r.Bands {
+			if slices.ContainsFunc(band.Rows, func(row int) bool { return row == r.Floor }) {
+				for _, row := range band.Rows {
+					end = max(end, period(r.Rows[row].Requested))
+				}
+			}
+		}
+	}
+	if end <= start {
+		return whole
+	}
+	// A little past: the next period measured (where the latency changes
+	// back, if it does) and a quarter of the span more.
+	past := end + (end-start)/4
+	if i := slices.IndexFunc(periods, func(v float64) bool { return v > end }); i >= 0 {
+		past = max(past, periods[i])
+	}
+	v := benchView{lo: start, hi: min(past, last), zoomed: true}
+	if v.hi-v.lo > viewShare*(last-first) {
+		return whole
+	}
+	return v
+}
+
 // bench draws the Windows bench: latency of the wait against the period
-// requested, bands of equal periods coloured by the judgement's pass/fail.
+// requested, bands of equal periods coloured by the judgement's pass/fail,
+// over the band that decides, and the whole range small under it.
 func (p *page) bench(b *report.Bench) {
 	r := b.Result
 	if r == nil || len(r.Rows) == 0 {
@@ -39,51 +100,18 @@ func (p *page) bench(b *report.Bench) {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, c int) int { return int(r.Rows[a].Requested) - int(r.Rows[c].Requested) })
-	lo, hi := period(r.Rows[order[0]].Requested), period(r.Rows[order[len(order)-1]].Requested)
-	var top int64
-	for _, row := range r.Rows {
-		top = max(top, row.Summary.Max)
+	periods := make([]float64, len(order))
+	pos := make(map[int]int, len(order))
+	for k, i := range order {
+		periods[k] = period(r.Rows[i].Requested)
+		pos[i] = k
 	}
-	pad := max((hi-lo)*0.03, 0.05)
-	c := newChart("Wait latency against the period requested", "timer period requested (ms)", "wait latency (ms)", lo-pad, hi+pad, 0, msOf(top)*1.05, false)
-	for _, band := range r.Bands {
-		bl, bh := hi+pad, lo-pad
-		for _, i := range band.Rows {
-			bl, bh = min(bl, period(r.Rows[i].Requested)), max(bh, period(r.Rows[i].Requested))
-		}
-		color := failColor
-		if band.Pass {
-			color = passColor
-		}
-		c.rectXY(bl-pad/2, bh+pad/2, 0, msOf(top)*1.05, color, 0.12, fmt.Sprintf("band %s–%s ms granted: pass %s", fmtP(band.LoGranted), fmtP(band.HiGranted), yes(band.Pass)))
+	view := viewOf(r, periods, pos)
+	c := benchChart(r, order, periods, pos, view)
+	charts := []*chart{c}
+	if view.zoomed {
+		charts = append(charts, benchOverview(r, order, periods, pos, view))
 	}
-	var xs, p50, low, p95 []float64
-	for _, i := range order {
-		row := r.Rows[i]
-		xs = append(xs, period(row.Requested))
-		p50 = append(p50, msOf(row.Summary.P50))
-		low = append(low, msOf(row.Summary.P5))
-		p95 = append(p95, msOf(row.Summary.P95))
-	}
-	c.band(xs, low, p95, "#2a6fb0")
-	c.polyline(xs, p50, "#124", 2)
-	for _, i := range order {
-		row := r.Rows[i]
-		c.dot(period(row.Requested), msOf(row.Summary.Max), 3, "#f80", fmt.Sprintf("%s ms: max %s ms", fmtP(row.Requested), fms(row.Summary.Max)))
-	}
-	if r.Floor >= 0 && r.Floor < len(r.Rows) {
-		c.vmark(period(r.Rows[r.Floor].Requested), "#555", "floor", 1)
-		if r.RecheckFloor != nil {
-			c.dot(period(r.Rows[r.Floor].Requested), msOf(r.RecheckFloor.P50), 5, "#808", "re-check of the floor: p50 "+fms(r.RecheckFloor.P50)+" ms")
-		}
-	}
-	if r.Recommended >= 0 && r.Recommended < len(r.Rows) {
-		c.vmark(period(r.Rows[r.Recommended].Requested), "#06c", "pick", 0)
-		if r.RecheckWinner != nil {
-			c.dot(period(r.Rows[r.Recommended].Requested), msOf(r.RecheckWinner.P50), 5, "#808", "re-check of the pick: p50 "+fms(r.RecheckWinner.P50)+" ms")
-		}
-	}
-	c.legend("p50", "#124", "p5–p95", "#8ab", "max", "#f80", "re-check p50", "#808", "pass", "#9d9", "fail", "#e99")
 	var rows [][]string
 	for _, i := range order {
 		row := r.Rows[i]
@@ -110,8 +138,140 @@ func (p *page) bench(b *report.Bench) {
 		}
 		notes += confidenceNote(c, 0, runnerUp)
 	}
-	p.figure("Bench", c, notes+table(head, rows))
+	p.figure("Bench", notes+table(head, rows), charts...)
 }
+
+// edges are where the rows at sorted positions a..b meet their
+// neighbours: halfway between periods, so that bands tile the axis.
+func edges(periods []float64, a, b int) (float64, float64) {
+	half := func(k int) float64 { // half the gap at position k's side
+		if len(periods) < 2 {
+			return 0.0005
+		}
+		k = min(max(k, 1), len(periods)-1)
+		return (periods[k] - periods[k-1]) / 2
+	}
+	return periods[a] - half(a), periods[b] + half(b+1)
+}
+
+// bandSpan is a band's first and last sorted positions.
+func bandSpan(band sweep.Band, pos map[int]int) (int, int) {
+	a, b := len(pos), -1
+	for _, row := range band.Rows {
+		if k, ok := pos[row]; ok {
+			a, b = min(a, k), max(b, k)
+		}
+	}
+	return a, b
+}
+
+// shadeBands fills each band's stretch of the axis green (pass) or red
+// (fail), neighbours in two strengths so that every knee shows; the
+// pick's band strongest.
+func shadeBands(c *chart, r *sweep.Result, periods []float64, pos map[int]int) {
+	for i, band := range r.Bands {
+		a, b := bandSpan(band, pos)
+		if b < 0 {
+			continue
+		}
+		lo, hi := edges(periods, a, b)
+		color, opacity := failColor, 0.10
+		if band.Pass {
+			color = passColor
+		}
+		if i%2 == 1 {
+			opacity = 0.20
+		}
+		if i == r.Band {
+			opacity = 0.40
+		}
+		c.rectXY(lo, hi, c.y0, c.y1, color, opacity, fmt.Sprintf("band %s–%s ms granted: p50 %s ms, pass %s", fmtP(band.LoGranted), fmtP(band.HiGranted), fms(band.P50), yes(band.Pass)))
+	}
+}
+
+// benchChart is the bench's main chart over view.
+func benchChart(r *sweep.Result, order []int, periods []float64, pos map[int]int, view benchView) *chart {
+	pad := (view.hi - view.lo) * 0.03
+	if pad == 0 {
+		pad = 0.05
+	}
+	x0, x1 := view.lo-pad, view.hi+pad
+	// The y axis fits the p99s in view (and the re-checks), so that the
+	// knees' steps are tall; a max above them is marked on the top edge.
+	var top int64
+	for k, i := range order {
+		if periods[k] >= x0 && periods[k] <= x1 {
+			top = max(top, r.Rows[i].Summary.P99)
+		}
+	}
+	for _, s := range []*stats.Summary{r.RecheckWinner, r.RecheckFloor} {
+		if s != nil {
+			top = max(top, s.P50)
+		}
+	}
+	title := "Wait latency against the period requested"
+	if view.zoomed {
+		title = fmt.Sprintf("Wait latency against the period requested, %s–%s ms: the band that decides", num3(view.lo), num3(view.hi))
+	}
+	c := newChartOpts(chartOpts{title: title, xLabel: "timer period requested (ms)", yLabel: "wait latency (ms)", x0: x0, x1: x1, y0: 0, y1: msOf(top) * 1.1})
+	shadeBands(c, r, periods, pos)
+	var xs, p50, low, p95 []float64
+	for k, i := range order {
+		row := r.Rows[i]
+		// One period each side of the view, so that the lines leave the
+		// plot at its edges rather than stop short of them.
+		if periods[k] < x0 && k+1 < len(periods) && periods[k+1] < x0 || periods[k] > x1 && k > 0 && periods[k-1] > x1 {
+			continue
+		}
+		xs = append(xs, periods[k])
+		p50 = append(p50, msOf(row.Summary.P50))
+		low = append(low, msOf(row.Summary.P5))
+		p95 = append(p95, msOf(row.Summary.P95))
+	}
+	c.band(xs, low, p95, "#2a6fb0")
+	c.polyline(xs, p50, "#124", 2)
+	for _, i := range order {
+		row := r.Rows[i]
+		c.dot(period(row.Requested), msOf(row.Summary.Max), 3, "#f80", fmt.Sprintf("%s ms: max %s ms", fmtP(row.Requested), fms(row.Summary.Max)))
+		c.dot(period(row.Requested), msOf(row.Summary.P50), 2, "#124", fmt.Sprintf("%s ms (granted %s): p50 %s ms", fmtP(row.Requested), fmtP(row.Granted), fms(row.Summary.P50)))
+	}
+	if r.Floor >= 0 && r.Floor < len(r.Rows) {
+		c.vmark(period(r.Rows[r.Floor].Requested), "#555", "floor "+fmtP(r.Rows[r.Floor].Requested)+" ms", 1)
+		if r.RecheckFloor != nil {
+			c.dot(period(r.Rows[r.Floor].Requested), msOf(r.RecheckFloor.P50), 5, "#808", "re-check of the floor: p50 "+fms(r.RecheckFloor.P50)+" ms")
+		}
+	}
+	if r.Recommended >= 0 && r.Recommended < len(r.Rows) {
+		c.vmark(period(r.Rows[r.Recommended].Requested), "#06c", "pick "+fmtP(r.Rows[r.Recommended].Requested)+" ms", 0)
+		if r.RecheckWinner != nil {
+			c.dot(period(r.Rows[r.Recommended].Requested), msOf(r.RecheckWinner.P50), 5, "#808", "re-check of the pick: p50 "+fms(r.RecheckWinner.P50)+" ms")
+		}
+	}
+	c.legend("p50", "#124", "p5–p95", "#8ab", "max", "#f80", "re-check p50", "#808", "band: pass", "#9d9", "band: fail", "#e99", "the pick's band", "#7c7")
+	return c
+}
+
+// benchOverview is the whole range, small, with the view's box on it.
+func benchOverview(r *sweep.Result, order []int, periods []float64, pos map[int]int, view benchView) *chart {
+	lo, hi := periods[0], periods[len(periods)-1]
+	pad := (hi - lo) * 0.01
+	var top int64
+	var xs, p50 []float64
+	for k, i := range order {
+		top = max(top, r.Rows[i].Summary.P50)
+		xs = append(xs, periods[k])
+		p50 = append(p50, msOf(r.Rows[i].Summary.P50))
+	}
+	c := newChartOpts(chartOpts{class: "overview", title: fmt.Sprintf("The whole sweep, %s–%s ms (in blue: the part drawn above)", num3(lo), num3(hi)),
+		xLabel: "timer period requested (ms)", yLabel: "p50", x0: lo - pad, x1: hi + pad, y0: 0, y1: msOf(top) * 1.1, height: overviewH})
+	shadeBands(c, r, periods, pos)
+	c.polyline(xs, p50, "#124", 1.5)
+	c.window(view.lo, view.hi, "#06c", fmt.Sprintf("the chart above: %s–%s ms", num3(view.lo), num3(view.hi)))
+	return c
+}
+
+// num3 prints a period in ms to the 100 ns the OS counts in.
+func num3(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
 func fmtP(v uint32) string { return timerinfo.FormatPeriodMS(v) }
 
@@ -132,31 +292,7 @@ func (p *page) slackBench(b *report.SlackBench) {
 		p.body.WriteString("<p>The bench measured no setting.</p>\n")
 		return
 	}
-	var top int64
-	for _, row := range r.Rows {
-		top = max(top, row.Summary.Max)
-	}
-	c := newChart("Wait latency against the timer slack", "setting (index; the table names it)", "wait latency (ms)", -0.5, float64(len(r.Rows))-0.5, 0, msOf(top)*1.05, false)
-	series := map[bool][]float64{}
-	xsOf := map[bool][]float64{}
-	for i, row := range r.Rows {
-		held := row.Setting.CPUDMALatencyUs != nil
-		x := float64(i)
-		color := failColor
-		if row.Pass {
-			color = passColor
-		}
-		c.rectXY(x-0.4, x+0.4, msOf(row.Summary.P5), msOf(row.Summary.P95), color, 0.35, settingName(row.Setting)+": p5–p95")
-		c.dot(x, msOf(row.Summary.Max), 3, "#f80", "max "+fms(row.Summary.Max)+" ms")
-		xsOf[held] = append(xsOf[held], x)
-		series[held] = append(series[held], msOf(row.Summary.P50))
-	}
-	c.polyline(xsOf[false], series[false], "#124", 2)
-	c.polyline(xsOf[true], series[true], "#a0a", 2)
-	if r.Recommended >= 0 {
-		c.vmark(float64(r.Recommended), "#06c", "pick", 0)
-	}
-	c.legend("p50 without DMA hold", "#124", "p50 with DMA hold", "#a0a", "max", "#f80", "pass", "#9d9", "fail", "#e99")
+	c := slackChart(r, b.DelayNs)
 	var rows [][]string
 	for i, row := range r.Rows {
 		mark := ""
@@ -173,8 +309,92 @@ func (p *page) slackBench(b *report.SlackBench) {
 		}
 		notes += confidenceNote(c, b.DelayNs, runnerUp)
 	}
-	p.figure("Bench (timer slack)", c, notes+table([]string{"#", "setting", "min", "p50", "p95", "p99", "max", "lateness p99", "pass", ""}, rows))
+	p.figure("Bench (timer slack)", notes+table([]string{"#", "setting", "min", "p50", "p95", "p99", "max", "lateness p99", "pass", ""}, rows), c)
 }
+
+// slackChart draws the Linux bench's lateness (latency past the delay)
+// against the slack, both on log axes: the slacks run from 1 ns to 500 µs
+// and the lateness from a few µs to a slack's width, each over decades.
+// With and without the DMA hold are two series, side by side at each
+// slack.
+func slackChart(r *sweep.SlackResult, delayNs int64) *chart {
+	late := func(ns int64) float64 { return float64(ns-delayNs) / 1e3 } // a latency's lateness, µs
+	us := func(ns int64) float64 { return float64(ns) / 1e3 }
+	lo, hi := math.Inf(1), 0.0
+	sLo, sHi := math.Inf(1), 0.0
+	for _, row := range r.Rows {
+		lo = math.Min(lo, late(row.Summary.P5))
+		hi = math.Max(hi, math.Max(late(row.Summary.P95), us(row.Lateness.P99)))
+		sLo, sHi = math.Min(sLo, float64(max(row.Setting.SlackNs, 1))), math.Max(sHi, float64(row.Setting.SlackNs))
+	}
+	// Whole decades, the lateness at least 0.1 µs (a wait is never early
+	// on Linux; a lateness under that is drawn on the bottom edge), up to
+	// the highest p99: a max above it is marked on the top edge.
+	y0 := math.Pow(10, math.Floor(math.Log10(math.Max(lo, 0.1))))
+	y1 := math.Pow(10, math.Ceil(math.Log10(math.Max(hi*1.2, y0*10))))
+	x0 := math.Pow(10, math.Floor(math.Log10(sLo))) / 2
+	x1 := math.Pow(10, math.Ceil(math.Log10(math.Max(sHi, x0*20)))) * 2
+	c := newChartOpts(chartOpts{title: "Lateness of a " + fms(delayNs) + " ms wait against the timer slack (log scales)", xLabel: "timer slack of the measuring thread (log scale)",
+		yLabel: "lateness: latency − delay (µs)", x0: x0, x1: x1, y0: y0, y1: y1, logX: true, logY: true, xTickLabel: slackLabel})
+	series := map[bool][][2]float64{}
+	for i, row := range r.Rows {
+		held := row.Setting.CPUDMALatencyUs != nil
+		x := float64(max(row.Setting.SlackNs, 1))
+		color := failColor
+		if row.Pass {
+			color = passColor
+		}
+		dx := -5.0 // the two series side by side
+		if held {
+			dx = 5
+		}
+		name := settingName(row.Setting)
+		if i == r.Recommended {
+			name += " (the pick)"
+		}
+		c.vbar(x, dx, late(row.Summary.P5), late(row.Summary.P95), 8, color, 0.55, name+": lateness p5–p95 "+fus(late(row.Summary.P5))+" – "+fus(late(row.Summary.P95))+" µs")
+		c.vbar(x, dx, us(row.Lateness.P99)*0.97, us(row.Lateness.P99)*1.03, 10, "#000", 1, name+": lateness p99 "+fus(us(row.Lateness.P99))+" µs")
+		c.dot(x, late(row.Summary.Max), 3, "#f80", name+": lateness max "+fus(late(row.Summary.Max))+" µs")
+		series[held] = append(series[held], [2]float64{x, us(row.Lateness.P50)})
+	}
+	for _, held := range []bool{false, true} {
+		var xs, ys []float64
+		for _, pt := range series[held] {
+			xs, ys = append(xs, pt[0]), append(ys, pt[1])
+		}
+		color := "#124"
+		if held {
+			color = "#a0a"
+		}
+		c.polyline(xs, ys, color, 2)
+		for i := range xs {
+			c.dot(xs[i], ys[i], 2.5, color, fmt.Sprintf("p50 lateness %s µs", fus(ys[i])))
+		}
+	}
+	if r.Recommended >= 0 && r.Recommended < len(r.Rows) {
+		pick := r.Rows[r.Recommended].Setting
+		c.vmark(float64(max(pick.SlackNs, 1)), "#06c", "pick: "+settingName(pick), 0)
+	}
+	if r.Preferences.Prefer == "power" && r.Preferences.BudgetLateness > 0 {
+		c.hmark(float64(r.Preferences.BudgetLateness)/1e3, "#b60", "budget: p99 lateness "+fus(float64(r.Preferences.BudgetLateness)/1e3)+" µs")
+	}
+	c.legend("p50 without DMA hold", "#124", "p50 with DMA hold (bars right)", "#a0a", "p5–p95: pass", "#9d9", "p5–p95: fail", "#e99", "p99", "#000", "max", "#f80")
+	return c
+}
+
+// slackLabel names a slack axis tick, a power of ten of ns.
+func slackLabel(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return num(ns/1e6) + " ms"
+	case ns >= 1e3:
+		return num(ns/1e3) + " µs"
+	}
+	return num(ns) + " ns"
+}
+
+// fus prints µs to a tenth.
+func fus(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 // confidenceNote is the recommendation's p50 and p99 with their 95 %
 // intervals (the Linux bench's in µs past originNs, its delay: lateness),

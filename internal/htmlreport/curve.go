@@ -68,7 +68,7 @@ func (p *page) curve(cv *report.Curve) {
 	if tick > 0 {
 		note = fmt.Sprintf("<p>Fitted tick %.3f ms, explaining %s of the variance.</p>", tick, pct(cv.Tick.Explained))
 	}
-	p.figure("Curve", c, note+table([]string{"delay ms", "samples", "p50 overshoot ms", "p95 overshoot ms", "mean overshoot ms"}, rows))
+	p.figure("Curve", note+table([]string{"delay ms", "samples", "p50 overshoot ms", "p95 overshoot ms", "mean overshoot ms"}, rows), c)
 }
 
 // compare draws the method × setting matrix as a heat map of p99 (the
@@ -86,45 +86,43 @@ func (p *page) compare(cm *report.Compare) {
 			lo, hi = min(lo, cell.P99), max(hi, cell.P99)
 		}
 	}
-	c := newChart("p99 interval by method and setting", "setting", "method", 0, float64(ns), 0, float64(nm), false)
+	// The heat map has categorical axes: its own labels instead of
+	// numeric ticks, the methods' names in the room on its left.
+	c := newChartOpts(chartOpts{title: "p99 interval by method (rows) and setting (columns), ms; early share marked",
+		xLabel: fmt.Sprintf("colour: p99 interval (ms), %s light to %s dark; ▼ early (catch-up) share", fms(lo), fms(hi)),
+		x0:     0, x1: float64(ns), y0: 0, y1: float64(nm), height: max(120, 44*float64(nm)), left: 150})
 	c.b.Reset()
-	// The heat map has categorical axes: draw its own labels instead of
-	// numeric ticks.
-	fmt.Fprintf(&c.b, `<svg class="chart" viewBox="0 0 %g %g" role="img" aria-label="compare heat map">`, c.w, c.h)
-	fmt.Fprintf(&c.b, `<rect x="0" y="0" width="%g" height="%g" fill="#fff"/><text x="%g" y="18" class="t">p99 interval by method (rows) and setting (columns), ms; early share marked</text>`, c.w, c.h, 8.0)
-	c.left = 150
-	cw := (c.w - c.left - c.right) / float64(ns)
-	ch := (c.h - c.top - c.bottom) / float64(nm)
+	fmt.Fprintf(&c.b, `<rect x="0" y="0" width="100%%" height="%g" fill="#fff" stroke="#444"/>`, c.h)
+	ch := c.h / float64(nm)
 	for i, cell := range cm.Cells {
 		m, s := i/ns, i%ns
 		if m >= nm {
 			break
 		}
-		x, y := c.left+float64(s)*cw, c.top+float64(m)*ch
 		color := "#eee"
 		if cell.Count > 0 {
 			color = heat(cell.P99, lo, hi)
 		}
-		fmt.Fprintf(&c.data, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`, x, y, cw, ch, color, esc(fmt.Sprintf("%s / %s: p99 %s ms, early %s", cell.Method, cell.Setting, fms(cell.P99), pct(cell.Early))))
+		y := float64(m) * ch
+		fmt.Fprintf(&c.data, `<rect x="%s" y="%.1f" width="%s" height="%.1f" fill="%s" stroke="#fff"><title>%s</title></rect>`, c.px(float64(s)), y, pc(1/float64(ns)), ch, color, esc(fmt.Sprintf("%s / %s: p99 %s ms, early %s", cell.Method, cell.Setting, fms(cell.P99), pct(cell.Early))))
 		label := fms(cell.P99)
 		if cell.Early > 0 {
 			label += fmt.Sprintf(" ▼%s", pct(cell.Early))
 		}
-		fmt.Fprintf(&c.data, `<text x="%.1f" y="%.1f" class="tx">%s</text>`, x+cw/2, y+ch/2+4, esc(label))
+		fmt.Fprintf(&c.data, `<text x="%s" y="%.1f" class="tx">%s</text>`, c.px(float64(s)+0.5), y+ch/2+4, esc(label))
 	}
 	for m, name := range cm.Methods {
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="ty">%s</text>`, c.left-6, c.top+(float64(m)+0.5)*ch+4, esc(name))
+		fmt.Fprintf(&c.b, `<text x="-6" y="%.1f" class="ty">%s</text>`, (float64(m)+0.5)*ch+4, esc(name))
 	}
 	for s, name := range cm.Settings {
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="tx">%s</text>`, c.left+(float64(s)+0.5)*cw, c.h-c.bottom+16, esc(name))
+		fmt.Fprintf(&c.b, `<text x="%s" y="%.1f" class="tx">%s</text>`, c.px(float64(s)+0.5), c.h+16, esc(name))
 	}
-	fmt.Fprintf(&c.b, `<text x="%.1f" y="%.1f" class="xl">colour: p99 interval (ms), %s light to %s dark; ▼ early (catch-up) share</text>`, (c.left+c.w)/2, c.h-10, fms(lo), fms(hi))
 	var rows [][]string
 	for _, cell := range cm.Cells {
 		rows = append(rows, []string{cell.Method, cell.Setting, cell.Granted, strconv.Itoa(cell.Count), fms(cell.P50), fms(cell.P95), fms(cell.P99), fms(cell.Max), pct(cell.Long), pct(cell.Early), fms(cell.DriftNs), fmt.Sprintf("%.3f", cell.CPU)})
 	}
 	note := fmt.Sprintf("<p>Target interval %s ms. %s</p>", fms(cm.IntervalNs), esc(cm.Verdict))
-	p.figure("Compare", c, note+table([]string{"method", "setting", "granted", "intervals", "p50 ms", "p95 ms", "p99 ms", "max ms", "long", "early", "drift ms", "CPU"}, rows))
+	p.figure("Compare", note+table([]string{"method", "setting", "granted", "intervals", "p50 ms", "p95 ms", "p99 ms", "max ms", "long", "early", "drift ms", "CPU"}, rows), c)
 }
 
 // heat maps v in [lo, hi] from light yellow to dark red.

@@ -84,12 +84,19 @@ const Style = `body{font-family:sans-serif;margin:16px;color:#111;background:#ff
 h1{font-size:20px;margin:4px 0}h2{font-size:17px;margin:18px 0 6px}
 .sim{font-size:44px;font-weight:bold;color:#b00;border:4px solid #b00;padding:4px 12px;display:inline-block;margin:6px 0}
 .hdr td{padding:1px 10px 1px 0}
-.fig{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
-.chart{width:720px;max-width:100%;height:auto;border:1px solid #ccc}
+.fig{display:flex;flex-wrap:wrap;gap:12px 16px;align-items:flex-start}
+.charts{flex:1 1 100%;min-width:0;display:flex;flex-direction:column;gap:8px}
+.plot{box-sizing:border-box;padding:8px 20px 6px 64px;border:1px solid #ccc;background:#fff}
+.plot .ct{font-size:14px;font-weight:bold;margin:0 0 4px}
+.lgd{font-size:12px;display:flex;flex-wrap:wrap;gap:2px 14px;margin:0 0 6px}
+.lgd i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px}
+svg.chart,svg.overview{display:block;overflow:visible}
+.xlab{font-size:12px;text-align:center;margin-top:2px}
 .num{border-collapse:collapse;font-size:12px}.num td,.num th{border:1px solid #bbb;padding:2px 6px;text-align:right}
-.num th{background:#eee}.scroll{max-height:360px;overflow:auto}
-.t{font-size:14px;font-weight:bold}.tx{font-size:11px;text-anchor:middle}.ty{font-size:11px;text-anchor:end}
-.xl{font-size:12px;text-anchor:middle}.m{font-size:11px}.lg{font-size:11px}.w{color:#a50}`
+.num th{background:#eee}.scroll{max-height:360px;max-width:100%;overflow:auto}
+.tx{font-size:11px;text-anchor:middle}.ty{font-size:11px;text-anchor:end}
+.yl{font-size:12px;text-anchor:middle}.m{font-size:12px;font-weight:bold}.m.r{text-anchor:end}.off{font-size:10px;text-anchor:middle}.w{color:#a50}
+@media (max-width:600px){body{margin:8px}.sim{font-size:28px;border-width:3px}.tx.minor{display:none}.plot{padding-right:12px}}`
 
 func (p *page) header(f *rawfile.File) {
 	q := f.Query
@@ -122,13 +129,17 @@ func (p *page) header(f *rawfile.File) {
 }
 
 func (p *page) finish(f *rawfile.File) string {
-	return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tickscope " + html.EscapeString(f.Command) +
+	return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>tickscope " + html.EscapeString(f.Command) +
 		"</title><style>" + Style + "</style></head><body>\n" + p.body.String() + "</body></html>\n"
 }
 
-// figure puts a chart and its numbers table side by side.
-func (p *page) figure(heading string, c *chart, table string) {
-	fmt.Fprintf(&p.body, "<h2>%s</h2>\n<div class=\"fig\">%s\n<div class=\"scroll\">%s</div></div>\n", html.EscapeString(heading), c.String(), table)
+// figure puts charts, stacked, and their numbers table under them.
+func (p *page) figure(heading, table string, charts ...*chart) {
+	fmt.Fprintf(&p.body, "<h2>%s</h2>\n<div class=\"fig\"><div class=\"charts\">", html.EscapeString(heading))
+	for _, c := range charts {
+		p.body.WriteString(c.String())
+	}
+	fmt.Fprintf(&p.body, "</div>\n<div class=\"scroll\">%s</div></div>\n", table)
 }
 
 func (p *page) warnings(ws []string) {

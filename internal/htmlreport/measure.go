@@ -73,7 +73,7 @@ func (p *page) measurement(m *report.Measurement, latencies []int64) {
 	}
 	width := (hi - lo) / histColumns
 	// At least 3 px wide, so that a lone bin shows.
-	bar := math.Max(width, 3*(hi-lo)/(h.w-h.left-h.right))
+	bar := math.Max(width, 3*(hi-lo)/nominalW)
 	for i, n := range col {
 		if n > 0 {
 			x := lo + float64(i)*width
@@ -89,7 +89,7 @@ func (p *page) measurement(m *report.Measurement, latencies []int64) {
 		}
 		rows = append(rows, []string{strconv.FormatInt(b.Us, 10), strconv.Itoa(b.Count)})
 	}
-	p.figure("Histogram", h, sum+"<br>"+table([]string{"µs", "samples"}, rows))
+	p.figure("Histogram", sum+"<br>"+table([]string{"µs", "samples"}, rows), h)
 
 	// Latency against sample index, as the min and max of each bucket of
 	// samples, so that a single spike still shows after decimation.
@@ -110,5 +110,5 @@ func (p *page) measurement(m *report.Measurement, latencies []int64) {
 	t.polyline([]float64{0, float64(len(latencies))}, []float64{msOf(s.P50), msOf(s.P50)}, "#0a0", 1.5)
 	t.legend("samples (min–max per bucket)", "#2a6fb0", "p50", "#0a0")
 	note := fmt.Sprintf("<p>%d samples drawn as %d buckets of %d; the table shows the first 50 buckets and the maximum's.</p>", len(latencies), len(xs)/2, per)
-	p.figure("Time series", t, note+table([]string{"samples", "min ms", "max ms"}, trows))
+	p.figure("Time series", note+table([]string{"samples", "min ms", "max ms"}, trows), t)
 }
