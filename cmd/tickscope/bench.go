@@ -21,6 +21,7 @@ type benchOptions struct {
 	exhaustive bool
 	raw        string
 	sim        plan.Simulation
+	load       plan.LoadFlag
 }
 
 func (a *app) benchCommand() *cobra.Command {
@@ -54,7 +55,12 @@ latency picks as on Windows, with 5 % of the p50 lateness as what is
 noticeable; power the largest slack, no DMA hold if possible, with p99
 lateness inside --budget-lateness. The pick prints its p50 and p99 with
 their 95 % intervals and its margin over the runner-up.
---simulate runs the whole bench on the model of Windows timers, on any OS.`,
+
+--load N keeps N busy threads (a CPU-bound loop each, at normal priority,
+unpinned) running for the whole sweep, so that it measures a machine at
+work, not an idle one; the result, --raw's file and --html say so.
+--simulate runs the whole bench on the model of Windows timers, on any OS
+(without --load: the model runs on a virtual clock, with no CPUs to load).`,
 		Args: noArgs,
 	}
 	o.sim.SeedOnMachine = true
@@ -68,6 +74,7 @@ their 95 % intervals and its margin over the runner-up.
 	f.Uint32Var(&o.to, "to", 0, "coarsest period to try, 100 ns units (default: the coarsest)")
 	f.BoolVar(&o.exhaustive, "exhaustive", false, "give every period the full sample count")
 	f.StringVar(&o.raw, "raw", "", "write every sample of every period to this file (docs/raw-format.md)")
+	o.load.Register(f)
 	extraout.Register(cmd, false)
 	return cmd
 }
@@ -76,6 +83,10 @@ their 95 % intervals and its margin over the runner-up.
 // thread's timer slack, writes every sample, then judges.
 func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	prefs, err := o.judge.Preferences()
+	if err != nil {
+		return err
+	}
+	host, load, err := o.load.Host(host, o.sim.Scenario)
 	if err != nil {
 		return err
 	}
@@ -100,7 +111,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	bar := progress.New(a.stderr, b.Total, report.SimulatedPrefix(o.sim.Scenario)+"bench (ESC or Ctrl+C stops early)")
 	finish := sync.OnceFunc(func() { bar.Finish(); done() })
 	defer finish()
-	r, err := measuring.RunBench(ctx, b, machineSystem(), report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.UpdateTotal, finish, raw))
+	r, err := measuring.RunBench(ctx, b, machineSystem(), load, report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.UpdateTotal, finish, raw))
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ type compareOptions struct {
 	settings string
 	raw      string
 	asJSON   bool
+	load     plan.LoadFlag
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -38,7 +39,10 @@ marked, and a one-line verdict names the best that does not keep a CPU busy.
 
 Settings. Windows: none, timebeginperiod-1, nt-1ms, nt-0.5ms (NtSetTimerResolution).
 Linux: default, slack-1ns, and as root dma-0 (slack 1 ns with
-/dev/cpu_dma_latency held at 0). Nothing outlives the command.`,
+/dev/cpu_dma_latency held at 0). Nothing outlives the command.
+
+--load N keeps N busy threads (a CPU-bound loop each, unpinned) running
+for the whole matrix; the CPU column leaves their CPU time out.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.compare(cmd, machineHost(), &o)
@@ -51,11 +55,16 @@ Linux: default, slack-1ns, and as root dma-0 (slack 1 ns with
 	f.StringVar(&o.settings, "settings", "", "comma-separated settings (default: all on this OS)")
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the matrix as JSON")
+	o.load.Register(f)
 	extraout.Register(cmd, false)
 	return cmd
 }
 
 func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) error {
+	host, load, err := o.load.Host(host, "")
+	if err != nil {
+		return err
+	}
 	q, err := host.Query()
 	if err != nil {
 		return err
@@ -72,11 +81,15 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 		return err
 	}
 	defer raw.Close()
+	if err := load.Start(); err != nil {
+		return err
+	}
 	points, err := a.series(cmd.Context(), host, "compare", matrix.Specs, matrix.Label)
+	load.Stop()
 	if err != nil {
 		return err
 	}
-	file := &rawfile.File{Command: "compare", Query: q, Method: rawfile.PerPointMethod, DelayNs: int64(o.interval), Points: points}
+	file := &rawfile.File{Command: "compare", Query: q, Method: rawfile.PerPointMethod, DelayNs: int64(o.interval), Load: load.Record(), Points: points}
 	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}

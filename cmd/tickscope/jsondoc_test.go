@@ -281,6 +281,8 @@ func TestJSONOutputIsDocumented(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		runs = append(runs,
 			jsonRun{"compare", []string{"compare", "--methods", "clock-abs,nanosleep", "--settings", "default,slack-1ns", "--cycles", "10", "--json"}},
+			jsonRun{"compare", []string{"compare", "--methods", "clock-abs", "--settings", "default", "--cycles", "10", "--load", "1", "--json"}},
+			jsonRun{"measure", []string{"measure", "--samples", "20", "--load", "1", "--json"}},
 			jsonRun{"apply --pid PID --slack D", []string{"apply", "--pid", strconv.Itoa(os.Getpid()), "--slack", "50us", "--json"}},
 		)
 	}

@@ -28,6 +28,7 @@ type measureOptions struct {
 	raw        string
 	asJSON     bool
 	sim        plan.Simulation
+	load       plan.LoadFlag
 }
 
 func (a *app) measureCommand() *cobra.Command {
@@ -48,7 +49,11 @@ timer slack. Nothing outlives the command.
 The result: min, p50, p90, p95, p99, p99.9, max, mean, stddev, lateness
 (latency minus the requested delay) at p50 and p99, interference (the share of
 samples over the median by more than 1 ms), a histogram, and the conditions it
-ran under. Ctrl+C stops early and reports what was measured.`,
+ran under. Ctrl+C stops early and reports what was measured.
+
+--load N keeps N busy threads (a CPU-bound loop each, unpinned) running
+beside the measurement; the result and --raw's file say so (not with
+--simulate: the model has no CPUs to load).`,
 		Args: noArgs,
 	}
 	a.onHost(cmd, &o.sim, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
@@ -63,11 +68,16 @@ ran under. Ctrl+C stops early and reports what was measured.`,
 	f.DurationVar(&o.slack, "slack", 0, "Linux: the measuring thread's timer slack (1ns..1s)")
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	o.load.Register(f)
 	extraout.Register(cmd, true)
 	return cmd
 }
 
 func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) error {
+	host, load, err := o.load.Host(host, o.sim.Scenario)
+	if err != nil {
+		return err
+	}
 	q, err := host.Query()
 	if err != nil {
 		return err
@@ -85,7 +95,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 		return err
 	}
 	bar := progress.New(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(o.sim.Scenario)+"measuring "+spec.Method)
-	file, r, err := measuring.RunMeasure(cmd.Context(), host, q, spec, report.Judging{RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.Update, bar.Finish, raw))
+	file, r, err := measuring.RunMeasure(cmd.Context(), host, q, spec, load, report.Judging{RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.Update, bar.Finish, raw))
 	if err != nil {
 		return err
 	}

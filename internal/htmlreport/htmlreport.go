@@ -121,6 +121,9 @@ func (p *page) header(f *rawfile.File) {
 		{"tool version", f.Tool.Name + " " + f.Tool.Version},
 		{"method", f.Method},
 	}
+	if load := report.LoadOf(f); load != nil {
+		rows = append(rows, [2]string{"load", load.String()})
+	}
 	p.body.WriteString(`<table class="hdr">`)
 	for _, r := range rows {
 		fmt.Fprintf(&p.body, "<tr><td>%s</td><td>%s</td></tr>", r[0], html.EscapeString(r[1]))

@@ -101,6 +101,27 @@ func TestMeasurePage(t *testing.T) {
 	}
 }
 
+// A page of a run under --load says so in its header, and one without
+// does not.
+func TestPageSaysTheLoad(t *testing.T) {
+	f := measureFile(spread(200), "")
+	var b bytes.Buffer
+	if err := Write(&b, f, report.MeasurementOf(f, &f.Points[0])); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "<td>load</td>") {
+		t.Error("a page without a load names one")
+	}
+	f.Load = &rawfile.Load{Threads: 3, Kind: rawfile.LoadCPU}
+	b.Reset()
+	if err := Write(&b, f, report.MeasurementOf(f, &f.Points[0])); err != nil {
+		t.Fatal(err)
+	}
+	if want := "<tr><td>load</td><td>3 busy threads (a CPU-bound loop each, unpinned) ran throughout, on 4 CPUs</td></tr>"; !strings.Contains(b.String(), want) {
+		t.Errorf("the page lacks %s", want)
+	}
+}
+
 // BenchmarkMeasurePage100k renders the page of a 100,000-sample
 // measurement (BENCHMARKS.md: under 2 s and 5 MB).
 func BenchmarkMeasurePage100k(b *testing.B) {

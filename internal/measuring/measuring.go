@@ -49,11 +49,17 @@ func (r Reporting) samples(f *rawfile.File) error {
 	return r.Samples(f)
 }
 
-// RunMeasure is measure's run: spec measured on host (q is its query),
-// stopped early when ctx ends with a result for what was measured, and
-// printed as measure prints it.
-func RunMeasure(ctx context.Context, host seam.Host, q *timerinfo.Report, spec sample.Spec, judging report.Judging, r Reporting) (*rawfile.File, report.Printed, error) {
+// RunMeasure is measure's run: spec measured on host (q is its query)
+// with load running throughout (nil for none; host is the one
+// sample.Loaded gave with it), stopped early when ctx ends with a result
+// for what was measured, and printed as measure prints it.
+func RunMeasure(ctx context.Context, host seam.Host, q *timerinfo.Report, spec sample.Spec, load *sample.Load, judging report.Judging, r Reporting) (*rawfile.File, report.Printed, error) {
+	if err := load.Start(); err != nil {
+		r.finished()
+		return nil, report.Printed{}, err
+	}
 	point, err := sample.Measure(ctx, host, spec, r.Progress)
+	load.Stop()
 	r.finished()
 	if err != nil {
 		return nil, report.Printed{}, fmt.Errorf("measuring %s: %w", spec.Method, err)
@@ -64,7 +70,7 @@ func RunMeasure(ctx context.Context, host seam.Host, q *timerinfo.Report, spec s
 	if point.Stopped {
 		r.Warn(fmt.Sprintf("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(r.Scenario), len(point.Latencies), spec.Samples))
 	}
-	file := &rawfile.File{Command: "measure", Simulated: r.Scenario, Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}}
+	file := &rawfile.File{Command: "measure", Simulated: r.Scenario, Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Load: load.Record(), Points: []rawfile.Point{*point}}
 	if err := r.samples(file); err != nil {
 		return nil, report.Printed{}, err
 	}
@@ -73,10 +79,11 @@ func RunMeasure(ctx context.Context, host seam.Host, q *timerinfo.Report, spec s
 
 // RunBench is bench's run of b: its hints and warnings, the bench lock on
 // this machine (sys; none on the model: two benches would hold each
-// other's requests), the sweep, stopped early when ctx ends, and the
-// judgement printed as bench prints it; a sweep with nothing usable is its
-// error.
-func RunBench(ctx context.Context, b *plan.Bench, sys seam.System, judging report.Judging, r Reporting) (report.Printed, error) {
+// other's requests), the sweep with load running throughout (nil for
+// none; b measures on the host sample.Loaded gave with it), stopped early
+// when ctx ends, and the judgement printed as bench prints it; a sweep
+// with nothing usable is its error.
+func RunBench(ctx context.Context, b *plan.Bench, sys seam.System, load *sample.Load, judging report.Judging, r Reporting) (report.Printed, error) {
 	for _, hint := range b.Hints {
 		r.Hint(hint)
 	}
@@ -91,7 +98,13 @@ func RunBench(ctx context.Context, b *plan.Bench, sys seam.System, judging repor
 		}
 		defer release()
 	}
+	if err := load.Start(); err != nil {
+		r.finished()
+		return report.Printed{}, err
+	}
+	b.File.Load = load.Record()
 	err := b.Run(ctx, r.Progress)
+	load.Stop()
 	r.finished()
 	if err != nil {
 		return report.Printed{}, err

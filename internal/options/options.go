@@ -57,6 +57,29 @@ const (
 	MaxSlack = time.Second
 )
 
+// MaxLoadPerCPU bounds --load to this many busy threads per CPU: four
+// always-runnable threads on every CPU is more than a desktop keeps busy,
+// and the bound keeps a mistyped count from starting thousands of
+// threads. A raw file holds a load within it too.
+const MaxLoadPerCPU = 4
+
+// Load checks --load, the busy threads run beside a measurement, against
+// the cpus of this machine. The model of Windows timers refuses it, given
+// at all (--load 0 too, as every flag that does nothing is refused): it
+// runs on a virtual clock, with no CPUs to load.
+func Load(threads, cpus int, given bool, scenario string) error {
+	switch {
+	case given && scenario != "":
+		return BadFlag("load", threads, "the model of Windows timers (--simulate %s) runs on a virtual clock and has no CPUs to load; --load measures this machine", scenario)
+	case threads < 0 || threads > MaxLoadPerCPU*cpus:
+		return BadFlag("load", threads, "allowed 0..%d busy threads (%d per CPU; %d CPUs here)", MaxLoadPerCPU*cpus, MaxLoadPerCPU, cpus)
+	}
+	return nil
+}
+
+// LoadUsage is --load's help.
+var LoadUsage = fmt.Sprintf("keep this many busy threads (each a CPU-bound loop, unpinned) running beside the measurement: 0..%d per CPU", MaxLoadPerCPU)
+
 // Slack checks a timer slack flag. Setting another process's slack
 // (apply --pid) takes 0 to restore that process's default; everywhere else
 // 0 would silently mean "the default", so it is refused.

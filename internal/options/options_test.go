@@ -28,6 +28,13 @@ func TestBounds(t *testing.T) {
 		{"delay 1ms", options.Delay("delay", time.Millisecond), ""},
 		{"delay 0", options.Delay("delay", 0), "--delay 0s: allowed above 0 and at most 1s"},
 		{"delay 2s", options.Delay("delay", 2*time.Second), "--delay 2s: allowed above 0 and at most 1s"},
+		{"load 0", options.Load(0, 2, false, ""), ""},
+		{"load 4 a CPU", options.Load(8, 2, true, ""), ""},
+		{"load over 4 a CPU", options.Load(9, 2, true, ""), "--load 9: allowed 0..8 busy threads (4 per CPU; 2 CPUs here)"},
+		{"load negative", options.Load(-1, 2, true, ""), "--load -1: allowed 0..8 busy threads (4 per CPU; 2 CPUs here)"},
+		{"load on the model", options.Load(1, 2, true, "narrow-band"), "--load 1: the model of Windows timers (--simulate narrow-band) runs on a virtual clock and has no CPUs to load; --load measures this machine"},
+		{"load 0 given on the model", options.Load(0, 2, true, "narrow-band"), "--load 0: the model of Windows timers (--simulate narrow-band) runs on a virtual clock and has no CPUs to load; --load measures this machine"},
+		{"load not given on the model", options.Load(0, 2, false, "narrow-band"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkUsage(t, tc.err, tc.want)

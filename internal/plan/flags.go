@@ -1,11 +1,14 @@
 package plan
 
 import (
+	"errors"
+	"runtime"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/winmodel"
@@ -78,4 +81,33 @@ func (s *Simulation) Host(machine seam.Host) (seam.Host, error) {
 		return nil, options.BadFlag("simulate", s.Scenario, "the scenarios are %s (or list)", winmodel.Names())
 	}
 	return model, nil
+}
+
+// LoadFlag is --load: measure, bench and compare keep that many busy
+// threads (sample.CPUBound) running beside the measurement on this
+// machine.
+type LoadFlag struct {
+	Threads int
+	flags   *pflag.FlagSet
+}
+
+// Register declares --load on f.
+func (l *LoadFlag) Register(f *pflag.FlagSet) {
+	f.IntVar(&l.Threads, "load", 0, options.LoadUsage)
+	l.flags = f
+}
+
+// Host checks --load (options.Load: at most options.MaxLoadPerCPU a CPU,
+// none on the model named by scenario) and returns host as measurements
+// under the load see it, with the load, not yet started (nil for none).
+func (l *LoadFlag) Host(host seam.Host, scenario string) (seam.Host, *sample.Load, error) {
+	given := l.flags != nil && l.flags.Changed("load")
+	if err := options.Load(l.Threads, runtime.NumCPU(), given, scenario); err != nil {
+		return nil, nil, err
+	}
+	loaded, load, err := sample.Loaded(host, l.Threads, sample.CPUBound)
+	if errors.Is(err, sample.ErrNoThreadClock) {
+		return nil, nil, options.BadFlag("load", l.Threads, "not offered on %s: %v", runtime.GOOS, err)
+	}
+	return loaded, load, err
 }

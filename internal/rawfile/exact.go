@@ -1,11 +1,14 @@
 package rawfile
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/winmodel"
 )
@@ -68,6 +71,9 @@ func (f *File) validateExact() error {
 		return fmt.Errorf("tool.name: %q is not %q; only tickscope writes this format", f.Tool.Name, ToolName)
 	case q.CPUs < 1 || q.CPUs > MaxCPUs:
 		return fmt.Errorf("query.cpus: %d is outside 1..%d", q.CPUs, MaxCPUs)
+	}
+	if err := f.validateLoad(); err != nil {
+		return err
 	}
 	if f.Simulated != "" {
 		if _, ok := winmodel.Find(f.Simulated); !ok {
@@ -228,6 +234,26 @@ func (f *File) validateConditions(where string, c timerinfo.Conditions) error {
 		return fmt.Errorf("%s.timer_throttling: Windows 11's opt-out in a file of %s", where, os)
 	case c.TimerThrottling != "" && c.TimerThrottling != timerinfo.ThrottlingOptedOut && !strings.HasPrefix(c.TimerThrottling, "unavailable: "):
 		return fmt.Errorf("%s.timer_throttling: %q is not %q or \"unavailable: ...\"", where, c.TimerThrottling, timerinfo.ThrottlingOptedOut)
+	}
+	return nil
+}
+
+// validateLoad holds a load to what --load writes: a real measure, bench
+// or compare (the model runs on a virtual clock and has no CPUs to load),
+// 1 .. options.MaxLoadPerCPU threads per CPU of the query, of the one kind.
+func (f *File) validateLoad() error {
+	l := f.Load
+	switch {
+	case l == nil:
+		return nil
+	case !slices.Contains(LoadCommands, f.Command):
+		return fmt.Errorf("load: present in a %s file; only %s take --load", f.Command, strings.Join(LoadCommands, ", "))
+	case f.Simulated != "":
+		return errors.New("load: present in a simulated file; the model runs on a virtual clock and takes no --load")
+	case l.Threads < 1 || l.Threads > options.MaxLoadPerCPU*f.Query.CPUs:
+		return fmt.Errorf("load.threads: %d is outside 1..%d (%d per CPU of the query's %d)", l.Threads, options.MaxLoadPerCPU*f.Query.CPUs, options.MaxLoadPerCPU, f.Query.CPUs)
+	case l.Kind != LoadCPU:
+		return fmt.Errorf("load.kind: %q is not %q, the one kind of load tickscope runs", l.Kind, LoadCPU)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/machine"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sample"
@@ -30,6 +31,23 @@ func TestLimitsAreTheCommandsMaxima(t *testing.T) {
 	if sample.MaxSamples != rawfile.MaxMeasureSamples || rawfile.MaxMeasureSamples != rawfile.MaxSamplesPerPoint {
 		t.Errorf("measure's maximum is %d samples; the reader allows %d per measure point, %d per point",
 			sample.MaxSamples, rawfile.MaxMeasureSamples, rawfile.MaxSamplesPerPoint)
+	}
+	// Every --load the command line allows here, a file of this machine
+	// holds, and none more.
+	cpus := runtime.NumCPU()
+	if err := options.Load(options.MaxLoadPerCPU*cpus, cpus, true, ""); err != nil {
+		t.Errorf("--load %d refused on %d CPUs: %v", options.MaxLoadPerCPU*cpus, cpus, err)
+	}
+	if options.Load(options.MaxLoadPerCPU*cpus+1, cpus, true, "") == nil {
+		t.Errorf("--load %d accepted on %d CPUs", options.MaxLoadPerCPU*cpus+1, cpus)
+	}
+	for threads, ok := range map[int]bool{options.MaxLoadPerCPU * cpus: true, options.MaxLoadPerCPU*cpus + 1: false} {
+		f := &rawfile.File{Tool: rawfile.Tool{Name: rawfile.ToolName}, Created: time.Now(), Command: "measure", Method: "clock-abs", DelayNs: 1e6,
+			Query: &timerinfo.Report{OS: "linux", Arch: "amd64", CPUs: cpus, Linux: &timerinfo.Linux{}}, Load: &rawfile.Load{Threads: threads, Kind: rawfile.LoadCPU},
+			Points: []rawfile.Point{{Latencies: []int64{1e6}}}}
+		if err := f.Validate(); (err == nil) != ok {
+			t.Errorf("a file of %d CPUs with a load of %d threads: %v", cpus, threads, err)
+		}
 	}
 	if plan.MaxCurvePoints != rawfile.MaxCurvePoints {
 		t.Errorf("curve measures at most %d delays; the reader allows %d", plan.MaxCurvePoints, rawfile.MaxCurvePoints)

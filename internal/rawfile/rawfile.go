@@ -118,9 +118,29 @@ type File struct {
 	Method    string            `json:"method"`
 	DelayNs   int64             `json:"delay_ns"`
 	// Bench records how a bench sampled, which its judgement depends on.
-	Bench  *BenchParams `json:"bench,omitempty"`
-	Points []Point      `json:"points"`
+	Bench *BenchParams `json:"bench,omitempty"`
+	// Load records the busy threads the run kept going beside its
+	// measurement (--load); nil for none.
+	Load   *Load   `json:"load,omitempty"`
+	Points []Point `json:"points"`
 }
+
+// Load is the busy threads a run kept going for the whole of its
+// measurement (--load of measure, bench and compare).
+type Load struct {
+	// Threads is how many: 1 .. options.MaxLoadPerCPU × query.cpus, as
+	// --load allows.
+	Threads int `json:"threads"`
+	// Kind is what each did: LoadCPU.
+	Kind string `json:"kind"`
+}
+
+// LoadCPU is the one kind of load tickscope runs: a loop of integer
+// arithmetic in registers, with no memory traffic (sample.CPUBound).
+const LoadCPU = "cpu"
+
+// LoadCommands are the commands that take --load.
+var LoadCommands = []string{"measure", "bench", "compare"}
 
 // BenchParams are a bench's sampling parameters.
 type BenchParams struct {

@@ -55,6 +55,39 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// A load (--load) is written and read back as it is, in each command
+// that takes it.
+func TestRoundTripUnderLoad(t *testing.T) {
+	for _, cpus := range []int{1, 2, 64} {
+		want := sampleFile()
+		want.Query.CPUs = cpus
+		want.Load = &rawfile.Load{Threads: 4 * cpus, Kind: rawfile.LoadCPU}
+		path := filepath.Join(t.TempDir(), "run.json")
+		if err := rawfile.Write(path, want); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := fmt.Sprintf(`"load":{"threads":%d,"kind":"cpu"}`, 4*cpus); !strings.Contains(string(data), text) {
+			t.Errorf("the file does not hold %s: %s", text, data)
+		}
+		got, err := rawfile.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("round trip changed the file:\n got %+v\nwant %+v", got, want)
+		}
+	}
+	// Without a load, there is no field at all.
+	data, _ := json.Marshal(sampleFile())
+	if strings.Contains(string(data), `"load"`) {
+		t.Errorf("a file without a load names one: %s", data)
+	}
+}
+
 func TestOutput(t *testing.T) {
 	dir := t.TempDir()
 	for _, bad := range []string{dir, filepath.Join(dir, "missing", "x.json")} {
@@ -228,6 +261,25 @@ func TestParseRejects(t *testing.T) {
 			p["granted"] = map[string]any{"resolution_100ns": 5000, "simulated": true}
 		}), "points[0].granted.simulated: only a period the model granted is marked simulated"},
 
+		// A load (--load): only what the writer produces.
+		{"load in a curve file", encode(t, func(m map[string]any) {
+			m["command"], m["load"] = "curve", map[string]any{"threads": 1, "kind": "cpu"}
+		}), "load: present in a curve file; only measure, bench, compare take --load"},
+		{"load in a simulated file", encode(t, func(m map[string]any) {
+			m["simulated"], m["load"] = "narrow-band", map[string]any{"threads": 1, "kind": "cpu"}
+		}), "load: present in a simulated file"},
+		{"load of 0 threads", encode(t, func(m map[string]any) { m["load"] = map[string]any{"threads": 0, "kind": "cpu"} }), "load.threads: 0 is outside 1..8 (4 per CPU of the query's 2)"},
+		{"load over 4 threads a CPU", encode(t, func(m map[string]any) { m["load"] = map[string]any{"threads": 9, "kind": "cpu"} }), "load.threads: 9 is outside 1..8"},
+		{"load of negative threads", encode(t, func(m map[string]any) { m["load"] = map[string]any{"threads": -1, "kind": "cpu"} }), "load.threads: -1 is outside"},
+		{"load without threads", encode(t, func(m map[string]any) { m["load"] = map[string]any{"kind": "cpu"} }), "load.threads: 0 is outside"},
+		{"load of another kind", encode(t, func(m map[string]any) { m["load"] = map[string]any{"threads": 1, "kind": "memory"} }), `load.kind: "memory" is not "cpu"`},
+		{"load without a kind", encode(t, func(m map[string]any) { m["load"] = map[string]any{"threads": 1} }), `load.kind: "" is not "cpu"`},
+		{"load null", replace(`"points":`, `"load":null,"points":`), "load: null is what tickscope leaves out"},
+		{"load a number", encode(t, func(m map[string]any) { m["load"] = 2 }), "load: want an object, found a number"},
+		{"load threads fractional", encode(t, func(m map[string]any) { m["load"] = map[string]any{"threads": 1.5, "kind": "cpu"} }), "load.threads: 1.5 is not an integer"},
+		{"unknown field in load", encode(t, func(m map[string]any) { m["load"] = map[string]any{"threads": 1, "kind": "cpu", "pinned": true} }), `load: unknown field "pinned"; allowed: threads, kind`},
+		{"second load", replace(`"points":`, `"load":{"threads":1,"kind":"cpu"},"load":{"threads":2,"kind":"cpu"},"points":`), "load: appears twice"},
+
 		// Messages name the path and what is allowed, never a Go type.
 		{"an array", []byte("[]"), "the document: want an object (a tickscope raw-samples file), found an array"},
 		{"a string", []byte(`"tickscope-raw"`), "found a string"},
@@ -356,6 +408,19 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(strings.Replace(text, edit[0], edit[1], 1)))
 	}
+	loaded := *seed
+	loaded.Load = &rawfile.Load{Threads: 2, Kind: rawfile.LoadCPU}
+	data, _ = json.Marshal(&loaded)
+	f.Add(data)
+	for _, edit := range [][2]string{
+		{`"threads":2`, `"threads":9`},
+		{`"threads":2`, `"threads":0`},
+		{`"kind":"cpu"`, `"kind":"memory"`},
+		{`"command":"measure"`, `"command":"curve"`},
+		{`"method":"clock-abs"`, `"simulated":"narrow-band","method":"clock-abs"`},
+	} {
+		f.Add([]byte(strings.Replace(string(data), edit[0], edit[1], 1)))
+	}
 	bench := seed
 	bench.Command, bench.Bench = "bench", &rawfile.BenchParams{Samples: 20, Seed: 3, Requests: 2}
 	bench.Points = append(bench.Points, bench.Points[0])
@@ -392,6 +457,9 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted a bench file with %+v from %s", file.Bench, file.Query.OS)
 		case file.Command != "bench" && file.Bench != nil:
 			t.Fatal("accepted a bench block outside a bench file")
+		case file.Load != nil && (!slices.Contains(rawfile.LoadCommands, file.Command) || file.Simulated != "" ||
+			file.Load.Threads < 1 || file.Load.Threads > 4*file.Query.CPUs || file.Load.Kind != rawfile.LoadCPU):
+			t.Fatalf("accepted load %+v in a %s file of %d CPUs (simulated %q)", *file.Load, file.Command, file.Query.CPUs, file.Simulated)
 		}
 		if file.Command == "compare" {
 			for _, p := range file.Points {

@@ -23,11 +23,13 @@ type Bench struct {
 	Coarsest100ns uint32 `json:"coarsest_100ns"`
 	Current100ns  uint32 `json:"current_100ns"`
 	// Design is "adaptive" or "exhaustive"; Samples the full count per point.
-	Design   string        `json:"design"`
-	Samples  int           `json:"samples"`
-	Requests int           `json:"requests"`
-	Result   *sweep.Result `json:"result"`
-	RawFile  string        `json:"raw_file,omitempty"`
+	Design   string `json:"design"`
+	Samples  int    `json:"samples"`
+	Requests int    `json:"requests"`
+	// Load is the load the sweep ran under (--load); absent for none.
+	Load    *Load         `json:"load,omitempty"`
+	Result  *sweep.Result `json:"result"`
+	RawFile string        `json:"raw_file,omitempty"`
 }
 
 // WriteBench renders a bench result; rows adds every measured row.
@@ -43,6 +45,7 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	p.kv("range", fmt.Sprintf("%s - %s ms", timerinfo.FormatPeriodMS(b.Finest100ns), timerinfo.FormatPeriodMS(b.Coarsest100ns)))
 	p.kv("current", timerinfo.FormatPeriodMS(b.Current100ns)+" ms before the sweep")
 	p.kv("design", fmt.Sprintf("%s, up to %d samples a point; %d requests, %d distinct granted periods", b.Design, b.Samples, b.Requests, len(r.Rows)))
+	writeLoad(p, b.Load)
 	if r.HeldElsewhere != 0 {
 		p.kv("held", fmt.Sprintf("another process holds %s ms: coarser candidates measured that period, not their own, and are marked affected", timerinfo.FormatPeriodMS(r.HeldElsewhere)))
 		p.kv("", sweep.HeldElsewhereAdvice)
@@ -205,6 +208,7 @@ func BenchOf(f *rawfile.File, judged *sweep.Result) *Bench {
 		OS:        f.Query.OS,
 		OSBuild:   OSBuild(f.Query),
 		Design:    "adaptive",
+		Load:      LoadOf(f),
 		Result:    judged,
 	}
 	if win := f.Query.Windows; win != nil {

@@ -23,6 +23,9 @@ type Compare struct {
 	Best []int `json:"best_setting"`
 	// Verdict says the verdict's cell (sweep.JudgeCompare) in words.
 	Verdict string `json:"verdict"`
+	// Load is the load the matrix was measured under (--load); absent for
+	// none. Its CPU column leaves the load's CPU time out.
+	Load    *Load  `json:"load,omitempty"`
 	Partial bool   `json:"partial"`
 	RawFile string `json:"raw_file,omitempty"`
 }
@@ -32,7 +35,7 @@ type Compare struct {
 // analyze both build it here.
 func CompareOf(f *rawfile.File, judged *sweep.CompareResult) *Compare {
 	c := &Compare{OS: f.Query.OS, OSBuild: OSBuild(f.Query), IntervalNs: judged.IntervalNs, Methods: judged.Methods, Settings: judged.Settings,
-		Cells: judged.Cells, Best: judged.Best, Partial: judged.Partial}
+		Cells: judged.Cells, Best: judged.Best, Load: LoadOf(f), Partial: judged.Partial}
 	if judged.Verdict >= 0 {
 		cell := judged.Cells[judged.Verdict]
 		c.Verdict = fmt.Sprintf("for a %s loop on this machine use %s with %s: intervals p50 %s, p95 %s ms, %.0f %% CPU",
@@ -51,6 +54,10 @@ func WriteCompare(w io.Writer, c *Compare) {
 	}
 	p.line(title)
 	p.line("")
+	if c.Load != nil {
+		writeLoad(p, c.Load)
+		p.line("")
+	}
 	header := fmt.Sprintf("  %-15s", "method")
 	for _, s := range c.Settings {
 		header += fmt.Sprintf(" %-24s", s)

@@ -30,6 +30,8 @@ type Measurement struct {
 	Conditions timerinfo.Conditions `json:"conditions"`
 	Warmup     int                  `json:"warmup_discarded"`
 	Overruns   int                  `json:"overruns"`
+	// Load is the load it was measured under (--load); absent for none.
+	Load *Load `json:"load,omitempty"`
 	// Stopped is set when the user stopped the run: the figures cover the
 	// samples taken until then.
 	Stopped   bool           `json:"stopped"`
@@ -80,6 +82,7 @@ func WriteMeasurement(w io.Writer, m *Measurement) {
 		cond = append(cond, "timer throttling "+m.Conditions.TimerThrottling)
 	}
 	p.kv("conditions", strings.Join(cond, "; "))
+	writeLoad(p, m.Load)
 	warm := fmt.Sprintf("%d discarded", m.Warmup)
 	if m.Overruns > 0 {
 		warm += fmt.Sprintf("; %d periodic deadlines overran and were skipped", m.Overruns)
@@ -233,6 +236,7 @@ func MeasurementOf(f *rawfile.File, p *rawfile.Point) *Measurement {
 		Conditions: p.Conditions,
 		Warmup:     p.Warmup,
 		Overruns:   p.Overruns,
+		Load:       LoadOf(f),
 		Stopped:    p.Stopped,
 		Warnings:   []string{},
 	}

@@ -13,11 +13,13 @@ import (
 
 // SlackBench is the result of the Linux bench, and of `analyze` on its file.
 type SlackBench struct {
-	OS      string             `json:"os"`
-	OSBuild string             `json:"os_build"`
-	Method  string             `json:"method"`
-	DelayNs int64              `json:"delay_ns"`
-	Samples int                `json:"samples"`
+	OS      string `json:"os"`
+	OSBuild string `json:"os_build"`
+	Method  string `json:"method"`
+	DelayNs int64  `json:"delay_ns"`
+	Samples int    `json:"samples"`
+	// Load is the load the sweep ran under (--load); absent for none.
+	Load    *Load              `json:"load,omitempty"`
 	Result  *sweep.SlackResult `json:"result"`
 	RawFile string             `json:"raw_file,omitempty"`
 }
@@ -26,7 +28,7 @@ type SlackBench struct {
 // raw file and the judgement of it (sweep.JudgeSlackFile); bench and
 // analyze both build it here.
 func SlackBenchOf(f *rawfile.File, judged *sweep.SlackResult) *SlackBench {
-	b := &SlackBench{OS: f.Query.OS, OSBuild: OSBuild(f.Query), Method: f.Method, DelayNs: f.DelayNs, Result: judged}
+	b := &SlackBench{OS: f.Query.OS, OSBuild: OSBuild(f.Query), Method: f.Method, DelayNs: f.DelayNs, Load: LoadOf(f), Result: judged}
 	if f.Bench != nil {
 		b.Samples = f.Bench.Samples
 	}
@@ -45,6 +47,7 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	p.line("")
 	p.kv("kernel", b.OSBuild)
 	p.kv("design", fmt.Sprintf("%d settings, %d samples each, in interleaved chunks", len(r.Rows), b.Samples))
+	writeLoad(p, b.Load)
 	p.line("")
 	p.line("settings  (lateness p50 / p99, interference)")
 	for i, row := range r.Rows {

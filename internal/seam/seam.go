@@ -77,6 +77,18 @@ type ThreadEnder interface {
 	ThreadEnding() (wait func())
 }
 
+// ThreadClock is a Host that reads one thread's CPU time from another
+// thread. A load's busy threads (package sample) are left out of the
+// process's CPUTime with it, so that a measurement under load records the
+// CPU its waits cost, not the load's.
+type ThreadClock interface {
+	// ThreadCPU is called on a goroutine locked to its OS thread. read
+	// gives that thread's CPU time so far and may be called from any
+	// goroutine until done; done is called on the same thread, before it
+	// is unlocked (a thread back in Go's pool runs other goroutines).
+	ThreadCPU() (read func() time.Duration, done func(), err error)
+}
+
 // Observation is the timer state at one moment.
 type Observation struct {
 	// Current100ns is the Windows timer period in force (0 elsewhere).

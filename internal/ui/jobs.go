@@ -224,7 +224,7 @@ func (s *Server) measure(req measureRequest) *Outcome {
 	}
 	return s.start("measure", command, spec.Samples+spec.Warmup, func(ctx context.Context, j *job) *Outcome {
 		out := &Outcome{Warnings: []string{}}
-		file, printed, err := measuring.RunMeasure(ctx, s.host, q, spec, report.Judging{}, s.reporting(out, j))
+		file, printed, err := measuring.RunMeasure(ctx, s.host, q, spec, nil, report.Judging{}, s.reporting(out, j))
 		if err != nil {
 			return failed(command, err)
 		}
@@ -272,7 +272,7 @@ func (s *Server) bench(req benchRequest) *Outcome {
 	}
 	return s.start("bench", command, b.Total, func(ctx context.Context, j *job) *Outcome {
 		out := &Outcome{Warnings: []string{}}
-		printed, err := measuring.RunBench(ctx, b, s.o.System, report.Judging{Prefs: prefs}, s.reporting(out, j))
+		printed, err := measuring.RunBench(ctx, b, s.o.System, nil, report.Judging{Prefs: prefs}, s.reporting(out, j))
 		if err != nil {
 			failure := failed(command, err)
 			failure.Warnings = out.Warnings

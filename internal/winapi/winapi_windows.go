@@ -22,6 +22,7 @@ var (
 	procSetWaitableTimerEx         = kernel32.NewProc("SetWaitableTimerEx")
 	procSetThreadPriority          = kernel32.NewProc("SetThreadPriority")
 	procGetThreadPriority          = kernel32.NewProc("GetThreadPriority")
+	procGetThreadTimes             = kernel32.NewProc("GetThreadTimes")
 	procIsProcessInJob             = kernel32.NewProc("IsProcessInJob")
 	procSetProcessInformation      = kernel32.NewProc("SetProcessInformation")
 	procCreateTimerQueueTimer      = kernel32.NewProc("CreateTimerQueueTimer")
@@ -214,6 +215,24 @@ func GetThreadPriority(thread windows.Handle) (int32, error) {
 		return 0, err
 	}
 	return int32(r), nil
+}
+
+// GetThreadTimes reads a thread's kernel and user time, in 100 ns units
+// (the handle needs THREAD_QUERY_INFORMATION or
+// THREAD_QUERY_LIMITED_INFORMATION).
+//
+//	BOOL GetThreadTimes(HANDLE hThread, LPFILETIME lpCreationTime,
+//	    LPFILETIME lpExitTime, LPFILETIME lpKernelTime, LPFILETIME lpUserTime);
+//
+// ("GetThreadTimes function (processthreadsapi.h)", Microsoft Learn.)
+func GetThreadTimes(thread windows.Handle) (kernel, user windows.Filetime, err error) {
+	var creation, exit windows.Filetime
+	r, _, callErr := procGetThreadTimes.Call(uintptr(thread), uintptr(unsafe.Pointer(&creation)), uintptr(unsafe.Pointer(&exit)),
+		uintptr(unsafe.Pointer(&kernel)), uintptr(unsafe.Pointer(&user)))
+	if r == 0 {
+		return kernel, user, callErr
+	}
+	return kernel, user, nil
 }
 
 // IsProcessInJob reports whether a process runs in the job (the handle
