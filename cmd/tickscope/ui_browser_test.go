@@ -52,6 +52,16 @@ func TestUIInBrowser(t *testing.T) {
 	first := textOf(t, ctx, "#updated")
 	waitFor(t, ctx, "#updated", 5*time.Second, "a second reading", func(s string) bool { return s != first })
 	shot(t, ctx, "ui-loaded", "", "#current", "#facts", "#held-line", "#startup", "#measure-cmd", "#bench-cmd", "#hold-cmd", "#hold-from")
+	// The Hold field takes the period in ms; its command line says it in
+	// the OS's 100 ns units as the user types.
+	if got := textOf(t, ctx, "#hold-flag") + " " + textOf(t, ctx, "#hold-unit"); got != "timer period ms" {
+		t.Errorf("the Hold field reads %q, want the timer period in ms", got)
+	}
+	typeInto(t, ctx, "#hold-value", "0.75")
+	waitFor(t, ctx, "#hold-cmd", 5*time.Second, "the Hold command line", func(s string) bool {
+		return s == "tickscope apply --resolution 7500 (on the model; this command would change this machine)"
+	})
+	typeInto(t, ctx, "#hold-value", "0.5")
 	// Each form shows its command line before it is pressed.
 	for sel, want := range map[string]string{
 		"#measure-cmd": "tickscope measure --method sleep --samples 200 --simulate narrow-band",
@@ -100,16 +110,28 @@ func TestUIInBrowser(t *testing.T) {
 		t.Errorf("the bench's chart is nearly blank: %.2f %% coloured pixels", share*100)
 	}
 
-	// Hold offers the recommendation; holding it changes the holder line
-	// and the period, Release puts both back.
+	// The recommendation is offered to hold with one click, beside the
+	// bench's result, and is the Hold form's value; one click holds it,
+	// which changes the holder line and the period, and Release puts both
+	// back.
 	waitFor(t, ctx, "#hold-from", 5*time.Second, "the hold form", contains("the bench's recommendation"))
-	click(t, ctx, "#hold-run")
+	offer := waitFor(t, ctx, "#hold-pick", 5*time.Second, "the offer to hold the recommendation", contains(" ms, the recommendation"))
+	if !strings.HasPrefix(offer, "Hold 0.51") {
+		t.Errorf("the offer reads %q", offer)
+	}
+	if cmd := textOf(t, ctx, "#hold-cmd"); !strings.HasPrefix(cmd, "tickscope apply --resolution 51") {
+		t.Errorf("the Hold form's command line reads %q after the bench", cmd)
+	}
+	click(t, ctx, "#hold-pick")
 	held := waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line", contains("tickscope apply --resolution 51"))
 	waitFor(t, ctx, "#current", 5*time.Second, "the held period", contains("0.51"))
 	if !strings.Contains(textOf(t, ctx, "#hold-out"), "holding until Release is pressed") {
 		t.Errorf("hold's result: %s", textOf(t, ctx, "#hold-out"))
 	}
 	shot(t, ctx, "ui-held", "", "#held-line", "#hold-out pre", "#hold-cmd")
+	if hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("bench-pick").hidden`)); err != nil || !hidden {
+		t.Errorf("the offer to hold stays while the page holds (%v)", err)
+	}
 	if disabled, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("bench-run").disabled`)); err != nil || !disabled {
 		t.Errorf("Bench can be pressed while the page holds (%v)", err)
 	}
@@ -301,6 +323,15 @@ func waitFor(t *testing.T, ctx context.Context, sel string, within time.Duration
 
 func contains(s string) func(string) bool {
 	return func(t string) bool { return strings.Contains(t, s) }
+}
+
+// typeInto replaces an input's value by typing, as a person does (the
+// page sees each key).
+func typeInto(t *testing.T, ctx context.Context, sel, value string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(sel), ""), chromedp.SendKeys(chromedp.CSS(sel), value)); err != nil {
+		t.Fatalf("typing into %s: %v", sel, err)
+	}
 }
 
 // click clicks a button.

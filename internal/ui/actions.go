@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,11 +162,14 @@ func (s *Server) apply(req applyRequest, persist bool) (command string, q *timer
 	if persist {
 		args = append(args, "--persist")
 	}
-	shown := []string{"tickscope", "apply"}
-	for _, a := range args {
-		shown = append(shown, options.Value(a))
+	show := func(args []string) string {
+		shown := []string{"tickscope", "apply"}
+		for _, a := range args {
+			shown = append(shown, options.Value(a))
+		}
+		return s.onModel(strings.Join(shown, " "))
 	}
-	command = s.onModel(strings.Join(shown, " "))
+	command = show(args)
 	cmd, f, err := plan.ParseApply(args)
 	if err != nil {
 		return command, nil, nil, err
@@ -177,6 +181,15 @@ func (s *Server) apply(req applyRequest, persist bool) (command string, q *timer
 		return command, nil, nil, err
 	}
 	p, err = hold.PlanApply(q, *f)
+	if err == nil && f.MSSet && p.Setting.Resolution100ns != 0 {
+		// A period typed in ms is shown as the command a user would type
+		// again: in the 100 ns units the OS counts in, as the bench
+		// recommends and the startup holder holds it.
+		if i := slices.Index(args, "--ms"); i >= 0 {
+			args[i], args[i+1] = "--resolution", strconv.FormatUint(uint64(p.Setting.Resolution100ns), 10)
+			command = show(args)
+		}
+	}
 	return command, q, p, err
 }
 
@@ -433,22 +446,23 @@ func (s *Server) elevate(on bool) *Outcome {
 }
 
 // suggestion is what the Hold form offers on the OS q describes (s.mu
-// held).
+// held): on Windows a period in ms (the page shows the command line in
+// 100 ns units beside it), on Linux a DMA latency in µs.
 func (s *Server) suggestion(q *timerinfo.Report) HoldSuggestion {
 	switch {
 	case q.Windows != nil:
 		if s.recommended != nil && s.recommended.Resolution100ns != 0 {
-			return HoldSuggestion{Flag: "resolution", Value: strconv.FormatUint(uint64(s.recommended.Resolution100ns), 10), From: "the bench's recommendation"}
+			return HoldSuggestion{Flag: "ms", Value: timerinfo.FormatPeriodMS(s.recommended.Resolution100ns), From: "the bench's recommendation", FromBench: true}
 		}
 		period := hold.SuggestedPeriod(q.Windows)
-		from := timerinfo.FormatPeriodMS(period) + " ms, a common choice: Bench finds this machine's best"
+		from := "a common choice: Bench finds this machine's best"
 		if period != hold.SuggestedPeriod100ns {
-			from = timerinfo.FormatPeriodMS(period) + " ms, the nearest this machine offers to 0.5 ms, a common choice: Bench finds this machine's best"
+			from = "the nearest this machine offers to 0.5 ms, a common choice: Bench finds this machine's best"
 		}
-		return HoldSuggestion{Flag: "resolution", Value: strconv.FormatUint(uint64(period), 10), From: from}
+		return HoldSuggestion{Flag: "ms", Value: timerinfo.FormatPeriodMS(period), From: from}
 	case q.Linux != nil:
 		if s.recommended != nil && s.recommended.CPUDMALatencyUs != nil {
-			return HoldSuggestion{Flag: "dma-latency", Value: strconv.Itoa(int(*s.recommended.CPUDMALatencyUs)), From: "the bench's recommendation"}
+			return HoldSuggestion{Flag: "dma-latency", Value: strconv.Itoa(int(*s.recommended.CPUDMALatencyUs)), From: "the bench's recommendation", FromBench: true}
 		}
 		return HoldSuggestion{Flag: "dma-latency", Value: "0", From: "0 µs keeps every CPU out of idle states (root)"}
 	}

@@ -97,6 +97,30 @@ func TestHoldAndRelease(t *testing.T) {
 	}
 }
 
+// TestHoldInMilliseconds: the Hold form's period in ms is held as apply
+// --ms holds it, and its command line is the one a user would type again,
+// in the OS's 100 ns units; a value apply refuses is refused in --ms's
+// words, as typed.
+func TestHoldInMilliseconds(t *testing.T) {
+	s, _ := newTestServer(t, "narrow-band")
+	out := post(t, s, "hold", `{"ms":"0.5118"}`)
+	if out.Error != "" || out.Command != "tickscope apply --resolution 5118"+modelOnly {
+		t.Fatalf("hold 0.5118 ms: %+v", out)
+	}
+	if st := s.state(); st.Held == nil || !strings.HasPrefix(st.Held.Setting, "0.5118 ms") || st.Held.Command != out.Command {
+		t.Errorf("while held the state shows %+v", st.Held)
+	}
+	post(t, s, "release", `{}`)
+	q, _ := s.host.Query()
+	_, want := hold.PlanApply(q, hold.ApplyFlags{MS: 0.01, MSSet: true})
+	if got := post(t, s, "hold", `{"ms":"0.01"}`); want == nil || got.Error != want.Error() || got.Command != "tickscope apply --ms 0.01"+modelOnly {
+		t.Errorf("hold 0.01 ms: %+v, want the error %q", got, want)
+	}
+	if got := post(t, s, "persist", `{"ms":"0.5118"}`); got.Command != "tickscope apply --resolution 5118 --persist"+modelOnly {
+		t.Errorf("persist 0.5118 ms: %+v", got)
+	}
+}
+
 // TestGlobalNeedsElevation: the refusal is global's sentence, and the
 // page offers to run it elevated; on the model that runs nothing.
 func TestGlobalNeedsElevation(t *testing.T) {
@@ -178,7 +202,7 @@ func TestBenchOnTheModel(t *testing.T) {
 	if out.Error != "" || !strings.Contains(out.Text, "SIMULATED    recommend        0.51") || !strings.Contains(out.Chart, `<svg class="chart"`) {
 		t.Fatalf("bench's outcome: %s %s", out.Error, out.Text)
 	}
-	if h := s.state().Hold; h.Flag != "resolution" || !strings.HasPrefix(h.Value, "51") || h.From != "the bench's recommendation" {
+	if h := s.state().Hold; h.Flag != "ms" || !strings.HasPrefix(h.Value, "0.51") || h.From != "the bench's recommendation" || !h.FromBench {
 		t.Errorf("the Hold form offers %+v", h)
 	}
 
@@ -280,11 +304,11 @@ func TestHoldSuggestionSaysItsValue(t *testing.T) {
 		finest     uint32
 		value, say string
 	}{
-		{5000, "5000", "0.5000 ms, a common choice"},
-		{10000, "10000", "1.0000 ms, the nearest this machine offers to 0.5 ms"},
+		{5000, "0.5000", "a common choice"},
+		{10000, "1.0000", "the nearest this machine offers to 0.5 ms"},
 	} {
 		h := s.suggestion(&timerinfo.Report{Windows: &timerinfo.Windows{Finest100ns: tc.finest, Coarsest100ns: 156250}})
-		if h.Value != tc.value || !strings.HasPrefix(h.From, tc.say) {
+		if h.Flag != "ms" || h.Value != tc.value || !strings.HasPrefix(h.From, tc.say) || h.FromBench {
 			t.Errorf("finest %d: %+v, want %s and %q", tc.finest, h, tc.value, tc.say)
 		}
 	}

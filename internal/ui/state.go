@@ -94,12 +94,15 @@ type WhoView struct {
 }
 
 // HoldSuggestion is what the Hold form offers: which setting this OS
-// holds, and the value (the last bench's recommendation, or the
-// double-click's suggestion).
+// holds, as apply's flag (Windows: ms, a period in milliseconds; Linux:
+// dma-latency, in µs), and the value (the last bench's recommendation,
+// which the page offers to hold with one click, or the double-click's
+// suggestion).
 type HoldSuggestion struct {
-	Flag  string `json:"flag"`
-	Value string `json:"value"`
-	From  string `json:"from"`
+	Flag      string `json:"flag"`
+	Value     string `json:"value"`
+	From      string `json:"from"`
+	FromBench bool   `json:"from_bench"`
 }
 
 // startupCache keeps the startup holder's definition between reads.

@@ -77,10 +77,26 @@ function number(id) {
 }
 
 // The hold form's value as apply's flag, as typed: the server parses it
-// as apply's command line does.
+// as apply's command line does (on Windows a period in ms, --ms).
 function setting() {
-  const flag = state && state.hold && state.hold.flag ? state.hold.flag : "resolution";
+  const flag = state && state.hold && state.hold.flag ? state.hold.flag : "ms";
   return { [flag]: $("hold-value").value.trim() };
+}
+
+// holdArgs is apply's setting as a user would type it again: a period in
+// ms as --resolution in the 100 ns units the OS counts in (as apply --ms
+// rounds it), anything else as typed.
+function holdArgs(flag, value, quote) {
+  const units = value === "" ? NaN : Math.round(Number(value) * 10000);
+  if (flag === "ms" && Number.isFinite(units) && units > 0) return "--resolution " + units;
+  return "--" + flag + " " + quote(value);
+}
+
+// holdName says a suggestion's value with its unit.
+function holdName(h) {
+  if (h.flag === "ms") return h.value + " ms";
+  if (h.flag === "dma-latency") return "DMA latency " + h.value + " µs";
+  return "--" + h.flag + " " + h.value;
 }
 
 // renderList shows warnings as a list, replaced only when they change.
@@ -105,7 +121,7 @@ function commandLines() {
   const prefer = $("bench-prefer").value;
   setText("bench-cmd", "tickscope bench --samples " + quote($("bench-samples").value) + (prefer !== "latency" ? " --prefer " + quote(prefer) : "") + sim);
   if (state.hold && state.hold.flag) {
-    const apply = "tickscope apply --" + state.hold.flag + " " + quote($("hold-value").value.trim());
+    const apply = "tickscope apply " + holdArgs(state.hold.flag, $("hold-value").value.trim(), quote);
     setText("hold-cmd", apply + model);
     setText("persist-cmd", apply + " --persist" + model);
   }
@@ -198,9 +214,14 @@ function render(s) {
   setText("persist-title", s.windows ? "Start at logon" : "Start at boot");
   setText("persist", s.windows ? "Start at logon" : "Start at boot");
   if (s.hold && s.hold.flag) {
-    setText("hold-flag", "--" + s.hold.flag);
-    setText("hold-from", "suggested: " + s.hold.value + " (" + s.hold.from + ")");
+    const ms = s.hold.flag === "ms";
+    setText("hold-flag", ms ? "timer period" : "--" + s.hold.flag);
+    setText("hold-unit", ms ? "ms" : s.hold.flag === "dma-latency" ? "µs" : "");
+    setText("hold-from", "suggested: " + holdName(s.hold) + " (" + s.hold.from + ")");
     const input = $("hold-value");
+    // The arrows step by the OS's 100 ns; the form does not validate
+    // (novalidate): the server refuses in apply's words.
+    input.step = ms ? "0.0001" : "1";
     if (first || (input.dataset.suggested !== s.hold.value && document.activeElement !== input)) {
       input.value = s.hold.value;
       input.dataset.suggested = s.hold.value;
@@ -212,6 +233,11 @@ function render(s) {
     for (const m of s.methods || []) select.append(Object.assign(document.createElement("option"), { textContent: m }));
     commandLines();
   }
+  // A bench's recommendation, offered to hold with one click where the
+  // bench's result shows.
+  const offer = !!(s.hold && s.hold.from_bench && !s.held);
+  $("bench-pick").hidden = !offer;
+  if (offer) setText("hold-pick", "Hold " + holdName(s.hold) + ", the recommendation");
   renderJob(s);
 }
 
@@ -243,6 +269,13 @@ function wire() {
     post("hold", setting(), "hold");
   });
   $("release").addEventListener("click", () => post("release", {}, "hold"));
+  $("hold-pick").addEventListener("click", async () => {
+    const h = state.hold;
+    $("hold-value").value = h.value;
+    commandLines();
+    await post("hold", { [h.flag]: h.value }, "hold");
+    $("hold").scrollIntoView({ block: "nearest" });
+  });
   $("persist").addEventListener("click", () => post("persist", setting(), "persist"));
   $("slack-form").addEventListener("submit", (e) => {
     e.preventDefault();
