@@ -140,6 +140,15 @@ func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedul
 			return latencies, overruns, false, err
 		}
 		end := h.Now()
+		// A periodic waiter that keeps a schedule of its own (a ticker
+		// made at the first wait, a little after this loop's) can deliver,
+		// after a stall, a tick this loop had already counted as overrun.
+		// The wait is then the period it belongs to, not a later one, which
+		// would read as a negative latency.
+		for schedule == seam.Periodic && overruns > 0 && deadline-delay > end {
+			deadline -= delay
+			overruns--
+		}
 		if i >= spec.Warmup {
 			latencies = append(latencies, end-deadline+delay)
 		}
