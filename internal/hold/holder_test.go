@@ -164,13 +164,16 @@ func TestHolderLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sys := &seamfake.System{Temp: t.TempDir(), ConsoleState: tt.console}
+			sys := &seamfake.System{Temp: t.TempDir(), State: t.TempDir(), ConsoleState: tt.console}
 			var stdout, stderr io.Writer = os.Stdout, os.Stderr
 			closeLog := hold.LogHolderOutput(sys, tt.args, &stdout, &stderr)
 			io.WriteString(stdout, "holding\n")
 			io.WriteString(stderr, "tickscope: error: NtSetTimerResolution failed\n")
 			closeLog()
-			data, err := os.ReadFile(hold.HolderLogPath(sys))
+			if entries, _ := os.ReadDir(sys.Temp); len(entries) != 0 {
+				t.Errorf("%d files in the temporary directory, want none", len(entries))
+			}
+			data, err := os.ReadFile(holderLog(t, sys))
 			if !tt.wantLog {
 				if err == nil || stdout != os.Stdout || stderr != os.Stderr {
 					t.Errorf("a log was made (%q), or the output was moved", data)
@@ -193,9 +196,21 @@ func TestHolderLog(t *testing.T) {
 			}
 		})
 	}
-	if got := hold.ReadStartup(&seamfake.System{Temp: filepath.Join(t.TempDir(), "none"), StartupMechanism: &seamfake.Startup{}}, true); got.Log != "" {
-		t.Errorf("no log: status shows %q", got.Log)
+	for _, state := range []string{filepath.Join(t.TempDir(), "none"), ""} {
+		if got := hold.ReadStartup(&seamfake.System{State: state, StartupMechanism: &seamfake.Startup{}}, true); got.Log != "" {
+			t.Errorf("no log in %q: status shows %q", state, got.Log)
+		}
 	}
+}
+
+// holderLog is the holder's log in sys's state directory.
+func holderLog(t *testing.T, sys seam.System) string {
+	t.Helper()
+	path, err := hold.HolderLogPath(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func TestDoubleClicked(t *testing.T) {
@@ -211,7 +226,7 @@ func TestDoubleClicked(t *testing.T) {
 // holder's log, not empty it.
 func TestSecondHolderKeepsTheLog(t *testing.T) {
 	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
-	sys := &seamfake.System{Temp: t.TempDir(), ConsoleState: seam.ConsoleNone}
+	sys := &seamfake.System{State: t.TempDir(), ConsoleState: seam.ConsoleNone}
 	var stdout, stderr io.Writer
 	closeLog := hold.LogHolderOutput(sys, args, &stdout, &stderr)
 	io.WriteString(stdout, "holding\n")
@@ -220,7 +235,7 @@ func TestSecondHolderKeepsTheLog(t *testing.T) {
 	closeLog = hold.LogHolderOutput(sys, args, &stdout, &stderr)
 	io.WriteString(stderr, "tickscope: error: another startup holder runs\n")
 	closeLog()
-	data, err := os.ReadFile(hold.HolderLogPath(sys))
+	data, err := os.ReadFile(holderLog(t, sys))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -79,7 +78,7 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	if err != nil {
 		return nil, &seam.OSError{Call: "find this executable", Err: err}
 	}
-	if TemporaryBuild(sys.TempDir(), exe) {
+	if TemporaryBuild(sys.GoRunTempDir(), exe) {
 		return nil, fmt.Errorf("--persist refused: %s is a temporary build (go run) that will be deleted; build tickscope with go build or go install and run --persist from that binary", exe)
 	}
 	holder := persist.HolderPath(exe, q.Windows != nil)
@@ -154,33 +153,40 @@ func checkHolder(sys seam.System, exe, holder string) error {
 	return nil
 }
 
-// holderLogName is the windowless holder's log, in the user's temporary
-// directory beside its lock.
-const holderLogName = "tickscope-holder.log"
+// holderLogName is the windowless holder's log, in the user's state
+// directory beside its lock's record (seam.System.StateDir), where no
+// other user can plant a link for the holder to empty what it names.
+const holderLogName = "holder.log"
 
 // HolderLogPath is where the windowless holder writes its output.
-func HolderLogPath(sys seam.System) string { return filepath.Join(sys.TempDir(), holderLogName) }
+func HolderLogPath(sys seam.System) (string, error) {
+	dir, err := sys.StateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, holderLogName), nil
+}
 
 // LogHolderOutput gives the startup holder a place for its output when it
 // would otherwise go nowhere (the windowless holder has no console and no
 // standard error): the log, emptied unless a holder already runs, with a
-// first line saying when it
-// started and with what, becomes its stdout and stderr. status prints its
-// last line, which says that it holds, or why it stopped. Every other run
-// keeps its output (it has a place, or it is not the startup holder, whose
-// log it must not empty), as does a holder whose log cannot be made
-// (nothing could report it). The returned function closes the log.
+// first line saying when it started and with what, becomes its stdout and
+// stderr. status prints its last line, which says that it holds, or why it
+// stopped. Every other run keeps its output (it has a place, or it is not
+// the startup holder, whose log it must not empty), as does a holder whose
+// log cannot be made or is refused (a link, another's file: nothing could
+// report it). The returned function closes the log.
 func LogHolderOutput(sys seam.System, args []string, stdout, stderr *io.Writer) (closeLog func()) {
 	if sys.Console() != seam.ConsoleNone || !asStartup(args) {
 		return func() {}
 	}
 	// A holder that already runs keeps its log: this start will fail on
 	// the holder lock, and appends why after what the running one wrote.
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	how := seam.StateReplace
 	if _, running := sys.Holder(); running {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		how = seam.StateAppend
 	}
-	f, err := os.OpenFile(HolderLogPath(sys), flags, 0o644)
+	f, err := sys.OpenStateFile(holderLogName, how)
 	if err != nil {
 		return func() {}
 	}
@@ -201,9 +207,19 @@ func asStartup(args []string) bool {
 }
 
 // lastLogLine is the last line of the holder's log, or "" when there is
-// none.
+// none (or it is refused). Only the log's end is read: the last line is
+// all status shows.
 func lastLogLine(sys seam.System) string {
-	data, err := os.ReadFile(HolderLogPath(sys))
+	f, err := sys.OpenStateFile(holderLogName, seam.StateRead)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const tail = 64 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
+		f.Seek(fi.Size()-tail, io.SeekStart)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, tail))
 	if err != nil {
 		return ""
 	}

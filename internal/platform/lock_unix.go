@@ -124,22 +124,22 @@ func openLockDir(d lockDir, create bool) (dirfd int, err error) {
 		unix.Close(fd)
 		return -1, &seam.OSError{Call: "stat the lock directory " + d.Path, Err: err}
 	}
-	if err := checkOwned(d.Path, "directory", &st, d.Owner); err != nil {
+	if err := checkOwned(d.Path, "lock directory", &st, d.Owner); err != nil {
 		unix.Close(fd)
 		return -1, err
 	}
 	return fd, nil
 }
 
-// checkOwned refuses a lock directory or file that owner does not own or
-// that another user could write.
+// checkOwned refuses a directory or file (what: "lock directory", "lock
+// file", ...) that owner does not own or that another user could write.
 func checkOwned(path, what string, st *unix.Stat_t, owner int) error {
 	mode := os.FileMode(st.Mode & 0o7777)
 	switch {
 	case int(st.Uid) != owner:
-		return fmt.Errorf("refusing the lock %s %s: it belongs to uid %d, not to uid %d, so another user may have made it; remove it", what, path, st.Uid, owner)
+		return fmt.Errorf("refusing the %s %s: it belongs to uid %d, not to uid %d, so another user may have made it; remove it", what, path, st.Uid, owner)
 	case mode&0o022 != 0:
-		return fmt.Errorf("refusing the lock %s %s: its mode %04o lets users other than its owner write it; remove it", what, path, mode)
+		return fmt.Errorf("refusing the %s %s: its mode %04o lets users other than its owner write it; remove it", what, path, mode)
 	}
 	return nil
 }
@@ -173,7 +173,7 @@ func openRecord(dirfd int, d lockDir, name string, create bool) (*os.File, error
 		f.Close()
 		return nil, fmt.Errorf("refusing the lock file %s: it is not a plain file with one name; remove it", path)
 	}
-	if err := checkOwned(path, "file", &st, d.Owner); err != nil {
+	if err := checkOwned(path, "lock file", &st, d.Owner); err != nil {
 		f.Close()
 		return nil, err
 	}

@@ -34,15 +34,25 @@ func mutexName(name string) string {
 	return `Local\tickscope-` + name
 }
 
-// recordDir is the directory of the locks' records: %LOCALAPPDATA%\tickscope
-// (SHGetKnownFolderPath, FOLDERID_LocalAppData), made when absent, and
-// refused when it is a reparse point (a link elsewhere).
-func recordDir(create bool) (string, error) {
+// localStateDir is %LOCALAPPDATA%\tickscope (SHGetKnownFolderPath,
+// FOLDERID_LocalAppData).
+func localStateDir() (string, error) {
 	local, err := windows.KnownFolderPath(windows.FOLDERID_LocalAppData, windows.KF_FLAG_DEFAULT)
 	if err != nil {
 		return "", &seam.OSError{Call: "SHGetKnownFolderPath(FOLDERID_LocalAppData)", Err: err}
 	}
-	dir := filepath.Join(local, "tickscope")
+	return filepath.Join(local, "tickscope"), nil
+}
+
+// recordDir is the directory of the locks' records and the holder's log,
+// localStateDir, made when absent, and refused when it is a reparse point
+// (a link elsewhere). Without create, one that does not exist gives an
+// error wrapping fs.ErrNotExist.
+func recordDir(create bool) (string, error) {
+	dir, err := localStateDir()
+	if err != nil {
+		return "", err
+	}
 	if create {
 		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 			return "", &seam.OSError{Call: "create " + dir, Err: err}

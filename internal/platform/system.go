@@ -23,4 +23,7 @@ var _ seam.System = system{}
 
 func (system) Executable() (string, error)          { return os.Executable() }
 func (system) LookupEnv(name string) (string, bool) { return os.LookupEnv(name) }
-func (system) TempDir() string                      { return os.TempDir() }
+
+// GoRunTempDir is only compared with paths (seam.System): nothing of
+// tickscope's is written or read in the temporary directory.
+func (system) GoRunTempDir() string { return os.TempDir() }

@@ -2,6 +2,7 @@ package seam
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"time"
 
@@ -74,9 +75,22 @@ type System interface {
 	Executable() (string, error)
 	// LookupEnv reads an environment variable.
 	LookupEnv(name string) (string, bool)
-	// TempDir is the directory temporary builds (go run) live under, and
-	// the user's own: the windowless holder's log lives there.
-	TempDir() string
+	// GoRunTempDir is the temporary directory, which go run builds under:
+	// it is only compared with the executable's path (a startup holder
+	// must not run a build go run deletes), never written or read, as
+	// another user can plant anything there.
+	GoRunTempDir() string
+	// StateDir is the user's own directory of tickscope's state: the
+	// instance locks' records and the windowless holder's log (package
+	// platform: lock.go). It may not exist yet; OpenStateFile makes it and
+	// checks it before use.
+	StateDir() (string, error)
+	// OpenStateFile opens the file name in StateDir as how says, never
+	// through a symbolic link or other reparse point, and only a plain
+	// file with one name, the user's own: a file that is not is refused
+	// before it is emptied or written. Reading a file or directory that
+	// does not exist gives an error wrapping fs.ErrNotExist.
+	OpenStateFile(name string, how StateOpen) (*os.File, error)
 	// Console says how this process sits on a console: alone on one made
 	// for it (a double-click in Explorer), on none with nowhere to write
 	// (the windowless holder), or anything else, which is every OS but
@@ -108,6 +122,19 @@ type System interface {
 	// suspend); ok is false where it cannot be told.
 	SleptFor() (slept time.Duration, ok bool)
 }
+
+// StateOpen is how OpenStateFile opens a file.
+type StateOpen int
+
+const (
+	// StateRead opens it to read; it is neither made nor changed.
+	StateRead StateOpen = iota
+	// StateReplace makes it, or empties it once it is known to be a plain
+	// file of the user's, to write.
+	StateReplace
+	// StateAppend makes it, or keeps what it holds, to write at its end.
+	StateAppend
+)
 
 // Console is how a process sits on a console.
 type Console int

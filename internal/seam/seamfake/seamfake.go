@@ -9,9 +9,12 @@ package seamfake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -51,8 +54,12 @@ type System struct {
 	ExeErr error
 	// Env is the environment.
 	Env map[string]string
-	// Temp is TempDir.
+	// Temp is GoRunTempDir.
 	Temp string
+	// State is StateDir, a directory of the test's: OpenStateFile opens
+	// files there. Empty, the machine has no state directory, and nothing
+	// is opened (ui --simulate's page must not read the machine's).
+	State string
 	// Forward is ForwardSignals.
 	Forward bool
 	// KernelThreads are the pids of Slack that are kernel threads
@@ -280,7 +287,31 @@ func (s *System) LookupEnv(name string) (string, bool) {
 	return v, ok
 }
 
-func (s *System) TempDir() string { return s.Temp }
+func (s *System) GoRunTempDir() string { return s.Temp }
+
+func (s *System) StateDir() (string, error) {
+	if s.State == "" {
+		return "", errNoState
+	}
+	return s.State, nil
+}
+
+// errNoState is a System without a State directory.
+var errNoState = errors.New("the fake machine has no state directory")
+
+// OpenStateFile opens name in State as how says; the fake checks nothing
+// of what it opens (package platform's tests do).
+func (s *System) OpenStateFile(name string, how seam.StateOpen) (*os.File, error) {
+	if s.State == "" {
+		return nil, errNoState
+	}
+	flags := map[seam.StateOpen]int{
+		seam.StateRead:    os.O_RDONLY,
+		seam.StateReplace: os.O_WRONLY | os.O_CREATE | os.O_TRUNC,
+		seam.StateAppend:  os.O_WRONLY | os.O_CREATE | os.O_APPEND,
+	}[how]
+	return os.OpenFile(filepath.Join(s.State, name), flags, 0o600)
+}
 
 func (s *System) Console() seam.Console { return s.ConsoleState }
 
