@@ -87,6 +87,15 @@ func TestWine(t *testing.T) {
 		t.Logf("%s", out)
 	})
 	t.Run("windows-apis", func(t *testing.T) { wineWindowsAPIs(t, w) })
+	// The Windows bindings' own tests, as a test binary: each way a
+	// binding reads a failure, the MMRESULTs, and no allocation on the
+	// calls a measurement makes per sample.
+	t.Run("winapi", func(t *testing.T) {
+		exe := windowsTestExe(t, "../../internal/winapi")
+		if out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.count=1").CombinedOutput(); err != nil {
+			t.Fatalf("winapi tests under Wine: %v\n%s", err, out)
+		}
+	})
 	// loop-bench, as the issue asks of it on Windows: it runs (Wine's
 	// figures are not Windows').
 	t.Run("loop-bench", func(t *testing.T) {

@@ -40,7 +40,7 @@ func Sleep(ms uint32) { windows.SleepEx(ms, false) }
 func HighResolutionTimers() bool { return highResolutionTimers() }
 
 var highResolutionTimers = sync.OnceValue(func() bool {
-	timer, err := winapi.CreateWaitableTimerEx(winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, windows.TIMER_ALL_ACCESS)
+	timer, err := winapi.CreateWaitableTimerEx(nil, nil, winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION, windows.TIMER_ALL_ACCESS)
 	if err != nil {
 		return false
 	}
@@ -60,7 +60,7 @@ func NewTimer(highResolution bool) (*Timer, error) {
 	if highResolution {
 		call, flags = "CreateWaitableTimerExW(CREATE_WAITABLE_TIMER_HIGH_RESOLUTION)", winapi.CREATE_WAITABLE_TIMER_HIGH_RESOLUTION
 	}
-	handle, err := winapi.CreateWaitableTimerEx(flags, windows.TIMER_ALL_ACCESS)
+	handle, err := winapi.CreateWaitableTimerEx(nil, nil, flags, windows.TIMER_ALL_ACCESS)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", call, err)
 	}
@@ -86,7 +86,7 @@ func (t *Timer) SleepUntil(deadline int64) error {
 // wait sets the timer to due (negative: relative, in 100 ns units) and
 // waits for it.
 func (t *Timer) wait(due int64) error {
-	if err := winapi.SetWaitableTimerEx(t.handle, due, 0, 0); err != nil {
+	if err := winapi.SetWaitableTimerEx(t.handle, &due, 0, 0, nil, nil, 0); err != nil {
 		return fmt.Errorf("SetWaitableTimerEx: %w", err)
 	}
 	if _, err := windows.WaitForSingleObject(t.handle, windows.INFINITE); err != nil {
@@ -200,16 +200,16 @@ var processRequest = &requestSet{
 func setTimerResolution(from, to uint32) (uint32, error) {
 	var current uint32
 	if to != 0 {
-		if status := winapi.NtSetTimerResolution(to, true, &current); status != windows.STATUS_SUCCESS {
-			return 0, fmt.Errorf("NtSetTimerResolution(%d, TRUE): %w", to, status)
+		if err := winapi.NtSetTimerResolution(to, true, &current); err != nil {
+			return 0, fmt.Errorf("NtSetTimerResolution(%d, TRUE): %w", to, err)
 		}
 		return current, nil
 	}
-	if status := winapi.NtSetTimerResolution(from, false, &current); status != windows.STATUS_SUCCESS {
-		if errors.Is(status, winapi.STATUS_TIMER_RESOLUTION_NOT_SET) {
-			return 0, fmt.Errorf("NtSetTimerResolution(%d, FALSE): the request had already been withdrawn by something else in this process: %w", from, status)
+	if err := winapi.NtSetTimerResolution(from, false, &current); err != nil {
+		if errors.Is(err, winapi.STATUS_TIMER_RESOLUTION_NOT_SET) {
+			return 0, fmt.Errorf("NtSetTimerResolution(%d, FALSE): the request had already been withdrawn by something else in this process: %w", from, err)
 		}
-		return 0, fmt.Errorf("NtSetTimerResolution(%d, FALSE): %w", from, status)
+		return 0, fmt.Errorf("NtSetTimerResolution(%d, FALSE): %w", from, err)
 	}
 	return current, nil
 }

@@ -71,7 +71,10 @@ func (e *etwTracer) Lock() (func(), error) {
 }
 
 func (e *etwTracer) Stop(name string) (bool, error) {
-	err := winapi.ControlTrace(0, name, winapi.NewTraceProperties(), winapi.EVENT_TRACE_CONTROL_STOP)
+	p, err := windows.UTF16PtrFromString(name)
+	if err == nil {
+		err = winapi.ControlTrace(0, p, winapi.NewTraceProperties(), winapi.EVENT_TRACE_CONTROL_STOP)
+	}
 	switch {
 	case err == nil:
 		return true, nil
@@ -86,8 +89,8 @@ func (e *etwTracer) Start(name string) error {
 	// A real-time session logs to no file: LogFileNameOffset 0
 	// ("EVENT_TRACE_PROPERTIES structure", Microsoft Learn).
 	props.LogFileNameOffset = 0
-	handle, err := winapi.StartTrace(name, props)
-	if err != nil {
+	var handle uint64
+	if err := winapi.StartTrace(&handle, name, props); err != nil {
 		return etwError("StartTraceW("+name+")", err)
 	}
 	e.session = handle
@@ -95,17 +98,17 @@ func (e *etwTracer) Start(name string) error {
 }
 
 func (e *etwTracer) Enable() error {
-	if err := winapi.EnableTraceEx2(e.session, &kernelPower, winapi.EVENT_CONTROL_CODE_ENABLE, winapi.TRACE_LEVEL_INFORMATION, who.KernelPowerKeyword, 0); err != nil {
+	if err := winapi.EnableTraceEx2(e.session, &kernelPower, winapi.EVENT_CONTROL_CODE_ENABLE, winapi.TRACE_LEVEL_INFORMATION, who.KernelPowerKeyword, 0, 0, nil); err != nil {
 		return &seam.OSError{Call: "EnableTraceEx2(Microsoft-Windows-Kernel-Power, EVENT_CONTROL_CODE_ENABLE_PROVIDER)", Err: err}
 	}
 	return nil
 }
 
 func (e *etwTracer) Rundown() error {
-	if err := winapi.EnableTraceEx2(e.session, &kernelPower, winapi.EVENT_CONTROL_CODE_CAPTURE_STATE, winapi.TRACE_LEVEL_INFORMATION, who.KernelPowerKeyword, 0); err != nil {
+	if err := winapi.EnableTraceEx2(e.session, &kernelPower, winapi.EVENT_CONTROL_CODE_CAPTURE_STATE, winapi.TRACE_LEVEL_INFORMATION, who.KernelPowerKeyword, 0, 0, nil); err != nil {
 		return &seam.OSError{Call: "EnableTraceEx2(Microsoft-Windows-Kernel-Power, EVENT_CONTROL_CODE_CAPTURE_STATE)", Err: err}
 	}
-	if err := winapi.ControlTrace(e.session, "", winapi.NewTraceProperties(), winapi.EVENT_TRACE_CONTROL_FLUSH); err != nil {
+	if err := winapi.ControlTrace(e.session, nil, winapi.NewTraceProperties(), winapi.EVENT_TRACE_CONTROL_FLUSH); err != nil {
 		return &seam.OSError{Call: "ControlTraceW(EVENT_TRACE_CONTROL_FLUSH)", Err: err}
 	}
 	return nil
@@ -182,7 +185,7 @@ func (e *etwTracer) Consume(name string, each func(who.Record)) (<-chan struct{}
 		// until the session stops.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		err := winapi.ProcessTrace(handle)
+		err := winapi.ProcessTrace([]uint64{handle}, nil, nil)
 		runtime.KeepAlive(logfile)
 		if err != nil && !errors.Is(err, windows.ERROR_CANCELLED) {
 			delivered = &seam.OSError{Call: "ProcessTrace", Err: err}

@@ -434,11 +434,11 @@ func (w *eventTimerWaiter) Wait(int64) error {
 			}
 			w.stop = func() { winapi.TimeKillEvent(id) }
 		default:
-			timer, err := winapi.CreateTimerQueueTimer(setEventCallback, uintptr(w.event), w.ms, w.ms, winapi.WT_EXECUTEINTIMERTHREAD)
-			if err != nil {
+			var timer windows.Handle
+			if err := winapi.CreateTimerQueueTimer(&timer, 0, setEventCallback, uintptr(w.event), w.ms, w.ms, winapi.WT_EXECUTEINTIMERTHREAD); err != nil {
 				return &seam.OSError{Call: fmt.Sprintf("CreateTimerQueueTimer(%d)", w.ms), Err: err}
 			}
-			w.stop = func() { winapi.DeleteTimerQueueTimer(timer) }
+			w.stop = func() { winapi.DeleteTimerQueueTimer(0, timer, windows.InvalidHandle) }
 		}
 	}
 	if _, err := windows.WaitForSingleObject(w.event, windows.INFINITE); err != nil {
@@ -501,8 +501,8 @@ func (h *windowsHost) PollInterruptTime(d time.Duration) (string, int, []uint64,
 // pollInterruptTime is PollInterruptTime's loop.
 func pollInterruptTime(d time.Duration) (reads int, values []uint64, err error) {
 	for end := nativewait.Now() + int64(d); nativewait.Now() < end; {
-		t, err := winapi.QueryUnbiasedInterruptTime()
-		if err != nil {
+		var t uint64
+		if err := winapi.QueryUnbiasedInterruptTime(&t); err != nil {
 			return 0, nil, &seam.OSError{Call: "QueryUnbiasedInterruptTime", Err: err}
 		}
 		if reads++; len(values) == 0 || t != values[len(values)-1] {

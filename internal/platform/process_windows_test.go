@@ -86,8 +86,8 @@ func TestStartTiedAllowsBreakaway(t *testing.T) {
 	}
 
 	for kind, wantInJob := range map[string]bool{"breakaway": false, "inherited": true} {
-		inJob, err := winapi.IsProcessInJob(children[kind], job)
-		if err != nil {
+		var inJob bool
+		if err := winapi.IsProcessInJob(children[kind], job, &inJob); err != nil {
 			t.Fatalf("IsProcessInJob(%s child): %v", kind, err)
 		}
 		if inJob != wantInJob {

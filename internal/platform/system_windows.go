@@ -46,7 +46,7 @@ func (system) DetachConsole() error {
 	// The windowless holder (tickscope-holder.exe, the GUI subsystem) has
 	// no console to detach from: --no-console, which its task still
 	// passes, is then moot, not a failure.
-	if _, err := winapi.GetConsoleProcessList(); err != nil {
+	if _, err := winapi.ConsoleProcessCount(); err != nil {
 		return nil
 	}
 	// Once detached, closing the console or Ctrl+C no longer reaches
@@ -67,7 +67,7 @@ func (system) DetachConsole() error {
 // nowhere ("GetStdHandle function": a GUI process started without
 // redirection has no standard handles, Microsoft Learn).
 func (system) Console() seam.Console {
-	n, err := winapi.GetConsoleProcessList()
+	n, err := winapi.ConsoleProcessCount()
 	if err == nil {
 		var mode uint32
 		if n == 1 && windows.GetConsoleMode(windows.Handle(os.Stdin.Fd()), &mode) == nil {
@@ -127,7 +127,7 @@ func (system) WatchDesktopEscape(stop func()) (restore func(), err error) {
 					escapeStop.Unlock()
 				}
 			}
-			return winapi.CallNextHookEx(code, wparam, uintptr(unsafe.Pointer(key)))
+			return winapi.CallNextHookEx(0, code, wparam, uintptr(unsafe.Pointer(key)))
 		})
 	})
 	escapeStop.Lock()
@@ -150,7 +150,10 @@ func (system) WatchDesktopEscape(stop func()) (restore func(), err error) {
 		}
 		ready <- started{thread: windows.GetCurrentThreadId()}
 		var msg winapi.MSG
-		for winapi.GetMessage(&msg) > 0 {
+		for {
+			if r, _ := winapi.GetMessage(&msg, 0, 0, 0); r <= 0 {
+				break
+			}
 		}
 		winapi.UnhookWindowsHookEx(hook)
 	}()
@@ -215,8 +218,8 @@ func (system) WatchResume(resumed func()) (func(), error) {
 		resumers.Unlock()
 	}
 	params := &winapi.DEVICE_NOTIFY_SUBSCRIBE_PARAMETERS{Callback: resumeCallback, Context: key}
-	registration, err := winapi.PowerRegisterSuspendResumeNotification(params)
-	if err != nil {
+	var registration windows.Handle
+	if err := winapi.PowerRegisterSuspendResumeNotification(winapi.DEVICE_NOTIFY_CALLBACK, params, &registration); err != nil {
 		forget()
 		return nil, &seam.OSError{Call: "PowerRegisterSuspendResumeNotification", Err: err}
 	}

@@ -20,7 +20,8 @@ func (h *windowsHost) ThreadCPU() (read func() time.Duration, done func(), err e
 		return nil, nil, fmt.Errorf("OpenThread: %w", err)
 	}
 	times := func() (time.Duration, error) {
-		kernel, user, err := winapi.GetThreadTimes(thread)
+		var creation, exit, kernel, user windows.Filetime
+		err := winapi.GetThreadTimes(thread, &creation, &exit, &kernel, &user)
 		ticks := func(f windows.Filetime) int64 { return int64(f.HighDateTime)<<32 | int64(f.LowDateTime) }
 		return time.Duration(ticks(kernel)+ticks(user)) * 100, err
 	}

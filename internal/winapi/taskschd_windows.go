@@ -23,15 +23,35 @@ import (
 // methods, then IDispatch's four, then its own in the order taskschd.h
 // declares them; the indexes below are those positions.
 
-var (
-	ole32    = windows.NewLazySystemDLL("ole32.dll")
-	oleaut32 = windows.NewLazySystemDLL("oleaut32.dll")
-
-	procCoCreateInstance = ole32.NewProc("CoCreateInstance")
-	procSysAllocString   = oleaut32.NewProc("SysAllocString")
-	procSysFreeString    = oleaut32.NewProc("SysFreeString")
-	procSysStringLen     = oleaut32.NewProc("SysStringLen")
-)
+// The COM runtime's calls these bindings need, generated from their
+// //sys lines (winapi_windows.go says how).
+//
+//	HRESULT CoCreateInstance(REFCLSID rclsid, LPUNKNOWN pUnkOuter,
+//	    DWORD dwClsContext, REFIID riid, LPVOID *ppv);
+//
+// ("CoCreateInstance function (combaseapi.h)", Microsoft Learn.)
+//
+//sys	coCreateInstance(clsid *windows.GUID, outer unsafe.Pointer, context uint32, iid *windows.GUID, object unsafe.Pointer) (hr HRESULT) = ole32.CoCreateInstance
+//
+//	BSTR SysAllocString(const OLECHAR *psz);
+//
+// ("SysAllocString function (oleauto.h)", Microsoft Learn: NULL when out
+// of memory.)
+//
+//sys	sysAllocString(s *uint16) (b bstr) = oleaut32.SysAllocString
+//
+//	void SysFreeString(BSTR bstrString);
+//
+// ("SysFreeString function (oleauto.h)", Microsoft Learn.)
+//
+//sys	sysFreeString(b bstr) = oleaut32.SysFreeString
+//
+//	UINT SysStringLen(BSTR pbstr);
+//
+// ("SysStringLen function (oleauto.h)", Microsoft Learn: the length in
+// characters, without the terminating NUL.)
+//
+//sys	sysStringLen(b bstr) (n uint32) = oleaut32.SysStringLen
 
 var (
 	// CLSID_TaskScheduler and IID_ITaskService (taskschd.h).
@@ -78,13 +98,17 @@ func HRESULTFromWin32(e windows.Errno) HRESULT {
 	return HRESULT(int32(uint32(e)&0xffff | 7<<16 | 0x80000000))
 }
 
-// hresult turns a call's return into an error, nil for S_OK and S_FALSE.
-func hresult(r uintptr) error {
-	if hr := HRESULT(int32(uint32(r))); hr < 0 {
+// err is the HRESULT as an error, nil for S_OK, S_FALSE and every other
+// success code.
+func (hr HRESULT) err() error {
+	if hr < 0 {
 		return hr
 	}
 	return nil
 }
+
+// hresult turns a vtable call's return into an error, nil for success.
+func hresult(r uintptr) error { return HRESULT(int32(uint32(r))).err() }
 
 // comObject is a COM interface pointer: its first word points to the
 // vtable.
@@ -115,16 +139,16 @@ func newBSTR(s string) (bstr, error) {
 	if err != nil {
 		return 0, err
 	}
-	r, _, _ := procSysAllocString.Call(uintptr(unsafe.Pointer(p)))
-	if r == 0 {
+	b := sysAllocString(p)
+	if b == 0 {
 		return 0, errors.New("SysAllocString: out of memory")
 	}
-	return bstr(r), nil
+	return b, nil
 }
 
 func (b bstr) free() {
 	if b != 0 {
-		procSysFreeString.Call(uintptr(b))
+		sysFreeString(b)
 	}
 }
 
@@ -134,9 +158,8 @@ func takeBSTR(b *uint16) string {
 	if b == nil {
 		return ""
 	}
-	defer procSysFreeString.Call(uintptr(unsafe.Pointer(b)))
-	n, _, _ := procSysStringLen.Call(uintptr(unsafe.Pointer(b)))
-	return string(utf16.Decode(unsafe.Slice(b, n)))
+	defer sysFreeString(bstr(unsafe.Pointer(b)))
+	return string(utf16.Decode(unsafe.Slice(b, sysStringLen(bstr(unsafe.Pointer(b))))))
 }
 
 // variantSize is sizeof(VARIANT): 16 bytes on 32-bit Windows, 24 on
@@ -165,18 +188,6 @@ func emptyVariants(n int) (words []uintptr, memory []byte) {
 	return words, memory
 }
 
-// CoCreateInstance creates an object of class clsid and returns its
-// interface iid in object.
-//
-//	HRESULT CoCreateInstance(REFCLSID rclsid, LPUNKNOWN pUnkOuter,
-//	    DWORD dwClsContext, REFIID riid, LPVOID *ppv);
-//
-// ("CoCreateInstance function (combaseapi.h)", Microsoft Learn.)
-func CoCreateInstance(clsid *windows.GUID, context uint32, iid *windows.GUID, object unsafe.Pointer) error {
-	r, _, _ := procCoCreateInstance.Call(uintptr(unsafe.Pointer(clsid)), 0, uintptr(context), uintptr(unsafe.Pointer(iid)), uintptr(object))
-	return hresult(r)
-}
-
 // TaskService is ITaskService ("ITaskService interface (taskschd.h)",
 // Microsoft Learn).
 type TaskService struct{ comObject }
@@ -185,7 +196,7 @@ type TaskService struct{ comObject }
 // thread must be in a COM apartment (CoInitializeEx).
 func NewTaskService() (*TaskService, error) {
 	var s *TaskService
-	if err := CoCreateInstance(&CLSID_TaskScheduler, CLSCTX_INPROC_SERVER, &IID_ITaskService, unsafe.Pointer(&s)); err != nil {
+	if err := coCreateInstance(&CLSID_TaskScheduler, nil, CLSCTX_INPROC_SERVER, &IID_ITaskService, unsafe.Pointer(&s)).err(); err != nil {
 		return nil, err
 	}
 	return s, nil

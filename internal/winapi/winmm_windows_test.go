@@ -10,8 +10,9 @@ import (
 	"github.com/tickscope/tickscope/internal/winapi"
 )
 
-// These run only on Windows (the file's suffix), on the real winmm; no
-// machine of this project runs Windows (CONTRIBUTING.md: the workflow runs them).
+// These run only on Windows (the file's suffix): on the real winmm in the
+// workflow's Windows job, and on Wine's in TestWine/winapi (no machine of
+// this project runs Windows; CONTRIBUTING.md).
 
 // TestTimeBeginPeriodReportsItsMMRESULT: timeBeginPeriod(0) is out of range
 // and returns TIMERR_NOCANDO ("timeBeginPeriod function", Microsoft Learn),
