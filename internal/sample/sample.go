@@ -144,7 +144,10 @@ func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedul
 		// made at the first wait, a little after this loop's) can deliver,
 		// after a stall, a tick this loop had already counted as overrun.
 		// The wait is then the period it belongs to, not a later one, which
-		// would read as a negative latency.
+		// would read as a negative latency. It never goes back behind the
+		// previous wait's deadline: that wait ended at or after its period
+		// began, and this one ended after it. Two wake-ups then share a
+		// period, which is what the waiter did.
 		for schedule == seam.Periodic && overruns > 0 && deadline-delay > end {
 			deadline -= delay
 			overruns--
