@@ -121,6 +121,32 @@ type System interface {
 	// (Linux: CLOCK_BOOTTIME less CLOCK_MONOTONIC, which stops during a
 	// suspend); ok is false where it cannot be told.
 	SleptFor() (slept time.Duration, ok bool)
+	// ScanPrograms returns a scanner of the processes that run one of
+	// programs (apply --while), each a name or an absolute path as
+	// options.Programs checked it for this OS: Linux reads /proc, Windows
+	// takes a process snapshot. Elsewhere it returns ErrUnsupported.
+	ScanPrograms(programs []string) (ProgramScanner, error)
+}
+
+// ProgramScanner finds the running processes of a list of programs. It
+// keeps what it read between scans, so that a scan reads little more
+// than what changed; it is used from one goroutine.
+type ProgramScanner interface {
+	// Scan lists the processes running now that run one of the programs,
+	// in no particular order.
+	Scan() ([]ProgramProcess, error)
+	// Close releases what the scanner keeps.
+	Close()
+}
+
+// ProgramProcess is a running process of a watched program.
+type ProgramProcess struct {
+	PID int
+	// Program is the index of its program in the scanner's list.
+	Program int
+	// Started is when the process started, the zero Time where the OS
+	// does not say.
+	Started time.Time
 }
 
 // StateOpen is how OpenStateFile opens a file.

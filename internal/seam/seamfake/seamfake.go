@@ -107,6 +107,11 @@ type System struct {
 	// Slept is SleptFor's answer (Linux), valid with SleptKnown.
 	Slept      time.Duration
 	SleptKnown bool
+	// Running lists the processes running now, for ScanPrograms (nil:
+	// none); ScanErr fails every scan. Scans counts the scans made.
+	Running func() []RunningProcess
+	ScanErr error
+	Scans   int
 }
 
 var _ seam.System = (*System)(nil)

@@ -1,0 +1,382 @@
+package platform
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/seam"
+)
+
+// ScanPrograms scans /proc (procScanner).
+func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
+	return newProcScanner("/proc", programs)
+}
+
+// A procScanner finds the processes of named programs in /proc, at a cost
+// of about one system call per user process a scan, so that a holder that
+// scans every second stays near idle:
+//   - the process ids come from one getdents pass over /proc, on a
+//     directory descriptor kept open;
+//   - a process seen for the first time has its stat read once: a kernel
+//     thread (PF_KTHREAD) runs no program and is not read again;
+//   - a user process's comm (/proc/PID/comm) is read at every scan, with
+//     pread on a descriptor kept open: comm changes when the process
+//     executes another program (a launcher or a shell script that execs
+//     the game keeps its process id), and a descriptor kept open names the
+//     process, not the number, so a read of one that has exited fails with
+//     ESRCH even when its id was taken again;
+//   - only a process whose comm is a watched program's has its executable
+//     (/proc/PID/exe) and its stat read, for a name longer than comm
+//     holds, a program named by its path, its state (a zombie has exited)
+//     and its start time.
+//
+// The alternatives: the netlink process connector announces every fork,
+// exec and exit, but needs CAP_NET_ADMIN in the initial user namespace,
+// wakes the holder for every process any user starts, and drops events
+// when its socket buffer fills, so a /proc scan would be needed beside it
+// anyway; fanotify and eBPF need root and more.
+type procScanner struct {
+	root     string
+	programs []procProgram
+	dir      int
+	buf      []byte
+	entries  map[int]*procEntry
+	scan     uint64
+	// kept counts the comm descriptors kept open, at most maxKeptComm:
+	// past it a process's comm is opened and closed at each scan.
+	kept int
+}
+
+// maxKeptComm bounds the descriptors a scanner keeps open, well inside
+// the soft limit Go sets for itself (it raises RLIMIT_NOFILE to the hard
+// limit at start-up, and the hard limit is 4096 or more on the systems
+// tickscope runs on).
+const maxKeptComm = 2048
+
+// commLen is the most bytes of a name comm holds (TASK_COMM_LEN less its
+// terminating NUL, include/linux/sched.h).
+const commLen = 15
+
+// clockTicksPerSecond is USER_HZ, the unit of /proc/PID/stat's start time:
+// 100 on every architecture Linux supports (sysconf(_SC_CLK_TCK)).
+const clockTicksPerSecond = 100
+
+// procProgram is one watched program as /proc shows it.
+type procProgram struct {
+	// comm is what /proc/PID/comm reads for a process of it: the base
+	// name, cut to commLen bytes.
+	comm string
+	// name is the bare name as given, "" for a path.
+	name string
+	// paths are the path as given and, when a link leads elsewhere, where
+	// it leads now (/proc/PID/exe shows the file executed, links
+	// resolved).
+	paths []string
+}
+
+// procEntry is what a scanner keeps of a process it has seen.
+type procEntry struct {
+	// comm is a descriptor on /proc/PID/comm, -1 when not kept.
+	comm int
+	// kernel is set for a kernel thread, whose comm is not read again.
+	kernel bool
+	seen   uint64
+}
+
+func newProcScanner(root string, programs []string) (*procScanner, error) {
+	dir, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &seam.OSError{Call: "open " + root, Err: err}
+	}
+	sc := &procScanner{root: root, dir: dir, buf: make([]byte, 32<<10), entries: map[int]*procEntry{}}
+	for _, program := range programs {
+		base := filepath.Base(program)
+		p := procProgram{comm: base[:min(len(base), commLen)]}
+		if strings.HasPrefix(program, "/") {
+			p.paths = []string{program}
+			if resolved, err := filepath.EvalSymlinks(program); err == nil && resolved != program {
+				p.paths = append(p.paths, resolved)
+			}
+		} else {
+			p.name = program
+		}
+		sc.programs = append(sc.programs, p)
+	}
+	return sc, nil
+}
+
+// Scan lists the running processes of the watched programs.
+func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
+	if sc.dir < 0 {
+		return nil, errors.New("scan after Close")
+	}
+	sc.scan++
+	pids, err := sc.readPIDs()
+	if err != nil {
+		return nil, err
+	}
+	var out []seam.ProgramProcess
+	name := make([]byte, 64)
+	for _, pid := range pids {
+		comm, ok := sc.readComm(pid, name)
+		if !ok {
+			continue
+		}
+		for i, p := range sc.programs {
+			if string(comm) != p.comm {
+				continue
+			}
+			started, running := sc.matches(pid, p)
+			if running {
+				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started})
+				break
+			}
+		}
+	}
+	for pid, e := range sc.entries {
+		if e.seen != sc.scan {
+			if e.comm >= 0 {
+				unix.Close(e.comm)
+				sc.kept--
+			}
+			delete(sc.entries, pid)
+		}
+	}
+	return out, nil
+}
+
+// readPIDs lists the process ids in /proc: the directories whose names
+// are decimal numbers.
+func (sc *procScanner) readPIDs() ([]int, error) {
+	if _, err := unix.Seek(sc.dir, 0, 0); err != nil {
+		return nil, &seam.OSError{Call: "rewind " + sc.root, Err: err}
+	}
+	pids := make([]int, 0, len(sc.entries)+16)
+	for {
+		n, err := unix.Getdents(sc.dir, sc.buf)
+		if err != nil {
+			return nil, &seam.OSError{Call: "read " + sc.root, Err: err}
+		}
+		if n == 0 {
+			return pids, nil
+		}
+		pids = appendDirentPIDs(pids, sc.buf[:n])
+	}
+}
+
+// appendDirentPIDs appends the process ids among getdents64's records:
+// each is d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1) and the
+// NUL-terminated name.
+func appendDirentPIDs(pids []int, buf []byte) []int {
+	for len(buf) >= 19 {
+		reclen := int(buf[16]) | int(buf[17])<<8
+		if reclen < 19 || reclen > len(buf) {
+			break
+		}
+		if buf[18] == unix.DT_DIR {
+			name := buf[19:reclen]
+			if end := bytes.IndexByte(name, 0); end >= 0 {
+				name = name[:end]
+			}
+			if pid, ok := parsePID(name); ok {
+				pids = append(pids, pid)
+			}
+		}
+		buf = buf[reclen:]
+	}
+	return pids
+}
+
+// parsePID reads a process id: decimal digits, no sign, no leading zero.
+func parsePID(name []byte) (int, bool) {
+	if len(name) == 0 || len(name) > 10 || name[0] == '0' {
+		return 0, false
+	}
+	pid := 0
+	for _, c := range name {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		pid = pid*10 + int(c-'0')
+	}
+	return pid, pid > 0 && pid <= 1<<22
+}
+
+// readComm reads the comm of pid into buf, with the newline cut; ok is
+// false for a process that has exited (or a kernel thread, not read
+// again).
+func (sc *procScanner) readComm(pid int, buf []byte) ([]byte, bool) {
+	e := sc.entries[pid]
+	if e != nil {
+		e.seen = sc.scan
+		if e.kernel {
+			return nil, false
+		}
+		if e.comm >= 0 {
+			if n, err := unix.Pread(e.comm, buf, 0); err == nil && n > 0 {
+				return bytes.TrimSuffix(buf[:n], []byte("\n")), true
+			}
+			// ESRCH: the process the descriptor names has gone, and its
+			// id is another's now (or the read failed): start again.
+			unix.Close(e.comm)
+			sc.kept--
+			e.comm = -1
+			if kernel, ok := sc.kernelThread(pid); !ok || kernel {
+				e.kernel = kernel
+				return nil, false
+			}
+		}
+	} else {
+		kernel, ok := sc.kernelThread(pid)
+		if !ok {
+			return nil, false
+		}
+		e = &procEntry{comm: -1, kernel: kernel, seen: sc.scan}
+		sc.entries[pid] = e
+		if kernel {
+			return nil, false
+		}
+	}
+	fd, err := unix.Open(sc.root+"/"+strconv.Itoa(pid)+"/comm", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	n, err := unix.Read(fd, buf)
+	if sc.kept < maxKeptComm && err == nil {
+		e.comm = fd
+		sc.kept++
+	} else {
+		unix.Close(fd)
+	}
+	if err != nil || n == 0 {
+		return nil, false
+	}
+	return bytes.TrimSuffix(buf[:n], []byte("\n")), true
+}
+
+// kernelThread reads whether pid is a kernel thread; ok is false when its
+// stat cannot be read (it has exited).
+func (sc *procScanner) kernelThread(pid int) (kernel, ok bool) {
+	st, err := sc.stat(pid)
+	if err != nil {
+		return false, false
+	}
+	return st.flags&pfKthread != 0, true
+}
+
+// pfKthread is PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h).
+const pfKthread = 0x00200000
+
+// matches reports whether the process pid, whose comm is p's, runs p and
+// has not exited, and when it started.
+func (sc *procScanner) matches(pid int, p procProgram) (time.Time, bool) {
+	if p.name == "" || len(p.name) > commLen {
+		link := make([]byte, 4096)
+		n, err := unix.Readlink(sc.root+"/"+strconv.Itoa(pid)+"/exe", link)
+		if err != nil || n >= len(link) {
+			return time.Time{}, false
+		}
+		// A replaced executable shows as "PATH (deleted)": the program
+		// runs on.
+		path := strings.TrimSuffix(string(link[:n]), " (deleted)")
+		switch {
+		case p.name != "" && filepath.Base(path) != p.name:
+			return time.Time{}, false
+		case p.name == "" && !containsString(p.paths, path):
+			return time.Time{}, false
+		}
+	}
+	st, err := sc.stat(pid)
+	if err != nil || st.state == 'Z' || st.state == 'X' {
+		return time.Time{}, false
+	}
+	return st.started, true
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// procStat is what a scanner reads from /proc/PID/stat.
+type procStat struct {
+	state   byte
+	flags   uint64
+	started time.Time
+}
+
+func (sc *procScanner) stat(pid int) (procStat, error) {
+	fd, err := unix.Open(sc.root+"/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return procStat{}, err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 1024)
+	n, err := unix.Read(fd, buf)
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseProcStat(buf[:n], bootTime())
+}
+
+// parseProcStat reads the state (field 3), flags (9) and start time (22,
+// clock ticks after boot) of a stat line; its fields are counted after
+// the last ")", as comm may hold spaces and parentheses. boot is when the
+// machine booted, by the wall clock.
+func parseProcStat(line []byte, boot time.Time) (procStat, error) {
+	end := bytes.LastIndexByte(line, ')')
+	if end < 0 {
+		return procStat{}, errors.New("stat has no (comm)")
+	}
+	fields := strings.Fields(string(line[end+1:]))
+	if len(fields) < 20 || len(fields[0]) != 1 {
+		return procStat{}, fmt.Errorf("stat has %d fields after comm, want 20 or more", len(fields))
+	}
+	flags, err1 := strconv.ParseUint(fields[9-3], 10, 64)
+	ticks, err2 := strconv.ParseUint(fields[22-3], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return procStat{}, fmt.Errorf("stat: %w", err)
+	}
+	st := procStat{state: fields[0][0], flags: flags}
+	if !boot.IsZero() {
+		st.started = boot.Add(time.Duration(ticks) * time.Second / clockTicksPerSecond)
+	}
+	return st, nil
+}
+
+// bootTime is when the machine booted by the wall clock: now less
+// CLOCK_BOOTTIME, which counts from boot (time suspended included, as
+// /proc/PID/stat's start time does); zero when it cannot be read.
+func bootTime() time.Time {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+		return time.Time{}
+	}
+	return time.Now().Add(-time.Duration(ts.Nano()))
+}
+
+// Close closes the descriptors the scanner keeps.
+func (sc *procScanner) Close() {
+	for pid, e := range sc.entries {
+		if e.comm >= 0 {
+			unix.Close(e.comm)
+		}
+		delete(sc.entries, pid)
+	}
+	sc.kept = 0
+	if sc.dir >= 0 {
+		unix.Close(sc.dir)
+		sc.dir = -1
+	}
+}
