@@ -10,7 +10,9 @@ import (
 	"github.com/tickscope/tickscope/internal/metrics"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/version"
+	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 func (a *app) applyCommand() *cobra.Command {
@@ -47,18 +49,41 @@ runs; the kernel drops it when tickscope exits, also when it is killed.
 /proc/PID/timerslack_ns (CAP_SYS_NICE) and returns at once, printing the value
 before and after and the command that puts it back.
 
+--while PROGRAM[,PROGRAM...] holds the setting only while one of the programs
+runs: it waits with nothing held, takes the setting within about a second of
+the first one starting and releases it when the last one exits, printing each
+start and exit with the program, its process id and the time. A PROGRAM is a
+name (Windows: the image name, game.exe, in any case; Linux: the process name
+the kernel shows, or a longer executable name) or the absolute path of the
+executable. It looks every second (Linux: /proc; Windows: a process snapshot),
+at a cost BENCHMARKS.md gives. With --persist the startup holder does the
+same. Not with --slack: a process's slack is its own; use run --slack.
+
+--simulate SCENARIO holds on the model of Windows timers instead (its
+game-session scenario runs game.exe twice), changing nothing on this machine.
+
 --json prints the result as JSON when the hold ends (docs/json.md).`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.apply(cmd, f, asJSON) },
 	}
+	var sim plan.Simulation
+	a.onHost(cmd, &sim, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
+		sys := machineSystem()
+		if model, ok := host.(*winmodel.Host); ok {
+			paced := winmodel.NewPaced(model)
+			host, sys, f.Simulated = paced, plan.SimulatedSystem(paced), true
+			if !asJSON {
+				a.stdout = report.SimulatedWriter(a.stdout, sim.Scenario)
+			}
+		}
+		return a.apply(cmd, host, sys, f, asJSON)
+	})
 	fl := cmd.Flags()
 	plan.RegisterApply(fl, &f)
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	return cmd
 }
 
-func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
-	host, sys := machineHost(), machineSystem()
+func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.ApplyFlags, asJSON bool) error {
 	q, err := host.Query()
 	if err != nil {
 		return err
@@ -70,6 +95,10 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	warn := func(msg string) { a.warnf("%s", msg) }
+	if f.Simulated {
+		warn = func(msg string) { a.warnf("%s%s", report.SimulatedLabel, msg) }
+	}
 	switch p.Kind {
 	case hold.SetProcessSlack:
 		change, err := hold.SetSlack(sys, p.PID, p.Slack, func(msg string) { a.warnf("%s", msg) })
@@ -78,7 +107,7 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 		}
 		return a.emit(asJSON, change, func(w io.Writer) { report.WriteSlackChange(w, change) })
 	case hold.InstallHolder:
-		res, err := hold.Persist(host, sys, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun})
+		res, err := hold.Persist(host, sys, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun, While: p.While})
 		if err != nil {
 			return err
 		}
@@ -96,14 +125,30 @@ func (a *app) apply(cmd *cobra.Command, f hold.ApplyFlags, asJSON bool) error {
 	rep, err := hold.Hold(cmd.Context(), host, sys, q, p.Setting, hold.HoldOptions{
 		For: f.For, NoConsole: f.NoConsole, NoEsc: f.NoEsc, AsStartup: f.AsStartup, Checked: m.HolderChecked,
 		WatchEscape: escape.Watch,
-		Warn:        func(msg string) { a.warnf("%s", msg) },
+		Warn:        warn,
 		Holding: func(rep *hold.HoldReport) {
 			if !asJSON {
 				report.WriteHolding(a.stdout, rep)
 			}
 			for _, w := range rep.Warnings {
-				a.warnf("%s", w)
+				warn(w)
 			}
+		},
+		While: p.While,
+		Waiting: func(rep *hold.HoldReport) {
+			if !asJSON {
+				report.WriteWaiting(a.stdout, rep)
+			}
+			for _, w := range rep.Warnings {
+				warn(w)
+			}
+			m.HolderWhile(hold.WhileState{Programs: p.While}, p.Setting)
+		},
+		Changed: func(state hold.WhileState, e *hold.ProgramEvent) {
+			if !asJSON && e != nil {
+				report.WriteProgramEvent(a.stdout, state, e)
+			}
+			m.HolderWhile(state, p.Setting)
 		},
 	})
 	if err != nil {

@@ -69,7 +69,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	},
 	// json FILE PATH [VALUE]: FILE (or stdout) is JSON with a value at the
 	// dotted PATH, equal to VALUE when given (compared as JSON text), or at
-	// least N when VALUE is ">=N".
+	// least N when VALUE is ">=N", at most N when it is "<=N".
 	"json": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) < 2 || len(args) > 3 {
 			ts.Fatalf("usage: json FILE|stdout PATH [VALUE]")
@@ -87,6 +87,11 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 				limit, err := strconv.ParseFloat(least, 64)
 				ts.Check(err)
 				ok = isNum && n >= limit
+			} else if most, isMax := strings.CutPrefix(args[2], "<="); isMax {
+				n, isNum := v.(float64)
+				limit, err := strconv.ParseFloat(most, 64)
+				ts.Check(err)
+				ok = isNum && n <= limit
 			} else {
 				ok = string(text) == args[2]
 			}
@@ -164,17 +169,23 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 			ts.Fatalf("%s and %s: equal %v", args[0], args[1], !neg)
 		}
 	},
-	// dma-latency VALUE: /dev/cpu_dma_latency reads VALUE (µs) within 5 s;
-	// with !, reads anything else within 5 s. It reads the kernel's
-	// aggregate request, so it needs root.
+	// dma-latency VALUE [WITHIN]: /dev/cpu_dma_latency reads VALUE (µs)
+	// within WITHIN (a duration, 5s when not given); with !, reads anything
+	// else within it. It reads the kernel's aggregate request, so it needs
+	// root.
 	"dma-latency": func(ts *testscript.TestScript, neg bool, args []string) {
-		if len(args) != 1 {
-			ts.Fatalf("usage: [!] dma-latency VALUE")
+		if len(args) != 1 && len(args) != 2 {
+			ts.Fatalf("usage: [!] dma-latency VALUE [WITHIN]")
 		}
 		want, err := strconv.ParseInt(args[0], 10, 32)
 		ts.Check(err)
+		within := 5 * time.Second
+		if len(args) == 2 {
+			within, err = time.ParseDuration(args[1])
+			ts.Check(err)
+		}
 		var got int32
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
 			data, err := os.ReadFile("/dev/cpu_dma_latency")
 			ts.Check(err)
 			if len(data) != 4 {
@@ -186,7 +197,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 			}
 		}
 		if (int64(got) == want) == neg {
-			ts.Fatalf("/dev/cpu_dma_latency reads %d after 5 s; want %s%d", got, map[bool]string{true: "not ", false: ""}[neg], want)
+			ts.Fatalf("/dev/cpu_dma_latency reads %d after %v; want %s%d", got, within, map[bool]string{true: "not ", false: ""}[neg], want)
 		}
 	},
 	// exclusive NAME: the rest of this script runs while no other test,

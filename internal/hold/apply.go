@@ -37,6 +37,12 @@ type ApplyFlags struct {
 	AsStartup     bool
 	// Listen is --listen ADDR: the holder's state on a Prometheus endpoint.
 	Listen string
+	// While is --while PROGRAM[,PROGRAM...]: hold only while one of them
+	// runs.
+	While    string
+	WhileSet bool
+	// Simulated is set when the hold runs on the model (--simulate).
+	Simulated bool
 }
 
 // ApplyKind is what an apply does.
@@ -60,6 +66,9 @@ type ApplyPlan struct {
 	// PID and Slack are the process and its new slack (SetProcessSlack).
 	PID   int
 	Slack time.Duration
+	// While are the programs the setting is held for (--while), nil to
+	// hold it throughout.
+	While []string
 }
 
 // PlanApply checks apply's command line against this machine and says
@@ -75,10 +84,22 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 		return nil, options.Usagef("--persist and --for %v: a startup holder holds until it is removed; give one of them", f.For)
 	case f.Listen != "" && (f.Persist || f.PIDSet):
 		return nil, options.Usagef("--listen %s serves a hold's state while it holds: not with --persist or --pid", options.Value(f.Listen))
+	case f.Simulated && (f.Persist || f.Listen != "" || f.NoConsole):
+		return nil, options.Usagef("--simulate holds on the model of Windows timers, in this terminal: not with --persist, --listen or --no-console, which reach this machine")
 	}
 	plan := &ApplyPlan{Kind: HoldHere}
 	if f.Persist {
 		plan.Kind = InstallHolder
+	}
+	if f.WhileSet {
+		if q.Linux != nil && (f.PIDSet || f.SlackSet) {
+			return nil, options.Usagef("--while and --pid/--slack: a process's timer slack is its own, set once and gone when it exits, with nothing to hold or release; start the program with it instead: tickscope run --slack D -- PROGRAM")
+		}
+		programs, err := options.Programs("while", f.While, q.Windows != nil)
+		if err != nil {
+			return nil, err
+		}
+		plan.While = programs
 	}
 	switch {
 	case q.Windows != nil:
@@ -91,7 +112,7 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 				q.Windows.Finest100ns, q.Windows.Coarsest100ns)
 		}
 		plan.Setting = timerinfo.Setting{Resolution100ns: period}
-		plan.HolderArgs = []string{"apply", "--resolution", strconv.FormatUint(uint64(period), 10), "--no-console", "--no-esc", "--as-startup"}
+		plan.HolderArgs = withWhile([]string{"apply", "--resolution", strconv.FormatUint(uint64(period), 10), "--no-console", "--no-esc", "--as-startup"}, plan.While)
 		return plan, nil
 	case q.Linux != nil:
 		return planLinux(plan, f)
@@ -133,8 +154,16 @@ func planLinux(plan *ApplyPlan, f ApplyFlags) (*ApplyPlan, error) {
 	}
 	value := f.DMALatency
 	plan.Setting = timerinfo.Setting{CPUDMALatencyUs: &value}
-	plan.HolderArgs = []string{"apply", "--dma-latency", strconv.Itoa(int(value)), "--no-esc", "--as-startup"}
+	plan.HolderArgs = withWhile([]string{"apply", "--dma-latency", strconv.Itoa(int(value)), "--no-esc", "--as-startup"}, plan.While)
 	return plan, nil
+}
+
+// withWhile adds --while to the startup holder's arguments, when given.
+func withWhile(args, programs []string) []string {
+	if len(programs) == 0 {
+		return args
+	}
+	return append(args, "--while", strings.Join(programs, ","))
 }
 
 // SlackChange is what apply --pid PID --slack D prints as JSON.
@@ -193,6 +222,10 @@ type HoldReport struct {
 	// a termination request).
 	EndedBy  string   `json:"ended_by"`
 	Warnings []string `json:"warnings"`
+	// Simulated marks a hold on the model of Windows timers.
+	Simulated bool `json:"simulated,omitempty"`
+	// While is what a hold with --while did (nil without it).
+	While *WhileReport `json:"while,omitempty"`
 
 	// For the text: whom a Windows request reaches ("" elsewhere), and what
 	// ends the hold.
@@ -232,6 +265,18 @@ type HoldOptions struct {
 	// replaces.
 	RecheckEvery time.Duration
 	NewTicker    func(time.Duration) (tick <-chan time.Time, stop func())
+
+	// While holds the setting only while one of these programs runs
+	// (options.Programs checked them), looked for every ScanEvery (0:
+	// ScanEvery): nil holds it throughout. Such a hold calls Waiting once,
+	// when it starts to watch with nothing held, instead of Holding, and
+	// Changed at each start and exit of a program (with the event), and
+	// when a take that had failed succeeds (with nil); Checked is called
+	// only while the setting is held.
+	While     []string
+	ScanEvery time.Duration
+	Waiting   func(*HoldReport)
+	Changed   func(WhileState, *ProgramEvent)
 }
 
 // Hold requests the setting, checks it with a short measurement, and holds
@@ -249,13 +294,16 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	// locked thread as everywhere else.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	rep := &HoldReport{Requested: req, Warnings: []string{}, Until: UntilText(q, o.For, o.NoEsc, o.NoConsole)}
+	rep := &HoldReport{Requested: req, Warnings: []string{}, Until: UntilText(q, o.For, o.NoEsc, o.NoConsole), Simulated: q.Arch == "simulated"}
 	if q.Windows != nil {
 		rep.RequestModel, rep.Reach = q.Windows.RequestModel, q.Windows.Reach()
 		rep.ThrottlingOptOut = ThrottlingApplied
 		if err := sys.IgnoreTimerThrottling(); err != nil {
 			rep.ThrottlingOptOut = fmt.Sprintf(throttlingMissing, err)
 		}
+	}
+	if len(o.While) > 0 {
+		return holdWhile(ctx, host, sys, q, req, o, rep)
 	}
 	granted, release, err := holdSetting(host, req, o.Warn)
 	if err != nil {
@@ -292,7 +340,7 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 			return nil, err
 		}
 	}
-	rep.EndedBy = waitForEnd(ctx, sys, o, k)
+	rep.EndedBy = waitForEnd(ctx, sys, o, k.check, 0, nil)
 	rep.HeldNs = int64(time.Since(start))
 	rep.Reapplies = k.reapplies
 	return rep, nil
@@ -300,9 +348,10 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 
 // waitForEnd blocks until the hold ends: --for elapses, ESC is pressed,
 // or a signal (Ctrl+C, the console closing) cancels ctx. Meanwhile it
-// checks the setting every RecheckEvery and after each resume from sleep,
-// and applies it again when it is lost; between checks it uses no CPU.
-func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions, k *keeper) string {
+// calls check every RecheckEvery and after each resume from sleep (with
+// why, "" for the periodic check), and scan every scanEvery when scan is
+// set; between them it uses no CPU.
+func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions, check func(reason string), scanEvery time.Duration, scan func()) string {
 	escaped := make(chan struct{})
 	var once sync.Once
 	stop := func() { once.Do(func() { close(escaped) }) }
@@ -338,6 +387,12 @@ func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions, k *keeper) 
 	}
 	recheck, stopRecheck := newTicker(every)
 	defer stopRecheck()
+	var scanTick <-chan time.Time
+	if scan != nil {
+		tick, stopScan := newTicker(scanEvery)
+		defer stopScan()
+		scanTick = tick
+	}
 	// A resume notification (Windows) arrives on a goroutine of the OS's;
 	// the check runs here, on the thread that holds.
 	resumed := make(chan struct{}, 1)
@@ -368,9 +423,11 @@ func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions, k *keeper) 
 				reason = fmt.Sprintf("after a resume from sleep (%v asleep)", (now - slept).Round(time.Second))
 				slept = now
 			}
-			k.check(reason)
+			check(reason)
 		case <-resumed:
-			k.check("after a resume from sleep")
+			check("after a resume from sleep")
+		case <-scanTick:
+			scan()
 		}
 	}
 }

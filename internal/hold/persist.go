@@ -27,6 +27,9 @@ type PersistOptions struct {
 	// Sleep waits between looks at the started holder (time.Sleep when
 	// nil).
 	Sleep func(time.Duration)
+	// While are the programs the holder holds the setting for (--while),
+	// nil to hold it throughout.
+	While []string
 }
 
 // PersistResult is what apply --persist did.
@@ -41,9 +44,12 @@ type PersistResult struct {
 	// StartErr is why the holder could not be started now.
 	StartErr error
 	// Running is whether the holder ran with the setting in force within
-	// 2 s of its start, and PID its process id (0 when unreadable).
+	// 2 s of its start (with While: whether it ran), and PID its process
+	// id (0 when unreadable).
 	Running bool
 	PID     int
+	// While are the programs the holder holds the setting for.
+	While []string
 	// ElevatedUser is set on Windows when --persist ran elevated: the task
 	// names the token's user, which after over-the-shoulder elevation (an
 	// administrator's credentials typed in) is that administrator, not the
@@ -69,7 +75,11 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 			return nil, fmt.Errorf("--persist refused until the key is in force: %s", warning)
 		}
 		if !q.Windows.RequestsGlobal() {
-			return nil, fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only itself; %s", q.Windows.RequestModel, q.Windows.GlobalAdvice())
+			whom := "itself"
+			if len(o.While) > 0 {
+				whom = "itself, not " + strings.Join(o.While, " or ")
+			}
+			return nil, fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only %s; %s", q.Windows.RequestModel, whom, q.Windows.GlobalAdvice())
 		}
 	} else if !sys.Elevated() {
 		return nil, errors.New("--persist installs a systemd system unit and needs root")
@@ -106,7 +116,7 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	} else {
 		definition = []byte(persist.SystemdUnit(persist.Unit{Exe: holder, Args: args, Description: description}))
 	}
-	res := &PersistResult{Startup: st.Describe(), Exe: holder, Args: args, When: startupWhen(q), ElevatedUser: q.Windows != nil && sys.Elevated()}
+	res := &PersistResult{Startup: st.Describe(), Exe: holder, Args: args, When: startupWhen(q), ElevatedUser: q.Windows != nil && sys.Elevated(), While: o.While}
 	if o.DryRun {
 		if res.Definition, err = persist.DefinitionText(definition); err != nil {
 			return nil, err
@@ -122,6 +132,11 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	sleep := o.Sleep
 	if sleep == nil {
 		sleep = time.Sleep
+	}
+	if len(o.While) > 0 {
+		// It holds nothing until a program runs: that it runs is all
+		// there is to see.
+		req = timerinfo.Setting{}
 	}
 	res.PID, res.Running = awaitHolder(host, sys, req, sleep)
 	return res, nil
@@ -296,6 +311,9 @@ func awaitHolder(host seam.Host, sys seam.System, req timerinfo.Setting, sleep f
 		var running bool
 		if pid, running = sys.Holder(); !running {
 			continue
+		}
+		if req.IsZero() {
+			return pid, true
 		}
 		if q, err := host.Query(); err == nil && inForce(q, req) {
 			return pid, true

@@ -2,6 +2,7 @@ package hold
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -41,6 +42,12 @@ type StartupState struct {
 	Stale   bool `json:"stale"`
 	Running bool `json:"running"`
 	PID     int  `json:"pid,omitempty"`
+	// While are the programs a holder with --while holds for, and
+	// HoldingFor their processes running now, which a running holder holds
+	// for (it looks every ScanEvery): none, and it waits with nothing held.
+	While      []string         `json:"while,omitempty"`
+	HoldingFor []ProgramRunning `json:"holding_for,omitempty"`
+	WhileError string           `json:"while_error,omitempty"`
 	// InForce is whether, while the holder runs, the timer is at or finer
 	// than what it holds (the holder's request, or another program's
 	// finer one: the timer does not say whose).
@@ -84,7 +91,7 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 	}
 	var held timerinfo.Setting
 	rep.Startup, held = readStartup(sys, rep.Query.Windows != nil)
-	if s := rep.Startup; s != nil && s.Running && s.Ours {
+	if s := rep.Startup; s != nil && s.Running && s.Ours && (len(s.While) == 0 || len(s.HoldingFor) > 0) {
 		s.InForce = inForce(rep.Query, held)
 	}
 	in := DiagnosisInput{Query: rep.Query, Self: rep.Self, Throttling: throttling}
@@ -111,11 +118,42 @@ func ReadStartup(sys seam.System, windows bool) *StartupState {
 // Task Scheduler service: read it when the holder starts, not at every
 // check.
 func StartupHeld(sys seam.System, windows bool) timerinfo.Setting {
+	held, _ := StartupDefinition(sys, windows)
+	return held
+}
+
+// StartupDefinition is StartupHeld with the programs the holder holds it
+// for (--while), nil when it holds it throughout.
+func StartupDefinition(sys seam.System, windows bool) (timerinfo.Setting, []string) {
 	s, held := readStartup(sys, windows)
 	if s == nil || !s.Ours {
-		return timerinfo.Setting{}
+		return timerinfo.Setting{}, nil
 	}
-	return held
+	return held, s.While
+}
+
+// ScanOnce lists the running processes of programs, once.
+func ScanOnce(sys seam.System, programs []string) ([]ProgramRunning, error) {
+	scanner, err := sys.ScanPrograms(programs)
+	if err != nil {
+		return nil, err
+	}
+	defer scanner.Close()
+	return ScanRunning(scanner, programs)
+}
+
+// ScanRunning lists the running processes of the scanner's programs, by
+// program then process id.
+func ScanRunning(scanner seam.ProgramScanner, programs []string) ([]ProgramRunning, error) {
+	found, err := scanner.Scan()
+	if err != nil {
+		return nil, err
+	}
+	running := make(map[int]seam.ProgramProcess, len(found))
+	for _, p := range found {
+		running[p.PID] = p
+	}
+	return runningList(running, programs), nil
 }
 
 // readStartup is ReadStartup, with the setting the definition holds.
@@ -144,6 +182,11 @@ func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Settin
 		return s, timerinfo.Setting{}
 	}
 	s.Ours, s.Exe, s.Args, s.Holds = installed.Ours(), installed.Exe, installed.Args, installed.Setting()
+	if s.While = installed.While(); s.While != nil && s.Running {
+		if s.HoldingFor, err = ScanOnce(sys, s.While); err != nil {
+			s.WhileError = fmt.Sprintf("looking for %s: %v", strings.Join(s.While, ", "), err)
+		}
+	}
 	if self, err := sys.Executable(); err == nil {
 		s.Stale = !SamePath(persist.HolderPath(self, windows), installed.Exe, windows)
 	}

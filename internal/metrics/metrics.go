@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/watch"
 )
@@ -31,6 +32,8 @@ type Metrics struct {
 	lateness                             *prometheus.HistogramVec
 	changes                              *prometheus.CounterVec
 	reapplies                            prometheus.Counter
+	// holding and whileProcesses: a holder with --while.
+	holding, whileProcesses *prometheus.GaugeVec
 }
 
 // New registers the metrics, with build info naming version. Those of the
@@ -51,6 +54,10 @@ func New(version string) *Metrics {
 	m.dmaLatency = gauge("cpu_dma_latency_seconds", "The aggregate /dev/cpu_dma_latency request in force (2000 s: none held); absent when unreadable (it needs root).")
 	m.slack = gauge("timer_slack_seconds", "The timer slack of tickscope's reading thread, which its threads inherit.")
 	m.heldDMA = gauge("holder_held_cpu_dma_latency_seconds", "The /dev/cpu_dma_latency value the holder holds: its request (apply), or its definition's (watch, while the startup holder runs).")
+	m.holding = gauge("holder_holding", "1 while the holder holds its setting, 0 while a holder with --while waits for its programs with nothing held.")
+	m.whileProcesses = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "tickscope", Name: "holder_while_processes",
+		Help: "The processes running now of each program a holder with --while holds for (the setting is held while any runs)."}, []string{"program"})
+	m.Registry.MustRegister(m.whileProcesses)
 	m.lateness = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "tickscope", Name: "wake_lateness_seconds",
 		Help:                            "How much later than requested a wait ended, measured in bursts of the method's 1 ms waits.",
@@ -107,9 +114,46 @@ func (m *Metrics) SetState(s watch.State) {
 		set(m.holderRunning, boolValue(h.Running))
 		m.heldPeriod.Reset()
 		m.heldDMA.Reset()
-		if h.Running && h.Held != nil {
+		m.holding.Reset()
+		m.whileProcesses.Reset()
+		if !h.Running {
+			return
+		}
+		holding := len(h.While) == 0 || len(h.HoldingFor) > 0
+		set(m.holding, boolValue(holding))
+		m.setWhile(h.While, h.HoldingFor)
+		if holding && h.Held != nil {
 			m.setHeld(*h.Held)
 		}
+	}
+}
+
+// setWhile sets the count of each watched program's processes running.
+func (m *Metrics) setWhile(programs []string, running []hold.ProgramRunning) {
+	for _, program := range programs {
+		n := 0
+		for _, r := range running {
+			if r.Program == program {
+				n++
+			}
+		}
+		m.whileProcesses.WithLabelValues(program).Set(float64(n))
+	}
+}
+
+// HolderWhile is a holder with --while (apply): whether it holds setting
+// now, and its programs' processes running.
+func (m *Metrics) HolderWhile(state hold.WhileState, setting timerinfo.Setting) {
+	if m == nil {
+		return
+	}
+	set(m.holderRunning, 1)
+	set(m.holding, boolValue(state.Holding))
+	m.setWhile(state.Programs, state.Running)
+	m.heldPeriod.Reset()
+	m.heldDMA.Reset()
+	if state.Holding {
+		m.setHeld(setting)
 	}
 }
 
@@ -119,6 +163,7 @@ func (m *Metrics) SetHolder(held timerinfo.Setting) {
 		return
 	}
 	set(m.holderRunning, 1)
+	set(m.holding, 1)
 	m.setHeld(held)
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/httpserver"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -330,5 +331,59 @@ func TestIdleConnectionsClosed(t *testing.T) {
 			t.Errorf("%q: the connection is still open after 30 s", send)
 		}
 		c.Close()
+	}
+}
+
+// gauges gathers the gauges, each by name and its labels' values.
+func gauges(m *Metrics) map[string]float64 {
+	families, _ := m.Registry.Gather()
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, metric := range f.Metric {
+			if metric.Gauge == nil {
+				continue
+			}
+			name := f.GetName()
+			for _, l := range metric.Label {
+				name += "{" + l.GetValue() + "}"
+			}
+			got[name] = metric.Gauge.GetValue()
+		}
+	}
+	return got
+}
+
+// TestHolderWhile: a holder with --while exports whether it holds and its
+// programs' processes, and what it holds only while it holds: apply's,
+// and watch's startup holder.
+func TestHolderWhile(t *testing.T) {
+	m := New("x")
+	setting := timerinfo.Setting{Resolution100ns: 10000}
+	m.HolderWhile(hold.WhileState{Programs: []string{"game.exe", "other.exe"}}, setting)
+	got := gauges(m)
+	if got["tickscope_holder_holding"] != 0 || got["tickscope_holder_while_processes{game.exe}"] != 0 || got["tickscope_holder_running"] != 1 {
+		t.Errorf("waiting: %v", got)
+	}
+	if _, ok := got["tickscope_holder_held_period_seconds"]; ok {
+		t.Errorf("waiting, a held period is exposed: %v", got)
+	}
+	m.HolderWhile(hold.WhileState{Programs: []string{"game.exe", "other.exe"}, Holding: true,
+		Running: []hold.ProgramRunning{{Program: "game.exe", PID: 1}, {Program: "game.exe", PID: 2}}}, setting)
+	got = gauges(m)
+	if got["tickscope_holder_holding"] != 1 || got["tickscope_holder_while_processes{game.exe}"] != 2 || got["tickscope_holder_while_processes{other.exe}"] != 0 ||
+		got["tickscope_holder_held_period_seconds"] != 0.001 {
+		t.Errorf("holding: %v", got)
+	}
+	m = New("x")
+	m.Observe(watch.Event{Event: watch.EventStart, State: &watch.State{Holder: &watch.Holder{Running: true, PID: 9, Held: &setting, While: []string{"game.exe"}}}})
+	got = gauges(m)
+	if _, ok := got["tickscope_holder_held_period_seconds"]; ok || got["tickscope_holder_holding"] != 0 || got["tickscope_holder_while_processes{game.exe}"] != 0 {
+		t.Errorf("watch, the startup holder waiting: %v", got)
+	}
+	m.Observe(watch.Event{Event: watch.EventChange, State: &watch.State{Holder: &watch.Holder{Running: true, PID: 9, Held: &setting, While: []string{"game.exe"},
+		HoldingFor: []hold.ProgramRunning{{Program: "game.exe", PID: 4242}}}}})
+	got = gauges(m)
+	if got["tickscope_holder_held_period_seconds"] != 0.001 || got["tickscope_holder_holding"] != 1 || got["tickscope_holder_while_processes{game.exe}"] != 1 {
+		t.Errorf("watch, the startup holder holding: %v", got)
 	}
 }

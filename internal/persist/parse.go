@@ -44,6 +44,17 @@ func (in Installed) Setting() string {
 	return "unknown"
 }
 
+// While is the programs the holder holds its setting for (its --while),
+// nil when it holds it throughout.
+func (in Installed) While() []string {
+	for i := 0; i+1 < len(in.Args); i++ {
+		if in.Args[i] == "--while" {
+			return strings.Split(in.Args[i+1], ",")
+		}
+	}
+	return nil
+}
+
 // HeldSetting is the setting the holder's arguments hold, as a Setting
 // (the zero Setting when they name none or name it unreadably): what
 // startup remove compares the timer with afterwards.

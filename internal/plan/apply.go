@@ -27,6 +27,7 @@ func RegisterApply(fl *pflag.FlagSet, f *hold.ApplyFlags) {
 	fl.BoolVar(&f.DryRun, "dry-run", false, "with --persist: print the task or unit it would install, and change nothing")
 	fl.BoolVar(&f.AsStartup, "as-startup", false, "hold as the startup holder, which status reports and startup remove ends (the task and unit pass it)")
 	fl.StringVar(&f.Listen, "listen", "", "serve the holder's state as Prometheus metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1)")
+	fl.StringVar(&f.While, "while", "", "hold only while one of these programs runs: PROGRAM[,PROGRAM...], each a name (game.exe) or an executable's absolute path")
 }
 
 // CheckApply refuses, as usage errors, the flags of apply that cmd was
@@ -42,6 +43,7 @@ func CheckApply(cmd *cobra.Command, q *timerinfo.Report, f *hold.ApplyFlags) err
 	changed := cmd.Flags().Changed
 	f.ResolutionSet, f.MSSet, f.DMALatencySet = changed("resolution"), changed("ms"), changed("dma-latency")
 	f.PIDSet, f.SlackSet, f.ForSet = changed("pid"), changed("slack"), changed("for")
+	f.WhileSet = changed("while")
 	return nil
 }
 

@@ -52,6 +52,9 @@ type procScanner struct {
 	// kept counts the comm descriptors kept open, at most maxKeptComm:
 	// past it a process's comm is opened and closed at each scan.
 	kept int
+	// boot is when the machine booted, read once so that a process's
+	// start time is the same at every scan.
+	boot time.Time
 }
 
 // maxKeptComm bounds the descriptors a scanner keeps open, well inside
@@ -95,7 +98,7 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 	if err != nil {
 		return nil, &seam.OSError{Call: "open " + root, Err: err}
 	}
-	sc := &procScanner{root: root, dir: dir, buf: make([]byte, 32<<10), entries: map[int]*procEntry{}}
+	sc := &procScanner{root: root, dir: dir, buf: make([]byte, 32<<10), entries: map[int]*procEntry{}, boot: bootTime()}
 	for _, program := range programs {
 		base := filepath.Base(program)
 		p := procProgram{comm: base[:min(len(base), commLen)]}
@@ -327,7 +330,7 @@ func (sc *procScanner) stat(pid int) (procStat, error) {
 	if err != nil {
 		return procStat{}, err
 	}
-	return parseProcStat(buf[:n], bootTime())
+	return parseProcStat(buf[:n], sc.boot)
 }
 
 // parseProcStat reads the state (field 3), flags (9) and start time (22,

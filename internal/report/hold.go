@@ -51,7 +51,78 @@ func WriteHolding(w io.Writer, rep *hold.HoldReport) {
 
 // WriteReleased is apply's last line.
 func WriteReleased(w io.Writer, rep *hold.HoldReport) {
+	if wr := rep.While; wr != nil {
+		fmt.Fprintf(w, "ended after %v (%s): the setting was held %v in all, taken %s\n", time.Duration(rep.HeldNs).Round(time.Millisecond), hold.EndedByText[rep.EndedBy],
+			time.Duration(wr.HeldNs).Round(time.Millisecond), plural(wr.Holds, "time"))
+		return
+	}
 	fmt.Fprintf(w, "released after %v (%s)\n", time.Duration(rep.HeldNs).Round(time.Millisecond), hold.EndedByText[rep.EndedBy])
+}
+
+// WriteWaiting is what apply --while prints when it starts to watch for
+// its programs, with nothing held.
+func WriteWaiting(w io.Writer, rep *hold.HoldReport) {
+	wr := rep.While
+	fmt.Fprintf(w, "waiting for %s (looked for every %v): nothing is held until one runs\n", strings.Join(wr.Programs, ", "), time.Duration(wr.ScanEveryNs))
+	fmt.Fprintf(w, "  requested      %s\n", rep.Requested)
+	if rep.Reach != "" {
+		fmt.Fprintf(w, "  request model  %s\n", rep.RequestModel)
+		fmt.Fprintf(w, "  reaches        %s\n", rep.Reach)
+		fmt.Fprintf(w, "  throttling     %s\n", rep.ThrottlingOptOut)
+	} else {
+		fmt.Fprintln(w, "  reaches        every CPU's idle-state choice, while one of the programs runs")
+	}
+	fmt.Fprintf(w, "watching until %s\n", rep.Until)
+}
+
+// WriteProgramEvent is apply --while's line for a program starting or
+// exiting, and what it did to the setting, with the time (to the
+// millisecond) it was seen; the first hold's check follows it.
+func WriteProgramEvent(w io.Writer, state hold.WhileState, e *hold.ProgramEvent) {
+	what := e.Event
+	if e.NoticedAfterNs != nil {
+		what += fmt.Sprintf(" %.2fs ago", time.Duration(*e.NoticedAfterNs).Seconds())
+	}
+	var did string
+	switch {
+	case e.Setting == hold.SettingHeld:
+		did = "holding"
+		if g := e.Granted; g != nil && g.Resolution100ns != 0 {
+			did += ", granted " + timerinfo.FormatPeriodMS(g.Resolution100ns) + " ms"
+		} else if e.InForce != nil {
+			did += ", " + inForceText(*e.InForce) + " in force"
+		}
+	case e.Setting == hold.SettingReleased:
+		did = "released"
+		if e.InForce != nil {
+			did += ", " + inForceText(*e.InForce) + " in force now"
+		}
+	case e.Setting == hold.SettingFailed:
+		did = "holding failed: " + printable.Line(e.Error)
+	case state.Holding:
+		did = "holding for " + hold.HoldingFor(state.Running)
+	default:
+		did = "nothing held"
+	}
+	fmt.Fprintf(w, "%s  %s (pid %d) %s: %s\n", e.Time.Format("15:04:05.000"), e.Program, e.PID, what, did)
+	if c := e.Check; c != nil {
+		fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, measured)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
+	}
+}
+
+// inForceText is a setting read back: a period, or a cpu_dma_latency.
+func inForceText(s timerinfo.Setting) string {
+	if s.Resolution100ns != 0 {
+		return timerinfo.FormatPeriodMS(s.Resolution100ns) + " ms"
+	}
+	return s.String()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // WritePersist is apply --persist: the definition with --dry-run, else
@@ -64,11 +135,20 @@ func WritePersist(w io.Writer, r *hold.PersistResult) {
 	fmt.Fprintf(w, "installed the %s: it runs %s %s at %s\n", r.Startup, r.Exe, strings.Join(r.Args, " "), r.When)
 	fmt.Fprintln(w, "undo: tickscope startup remove")
 	switch {
+	case r.Running && len(r.While) > 0:
+		fmt.Fprintf(w, "the holder runs%s: it holds the setting while %s runs\n", processSuffix(r.PID), strings.Join(r.While, " or "))
 	case r.Running && r.PID != 0:
 		fmt.Fprintf(w, "the holder runs (process %d) and the setting is in force\n", r.PID)
 	case r.Running:
 		fmt.Fprintln(w, "the holder runs and the setting is in force")
 	}
+}
+
+func processSuffix(pid int) string {
+	if pid == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (process %d)", pid)
 }
 
 // PersistWarnings are apply --persist's warnings: the task names an
@@ -91,6 +171,9 @@ func persistStartWarning(r *hold.PersistResult) string {
 		return ""
 	case r.StartErr != nil:
 		return fmt.Sprintf("starting it now failed: %v (it will start at the next %s)", r.StartErr, r.When)
+	}
+	if len(r.While) > 0 {
+		return "the holder did not run within 2 s of starting it: check with tickscope status"
 	}
 	return "the setting did not appear within 2 s of starting the holder: check with tickscope status"
 }
@@ -177,6 +260,18 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 		held = ", the timer is not at what it holds"
 		if s.InForce {
 			held = ", the timer is at what it holds or finer"
+		}
+	}
+	if len(s.While) > 0 && s.Installed && s.Ours {
+		fmt.Fprintf(w, "  %-14s %s\n", "while", printable.Line(strings.Join(s.While, ", ")))
+		switch {
+		case !s.Running:
+		case s.WhileError != "":
+			held = " (" + printable.Line(s.WhileError) + ")"
+		case len(s.HoldingFor) > 0:
+			held = ", holding for " + printable.Line(hold.HoldingFor(s.HoldingFor)) + held
+		default:
+			held = ", waiting for " + printable.Line(strings.Join(s.While, ", ")) + " (nothing held)"
 		}
 	}
 	switch {

@@ -270,3 +270,35 @@ func countBelow(sorted []int64, v int64) int {
 	}
 	return n
 }
+
+// SimulatedWriter is w with SimulatedLabel at the start of every line, for
+// the output of a command run on a model scenario, and w itself for a
+// real run (scenario ""): apply --simulate prints through it.
+func SimulatedWriter(w io.Writer, scenario string) io.Writer {
+	if scenario == "" {
+		return w
+	}
+	return &prefixWriter{w: w, prefix: []byte(SimulatedLabel), atStart: true}
+}
+
+// prefixWriter writes prefix before every line.
+type prefixWriter struct {
+	w       io.Writer
+	prefix  []byte
+	atStart bool
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var out []byte
+	for _, c := range b {
+		if p.atStart {
+			out = append(out, p.prefix...)
+		}
+		out = append(out, c)
+		p.atStart = c == '\n'
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -13,11 +13,7 @@ import (
 // Windows timers: an in-memory Windows machine that is not elevated and has
 // Task Scheduler (seamfake), so that nothing the page does reaches this
 // machine.
-func simulatedSystem() seam.System {
-	sys := &seamfake.System{Exe: `C:\Tools\tickscope.exe`, Temp: `C:\Users\you\AppData\Local\Temp`}
-	sys.NewStartup("Task Scheduler task tickscope (simulated)")
-	return sys
-}
+func simulatedSystem() seam.System { return plan.SimulatedSystem(nil) }
 
 // serialHost makes a host that is not safe for concurrent use (the model,
 // whose virtual clock every call moves or reads) safe for the page, which

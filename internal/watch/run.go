@@ -276,18 +276,34 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 // holderReader reads whether the startup holder runs and, when it has
 // started since the read before, what it holds (hold.StartupHeld: on
 // Windows a call to the Task Scheduler service, too much for every burst).
+// A holder with --while holds only while one of its programs runs: its
+// programs are looked for at each read, with a scanner kept while the
+// same holder runs.
 func holderReader(sys seam.System, windows bool) func() *Holder {
 	var last *Holder
+	var scanner seam.ProgramScanner
 	return func() *Holder {
 		h := ReadHolder(sys)
 		switch {
 		case !h.Running:
 		case last != nil && last.Running && last.PID == h.PID:
-			h.Held = last.Held
+			h.Held, h.While = last.Held, last.While
 		default:
-			if held := hold.StartupHeld(sys, windows); !held.IsZero() {
+			held, while := hold.StartupDefinition(sys, windows)
+			if !held.IsZero() {
 				h.Held = &held
 			}
+			h.While = while
+			if scanner != nil {
+				scanner.Close()
+				scanner = nil
+			}
+			if len(while) > 0 {
+				scanner, _ = sys.ScanPrograms(while)
+			}
+		}
+		if h.Running && scanner != nil {
+			h.HoldingFor, _ = hold.ScanRunning(scanner, h.While)
 		}
 		last = h
 		return h

@@ -8,8 +8,10 @@ package watch
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -46,6 +48,11 @@ type Holder struct {
 	// Held is the setting a running holder holds, from its definition
 	// (hold.StartupHeld); nil when not running or unknown.
 	Held *timerinfo.Setting `json:"held,omitempty"`
+	// While are the programs a holder with --while holds for (its
+	// definition's), and HoldingFor their processes running now: it holds
+	// Held only while there are some.
+	While      []string              `json:"while,omitempty"`
+	HoldingFor []hold.ProgramRunning `json:"holding_for,omitempty"`
 }
 
 // ReadHolder reads whether the startup holder runs (nil sys: unknown).
@@ -133,10 +140,18 @@ func holderText(h *Holder) string {
 		return ""
 	case !h.Running:
 		return "not running"
-	case h.PID != 0:
-		return fmt.Sprintf("running (process %d)", h.PID)
 	}
-	return "running"
+	text := "running"
+	if h.PID != 0 {
+		text = fmt.Sprintf("running (process %d)", h.PID)
+	}
+	switch {
+	case len(h.While) > 0 && len(h.HoldingFor) > 0:
+		text += ", holding for " + hold.HoldingFor(h.HoldingFor)
+	case len(h.While) > 0:
+		text += ", waiting for " + strings.Join(h.While, ", ")
+	}
+	return text
 }
 
 func periodText(p uint32) string {

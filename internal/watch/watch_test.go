@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam/seamfake"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
@@ -205,6 +207,9 @@ func TestChanges(t *testing.T) {
 			[]Change{{"current_period", "15.6250 ms", "1.0000 ms"}}},
 		{"global key and holder", State{GlobalKeyInForce: &no, Holder: &Holder{}}, State{GlobalKeyInForce: &yes, Holder: &Holder{Running: true, PID: 7}},
 			[]Change{{"global_key_in_force", "false", "true"}, {"startup_holder", "not running", "running (process 7)"}}},
+		{"holder with --while", State{Holder: &Holder{Running: true, PID: 7, While: []string{"game.exe", "x.exe"}}},
+			State{Holder: &Holder{Running: true, PID: 7, While: []string{"game.exe", "x.exe"}, HoldingFor: []hold.ProgramRunning{{Program: "game.exe", PID: 42}}}},
+			[]Change{{"startup_holder", "running (process 7), waiting for game.exe, x.exe", "running (process 7), holding for game.exe (pid 42)"}}},
 		{"dma unreadable", State{DMALatencyUs: i32(5)}, State{}, []Change{{"cpu_dma_latency", "5 µs", "unreadable"}}},
 		{"slack", State{TimerSlackNs: 50_000}, State{TimerSlackNs: 1}, []Change{{"timer_slack", "50µs", "1ns"}}},
 	}
@@ -417,5 +422,34 @@ func TestHoldersNeedElevationOnWindows(t *testing.T) {
 	sys.IsElevated = true
 	if o, _ := ForHost(model, sys, flags, "test"); o.Holders == nil || o.HoldersUnread != "" {
 		t.Errorf("elevated: holders read %v, unread %q", o.Holders != nil, o.HoldersUnread)
+	}
+}
+
+// TestHolderReaderLooksForTheProgramsOfAWhileHolder: the startup holder's
+// definition is read when it starts; its programs are looked for at each
+// read.
+func TestHolderReaderLooksForTheProgramsOfAWhileHolder(t *testing.T) {
+	task, err := persist.TaskXML(persist.Task{Exe: `C:\Tools\tickscope-holder.exe`, Args: []string{"apply", "--ms", "1", "--while", "game.exe"},
+		Description: "Holds 1 ms. " + persist.Marker("1"), DelaySeconds: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running []seamfake.RunningProcess
+	sys := &seamfake.System{HolderRunning: true, HolderPID: 9, Running: func() []seamfake.RunningProcess { return running }}
+	st := sys.NewStartup("task")
+	st.Definition = task
+	read := holderReader(sys, true)
+	h := read()
+	if h.Held == nil || h.Held.Resolution100ns != 10000 || len(h.While) != 1 || len(h.HoldingFor) != 0 {
+		t.Fatalf("waiting: %+v", h)
+	}
+	st.ReadErr = errors.New("the definition is read once per holder")
+	running = []seamfake.RunningProcess{{PID: 4242, Name: "game.exe"}}
+	if h := read(); len(h.HoldingFor) != 1 || h.HoldingFor[0].PID != 4242 || h.Held == nil {
+		t.Fatalf("holding: %+v", h)
+	}
+	running = nil
+	if h := read(); len(h.HoldingFor) != 0 || len(h.While) != 1 {
+		t.Fatalf("waiting again: %+v", h)
 	}
 }

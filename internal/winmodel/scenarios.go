@@ -47,6 +47,18 @@ type Scenario struct {
 	// DropRequestAfterNs: the OS drops this process's request this long
 	// after it was made (0: never).
 	DropRequestAfterNs int64
+	// Programs are processes that start and exit during the run (apply
+	// --while watches for them).
+	Programs []ProgramRun
+}
+
+// ProgramRun is a process of the model's machine, running from FromNs to
+// UntilNs (virtual time).
+type ProgramRun struct {
+	PID int
+	// Name is its image name, Path its executable's.
+	Name, Path      string
+	FromNs, UntilNs int64
 }
 
 const (
@@ -133,6 +145,17 @@ var scenarios = []Scenario{
 		Build:   26100, Coarsest: 156250, Finest: 5000,
 		CallDelayNs: 43 * us / 10, CallJitterNs: 5 * us / 100, ExtraTickProb: 0.002,
 		DropRequestAfterNs: 60_000 * ms,
+	},
+	{
+		Name:    "game-session",
+		Summary: "knee-26100's machine with requests global: game.exe runs from 1.5 s to 4 s, a second game.exe from 3 s to 5 s, and launcher.exe throughout (apply --while game.exe)",
+		Build:   26100, Coarsest: 156250, Finest: 5000, Global: true,
+		CallDelayNs: 43 * us / 10, CallJitterNs: 5 * us / 100, ExtraTickProb: 0.002,
+		Programs: []ProgramRun{
+			{PID: 4100, Name: "launcher.exe", Path: `C:\Games\launcher.exe`, FromNs: 0, UntilNs: 1 << 62},
+			{PID: 4242, Name: "game.exe", Path: `C:\Games\game.exe`, FromNs: 1_500 * ms, UntilNs: 4_000 * ms},
+			{PID: 4318, Name: "game.exe", Path: `C:\Games\game.exe`, FromNs: 3_000 * ms, UntilNs: 5_000 * ms},
+		},
 	},
 	{
 		Name:    "global-key",

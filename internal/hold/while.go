@@ -1,0 +1,356 @@
+package hold
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// ScanEvery is how often a hold with --while looks for its programs: a
+// program that starts has the setting within about this long (a game
+// spends longer than that loading), and a scan costs the holder a
+// fraction of a millisecond (BENCHMARKS.md).
+const ScanEvery = time.Second
+
+// maxEvents bounds the events a hold keeps for its report: a startup
+// holder runs for months, and a game may start thousands of times.
+const maxEvents = 1000
+
+// WhileReport is what a hold with --while did: the programs it watched
+// for, each start and exit it saw, and how long the setting was held.
+type WhileReport struct {
+	Programs    []string `json:"programs"`
+	ScanEveryNs int64    `json:"scan_every_ns"`
+	// Events are the starts and exits seen, oldest first: the last
+	// maxEvents of them, EventsDropped older ones left out.
+	Events        []ProgramEvent `json:"events"`
+	EventsDropped int            `json:"events_dropped,omitempty"`
+	// Holds counts the times the setting was taken; HeldNs is the time it
+	// was held in all.
+	Holds  int   `json:"holds"`
+	HeldNs int64 `json:"held_ns"`
+	// Running are the watched processes running when the hold ended.
+	Running []ProgramRunning `json:"running"`
+}
+
+// ProgramEvent is a watched program's process starting or exiting.
+type ProgramEvent struct {
+	Time time.Time `json:"time"`
+	// AtNs is the time since the hold began.
+	AtNs int64 `json:"at_ns"`
+	// Event is EventStarted or EventExited.
+	Event   string `json:"event"`
+	Program string `json:"program"`
+	PID     int    `json:"pid"`
+	// NoticedAfterNs is, for a start, how long after the process started
+	// the scan saw it, where the OS tells when it started.
+	NoticedAfterNs *int64 `json:"noticed_after_ns,omitempty"`
+	// Setting is what the event did to the setting: SettingHeld (the first
+	// program to run), SettingReleased (the last to exit), SettingFailed
+	// (taking it failed: Error says why), or "" (another program was
+	// running already, or still runs).
+	Setting string `json:"setting,omitempty"`
+	// Granted is what the OS granted, when the setting was taken.
+	Granted *timerinfo.Setting `json:"granted,omitempty"`
+	// InForce is what the OS says is in force once the setting was taken
+	// or released, read back: Windows' current period, Linux's
+	// cpu_dma_latency (nil when unreadable).
+	InForce *timerinfo.Setting `json:"in_force,omitempty"`
+	Error   string             `json:"error,omitempty"`
+	// Check is the first hold's check of the wait (HoldReport.Check), for
+	// the text.
+	Check *WaitCheck `json:"-"`
+}
+
+// ProgramRunning is a watched program's process running.
+type ProgramRunning struct {
+	Program string `json:"program"`
+	PID     int    `json:"pid"`
+}
+
+// What ProgramEvent says.
+const (
+	EventStarted    = "started"
+	EventExited     = "exited"
+	SettingHeld     = "held"
+	SettingReleased = "released"
+	SettingFailed   = "failed"
+)
+
+// WhileState is a hold with --while at one moment: whether it holds, and
+// the watched processes running, by program then process id.
+type WhileState struct {
+	Programs []string
+	Holding  bool
+	Running  []ProgramRunning
+}
+
+// HoldingFor names the processes a hold holds for, "game.exe (pid 4242)",
+// or "" when none runs.
+func HoldingFor(running []ProgramRunning) string {
+	parts := make([]string, len(running))
+	for i, r := range running {
+		parts[i] = fmt.Sprintf("%s (pid %d)", r.Program, r.PID)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// whileHold is a hold that holds its setting only while one of its
+// programs runs: it scans for them every ScanEvery, takes the setting when
+// the first starts and releases it when the last exits.
+type whileHold struct {
+	host     seam.Host
+	scanner  seam.ProgramScanner
+	q        *timerinfo.Report
+	req      timerinfo.Setting
+	o        HoldOptions
+	rep      *HoldReport
+	start    time.Time
+	ctx      context.Context
+	programs []string
+	running  map[int]seam.ProgramProcess
+	// k holds the setting while a program runs, nil otherwise.
+	k         *keeper
+	heldSince time.Time
+	reapplies int
+	// scanErr and takeErr are the last scan's and take's failure already
+	// said, so that one failing every second is said once.
+	scanErr, takeErr string
+}
+
+// holdWhile is Hold for HoldOptions.While: the throttling opt-out is made
+// and the lock taken; it waits with nothing held and holds while a
+// program runs, until the hold ends.
+func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, o HoldOptions, rep *HoldReport) (*HoldReport, error) {
+	scanner, err := sys.ScanPrograms(o.While)
+	if err != nil {
+		return nil, err
+	}
+	defer scanner.Close()
+	every := o.ScanEvery
+	if every <= 0 {
+		every = ScanEvery
+	}
+	rep.While = &WhileReport{Programs: o.While, ScanEveryNs: int64(every), Events: []ProgramEvent{}, Running: []ProgramRunning{}}
+	if w := q.Windows; w != nil && !w.RequestsGlobal() {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("requests are per-process here (%s), so the period held while %s runs reaches tickscope only, not the program; %s",
+			w.RequestModel, strings.Join(o.While, " or "), w.GlobalAdvice()))
+	}
+	h := &whileHold{host: host, scanner: scanner, q: q, req: req, o: o, rep: rep, start: time.Now(), ctx: ctx,
+		programs: o.While, running: map[int]seam.ProgramProcess{}}
+	defer h.end()
+	if o.Waiting != nil {
+		o.Waiting(rep)
+	}
+	if o.NoConsole {
+		if err := sys.DetachConsole(); err != nil {
+			return nil, err
+		}
+	}
+	h.scan()
+	rep.EndedBy = waitForEnd(ctx, sys, o, h.check, every, h.scan)
+	h.end()
+	rep.HeldNs = int64(time.Since(h.start))
+	rep.Reapplies = h.reapplies
+	rep.While.Running = h.runningList()
+	return rep, nil
+}
+
+// scan looks for the programs, reports each start and exit, and takes or
+// releases the setting when the first starts or the last exits.
+func (h *whileHold) scan() {
+	found, err := h.scanner.Scan()
+	now := time.Now()
+	if err != nil {
+		if msg := err.Error(); msg != h.scanErr {
+			h.scanErr = msg
+			h.warn(fmt.Sprintf("looking for %s: %v; looking again every %v", strings.Join(h.programs, ", "), err, time.Duration(h.rep.While.ScanEveryNs)))
+		}
+		return
+	}
+	h.scanErr = ""
+	next := make(map[int]seam.ProgramProcess, len(found))
+	for _, p := range found {
+		next[p.PID] = p
+	}
+	// A process id that now runs another watched program, or started
+	// again, is an exit and a start.
+	same := func(a, b seam.ProgramProcess) bool { return a.Program == b.Program && a.Started.Equal(b.Started) }
+	var exited, started []seam.ProgramProcess
+	for pid, p := range h.running {
+		if n, ok := next[pid]; !ok || !same(p, n) {
+			exited = append(exited, p)
+		}
+	}
+	for pid, p := range next {
+		if was, ok := h.running[pid]; !ok || !same(was, p) {
+			started = append(started, p)
+		}
+	}
+	byPID := func(a, b seam.ProgramProcess) int { return cmp.Compare(a.PID, b.PID) }
+	slices.SortFunc(exited, byPID)
+	slices.SortFunc(started, byPID)
+	h.running = next
+	for i, p := range exited {
+		e := h.event(now, EventExited, p)
+		if i == len(exited)-1 && len(next) == 0 && h.k != nil {
+			h.release(now)
+			e.Setting, e.InForce = SettingReleased, inForceNow(h.host)
+		}
+		h.record(e)
+	}
+	for i, p := range started {
+		e := h.event(now, EventStarted, p)
+		if !p.Started.IsZero() {
+			after := max(int64(now.Sub(p.Started)), 0)
+			e.NoticedAfterNs = &after
+		}
+		if i == 0 && h.k == nil {
+			h.take(now, &e)
+		}
+		h.record(e)
+	}
+	// A take that failed is tried again at each scan while a program runs,
+	// and said again only when its error changes.
+	if len(started) == 0 && len(next) > 0 && h.k == nil {
+		first := h.runningList()[0]
+		e := ProgramEvent{Program: first.Program, PID: first.PID}
+		if h.take(now, &e) {
+			h.warn(fmt.Sprintf("holding %s for %s (pid %d) now, granted %s", h.req, first.Program, first.PID, e.Granted))
+			h.changed(nil)
+		}
+	}
+}
+
+func (h *whileHold) event(now time.Time, kind string, p seam.ProgramProcess) ProgramEvent {
+	return ProgramEvent{Time: now, AtNs: int64(now.Sub(h.start)), Event: kind, Program: h.programs[p.Program], PID: p.PID}
+}
+
+// record keeps an event for the report and says it.
+func (h *whileHold) record(e ProgramEvent) {
+	w := h.rep.While
+	if len(w.Events) == maxEvents {
+		w.Events = append(w.Events[:0], w.Events[1:]...)
+		w.EventsDropped++
+	}
+	w.Events = append(w.Events, e)
+	h.changed(&e)
+}
+
+// changed tells HoldOptions.Changed of an event, or of a change of the
+// state without one (e nil).
+func (h *whileHold) changed(e *ProgramEvent) {
+	if h.o.Changed != nil {
+		h.o.Changed(WhileState{Programs: h.programs, Holding: h.k != nil, Running: h.runningList()}, e)
+	}
+}
+
+// take requests the setting for the program of e, noting in e what came
+// of it; it reports whether the setting is held. The first take also
+// checks the default wait with the setting in force, for the report.
+func (h *whileHold) take(now time.Time, e *ProgramEvent) bool {
+	granted, release, err := holdSetting(h.host, h.req, h.o.Warn)
+	if err != nil {
+		if msg := err.Error(); msg != h.takeErr {
+			h.takeErr = msg
+			e.Setting, e.Error = SettingFailed, msg
+			h.warn(fmt.Sprintf("holding %s for %s (pid %d) failed: %v; tried again every %v while it runs", h.req, e.Program, e.PID, err, time.Duration(h.rep.While.ScanEveryNs)))
+		}
+		return false
+	}
+	h.takeErr = ""
+	if h.q.Linux != nil {
+		// The kernel applies the smallest request of all processes: read
+		// back what is in force.
+		if now, err := h.host.Query(); err == nil && now.Linux != nil && now.Linux.CPUDMALatencyUs != nil {
+			granted.CPUDMALatencyUs = now.Linux.CPUDMALatencyUs
+		}
+	}
+	h.k = &keeper{host: h.host, req: h.req, granted: granted, target: keepTarget(h.req, granted), release: release, o: h.o}
+	h.heldSince = now
+	w := h.rep.While
+	w.Holds++
+	e.Setting, e.Granted, e.InForce = SettingHeld, &granted, inForceNow(h.host)
+	if w.Holds == 1 {
+		h.rep.Granted = granted
+		if h.q.Windows != nil && timerinfo.GrantShowsFinerHold(h.req.Resolution100ns, granted.Resolution100ns) {
+			h.warn(fmt.Sprintf("granted %s ms, finer than requested: another process holds a finer period", timerinfo.FormatPeriodMS(granted.Resolution100ns)))
+		}
+		if check, err := Check(h.ctx, h.host, h.q, timerinfo.Setting{}); err == nil {
+			h.rep.Check, e.Check = check, check
+		} else {
+			h.warn(fmt.Sprintf("checking the wait with the setting held: %v", err))
+		}
+	}
+	if h.o.Checked != nil {
+		if q, err := h.host.Query(); err == nil {
+			h.o.Checked(q, h.req, false)
+		}
+	}
+	return true
+}
+
+// inForceNow reads back the setting in force: Windows' current period,
+// Linux's cpu_dma_latency; nil when it cannot be read.
+func inForceNow(host seam.Host) *timerinfo.Setting {
+	q, err := host.Query()
+	switch {
+	case err != nil:
+		return nil
+	case q.Windows != nil:
+		return &timerinfo.Setting{Resolution100ns: q.Windows.Current100ns, Simulated: q.Arch == "simulated"}
+	case q.Linux != nil && q.Linux.CPUDMALatencyUs != nil:
+		return &timerinfo.Setting{CPUDMALatencyUs: q.Linux.CPUDMALatencyUs}
+	}
+	return nil
+}
+
+// release withdraws the setting.
+func (h *whileHold) release(now time.Time) {
+	h.k.release()
+	h.reapplies += h.k.reapplies
+	h.rep.While.HeldNs += int64(now.Sub(h.heldSince))
+	h.k = nil
+}
+
+// check is the periodic check of a held setting; with nothing held there
+// is nothing to check.
+func (h *whileHold) check(reason string) {
+	if h.k != nil {
+		h.k.check(reason)
+	}
+}
+
+// end releases the setting if it is held, when the hold ends.
+func (h *whileHold) end() {
+	if h.k != nil {
+		h.release(time.Now())
+	}
+}
+
+// runningList is the watched processes running, by program and process
+// id.
+func (h *whileHold) runningList() []ProgramRunning { return runningList(h.running, h.programs) }
+
+func runningList(running map[int]seam.ProgramProcess, programs []string) []ProgramRunning {
+	out := make([]ProgramRunning, 0, len(running))
+	for _, p := range running {
+		out = append(out, ProgramRunning{Program: programs[p.Program], PID: p.PID})
+	}
+	slices.SortFunc(out, func(a, b ProgramRunning) int {
+		return cmp.Or(cmp.Compare(a.Program, b.Program), cmp.Compare(a.PID, b.PID))
+	})
+	return out
+}
+
+func (h *whileHold) warn(msg string) {
+	if h.o.Warn != nil {
+		h.o.Warn(msg)
+	}
+}

@@ -1,0 +1,421 @@
+package hold_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/persist"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/winmodel"
+)
+
+// A hold with --while on the model and the fake OS, on fake tickers: the
+// test starts and ends the fake processes, then ticks the scan.
+
+// processes is the fake OS's process list, which the test changes.
+type processes struct {
+	mu   sync.Mutex
+	list []seamfake.RunningProcess
+}
+
+func (p *processes) set(list ...seamfake.RunningProcess) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.list = list
+}
+
+func (p *processes) running() []seamfake.RunningProcess {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]seamfake.RunningProcess(nil), p.list...)
+}
+
+// failingHost is the model whose Apply fails while fail is set.
+type failingHost struct {
+	*winmodel.Host
+	fail atomic.Bool
+}
+
+func (h *failingHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	if h.fail.Load() {
+		return timerinfo.Setting{}, nil, errors.New("STATUS_ACCESS_DENIED (test)")
+	}
+	return h.Host.Apply(s)
+}
+
+// whileRun is a hold with --while in progress.
+type whileRun struct {
+	t        *testing.T
+	model    *winmodel.Host
+	procs    *processes
+	sys      *seamfake.System
+	scan     chan time.Time
+	recheck  chan time.Time
+	changes  chan change
+	warnings func() []string
+	stop     func() *hold.HoldReport
+}
+
+// change is one call of HoldOptions.Changed.
+type change struct {
+	state hold.WhileState
+	event *hold.ProgramEvent
+}
+
+func startWhile(t *testing.T, host seam.Host, model *winmodel.Host, programs ...string) *whileRun {
+	t.Helper()
+	r := &whileRun{t: t, model: model, procs: &processes{}, scan: make(chan time.Time), recheck: make(chan time.Time), changes: make(chan change, 16)}
+	r.sys = &seamfake.System{Running: r.procs.running}
+	var mu sync.Mutex
+	var warned []string
+	r.warnings = func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), warned...) }
+	q, err := host.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	waiting := make(chan struct{})
+	done := make(chan *hold.HoldReport)
+	go func() {
+		rep, err := hold.Hold(ctx, host, r.sys, q, timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+			NoEsc: true, While: programs, RecheckEvery: 5 * time.Second, ScanEvery: time.Second,
+			NewTicker: func(d time.Duration) (<-chan time.Time, func()) {
+				if d == time.Second {
+					return r.scan, func() {}
+				}
+				return r.recheck, func() {}
+			},
+			Warn:    func(msg string) { mu.Lock(); warned = append(warned, msg); mu.Unlock() },
+			Holding: func(*hold.HoldReport) { t.Error("Holding called for a hold with --while") },
+			Waiting: func(*hold.HoldReport) { close(waiting) },
+			Changed: func(s hold.WhileState, e *hold.ProgramEvent) { r.changes <- change{s, e} },
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	<-waiting
+	r.stop = func() *hold.HoldReport { cancel(); return <-done }
+	return r
+}
+
+// tick lets d of virtual time pass and scans.
+func (r *whileRun) tick(d time.Duration) {
+	r.model.Advance(d)
+	r.scan <- time.Time{}
+}
+
+// next is the next change the hold reports.
+func (r *whileRun) next() change {
+	r.t.Helper()
+	select {
+	case c := <-r.changes:
+		return c
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("no change reported")
+	}
+	return change{}
+}
+
+// none checks that the last scan reported no change.
+func (r *whileRun) none() {
+	r.t.Helper()
+	r.scan <- time.Time{} // the scan before has finished once this one is taken
+	select {
+	case c := <-r.changes:
+		r.t.Fatalf("unexpected change %+v %+v", c.state, c.event)
+	default:
+	}
+}
+
+func (r *whileRun) period() uint32 { return r.model.Observe().Current100ns }
+
+func game(pid int, name string) seamfake.RunningProcess {
+	return seamfake.RunningProcess{PID: pid, Name: name, Path: `C:\Games\` + name}
+}
+
+func TestWhileHoldsOnlyWhileAProgramRuns(t *testing.T) {
+	model, _ := winmodel.New("game-session", 1)
+	r := startWhile(t, model, model, "game.exe", `C:\Games\other.exe`)
+	if p := r.period(); p != 156250 {
+		t.Fatalf("waiting, the period is %d: something was held", p)
+	}
+	// A program not watched, and one of the same name elsewhere than the
+	// path watched, hold nothing.
+	r.procs.set(game(10, "launcher.exe"), seamfake.RunningProcess{PID: 11, Name: "other.exe", Path: `D:\other.exe`})
+	r.none()
+	if p := r.period(); p != 156250 {
+		t.Fatalf("the period is %d with no watched program running", p)
+	}
+	started := time.Now().Add(-300 * time.Millisecond)
+	first := game(4242, "GAME.EXE")
+	first.Started = started
+	r.procs.set(game(10, "launcher.exe"), first)
+	r.tick(time.Second)
+	c := r.next()
+	e := c.event
+	if e.Event != hold.EventStarted || e.PID != 4242 || e.Program != "game.exe" || e.Setting != hold.SettingHeld || !c.state.Holding {
+		t.Fatalf("the first start: %+v, state %+v", e, c.state)
+	}
+	if e.NoticedAfterNs == nil || *e.NoticedAfterNs < int64(300*time.Millisecond) || *e.NoticedAfterNs > int64(10*time.Second) {
+		t.Errorf("noticed after %v, want about 300 ms", e.NoticedAfterNs)
+	}
+	if e.Granted == nil || e.Granted.Resolution100ns != 9998 || e.InForce == nil || e.InForce.Resolution100ns != 9998 || e.Check == nil {
+		t.Errorf("the take: granted %v, in force %v, check %v", e.Granted, e.InForce, e.Check)
+	}
+	if p := r.period(); p != 9998 {
+		t.Fatalf("holding, the period is %d", p)
+	}
+	// The second program runs too; the first exits: still held.
+	r.procs.set(first, game(4318, "other.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.Event != hold.EventStarted || c.event.PID != 4318 || c.event.Program != `C:\Games\other.exe` || c.event.Setting != "" || len(c.state.Running) != 2 {
+		t.Errorf("the second start: %+v, state %+v", c.event, c.state)
+	}
+	r.procs.set(game(4318, "other.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.Event != hold.EventExited || c.event.PID != 4242 || c.event.Setting != "" || !c.state.Holding {
+		t.Errorf("the first exit: %+v, state %+v", c.event, c.state)
+	}
+	if p := r.period(); p != 9998 {
+		t.Fatalf("one program still runs, the period is %d", p)
+	}
+	// The last exits: released, read back.
+	r.procs.set()
+	r.tick(time.Second)
+	c = r.next()
+	if c.event.Event != hold.EventExited || c.event.PID != 4318 || c.event.Setting != hold.SettingReleased || c.state.Holding ||
+		c.event.InForce == nil || c.event.InForce.Resolution100ns != 156250 {
+		t.Errorf("the last exit: %+v, state %+v", c.event, c.state)
+	}
+	if p := r.period(); p != 156250 {
+		t.Fatalf("released, the period is %d", p)
+	}
+	// Again: a second hold.
+	r.procs.set(game(5000, "game.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.Setting != hold.SettingHeld || c.event.Check != nil {
+		t.Errorf("the second take: %+v (the check is the first take's only)", c.event)
+	}
+	rep := r.stop()
+	if p := r.period(); p != 156250 {
+		t.Errorf("after the hold ended while holding, the period is %d", p)
+	}
+	w := rep.While
+	if w.Holds != 2 || len(w.Events) != 5 || rep.EndedBy != "signal" || rep.Check == nil || rep.Granted.Resolution100ns != 9998 {
+		t.Errorf("report: %d holds, %d events, ended by %s, check %v, granted %v", w.Holds, len(w.Events), rep.EndedBy, rep.Check, rep.Granted)
+	}
+	if len(w.Running) != 1 || w.Running[0] != (hold.ProgramRunning{Program: "game.exe", PID: 5000}) {
+		t.Errorf("running at the end: %+v", w.Running)
+	}
+	if len(r.warnings()) != 0 {
+		t.Errorf("warnings %q", r.warnings())
+	}
+}
+
+// A process id that now runs another watched program is an exit and a
+// start; in one scan the setting stays held.
+func TestWhileSeesAReusedProcessID(t *testing.T) {
+	model, _ := winmodel.New("game-session", 1)
+	r := startWhile(t, model, model, "game.exe", "other.exe")
+	r.procs.set(game(7, "game.exe"))
+	r.tick(time.Second)
+	r.next()
+	r.procs.set(game(7, "other.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.Event != hold.EventExited || c.event.Program != "game.exe" || c.event.Setting != "" {
+		t.Errorf("%+v", c.event)
+	}
+	if c := r.next(); c.event.Event != hold.EventStarted || c.event.Program != "other.exe" || c.event.Setting != "" || !c.state.Holding {
+		t.Errorf("%+v", c.event)
+	}
+	if rep := r.stop(); rep.While.Holds != 1 {
+		t.Errorf("%d holds, want 1", rep.While.Holds)
+	}
+}
+
+// A take that fails is said once and tried at each scan while the program
+// runs; a scan that fails is said once.
+func TestWhileRetriesAFailedTake(t *testing.T) {
+	model, _ := winmodel.New("game-session", 1)
+	host := &failingHost{Host: model}
+	host.fail.Store(true)
+	r := startWhile(t, host, model, "game.exe")
+	r.procs.set(game(1, "game.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.Setting != hold.SettingFailed || !strings.Contains(c.event.Error, "STATUS_ACCESS_DENIED") || c.state.Holding {
+		t.Errorf("a failed take: %+v, %+v", c.event, c.state)
+	}
+	r.none()
+	r.none()
+	host.fail.Store(false)
+	r.tick(time.Second)
+	if c := r.next(); c.event != nil || !c.state.Holding {
+		t.Errorf("a take that succeeds later: %+v, %+v", c.event, c.state)
+	}
+	if p := r.period(); p != 9998 {
+		t.Errorf("the period is %d", p)
+	}
+	r.sys.ScanErr = errors.New("snapshot failed (test)")
+	r.none()
+	r.none()
+	rep := r.stop()
+	w := r.warnings()
+	if len(w) != 3 || !strings.Contains(w[0], "holding 1.0000 ms (10000 x 100ns) for game.exe (pid 1) failed: STATUS_ACCESS_DENIED (test); tried again every 1s while it runs") ||
+		!strings.Contains(w[1], "holding 1.0000 ms (10000 x 100ns) for game.exe (pid 1) now") ||
+		!strings.Contains(w[2], "looking for game.exe: snapshot failed (test); looking again every 1s") {
+		t.Errorf("warnings %q", w)
+	}
+	if rep.While.Holds != 1 || len(rep.While.Events) != 1 {
+		t.Errorf("%d holds, events %+v", rep.While.Holds, rep.While.Events)
+	}
+}
+
+// The periodic check runs only while the setting is held, and re-applies
+// a request the OS dropped.
+func TestWhileChecksOnlyWhileHolding(t *testing.T) {
+	model, _ := winmodel.New("dropped-request", 1)
+	r := startWhile(t, model, model, "game.exe")
+	r.recheck <- time.Time{}
+	r.procs.set(game(1, "game.exe"))
+	r.tick(time.Second)
+	r.next()
+	model.Advance(61 * time.Second)
+	r.recheck <- time.Time{}
+	r.none()
+	if p := r.period(); p != 9998 {
+		t.Errorf("after the OS dropped the request and a check, the period is %d", p)
+	}
+	rep := r.stop()
+	if rep.Reapplies != 1 || len(r.warnings()) != 1 || !strings.Contains(r.warnings()[0], "was lost") {
+		t.Errorf("re-applies %d, warnings %q", rep.Reapplies, r.warnings())
+	}
+}
+
+// The report keeps the last events of a long run.
+func TestWhileBoundsItsEvents(t *testing.T) {
+	model, _ := winmodel.New("game-session", 1)
+	r := startWhile(t, model, model, "game.exe")
+	for i := range 600 {
+		r.procs.set(game(100+i, "game.exe"))
+		r.tick(time.Second)
+		r.next()
+		r.procs.set()
+		r.tick(time.Second)
+		r.next()
+	}
+	rep := r.stop()
+	w := rep.While
+	if len(w.Events) != 1000 || w.EventsDropped != 200 || w.Holds != 600 || w.Events[999].PID != 699 || w.Events[0].PID != 200 {
+		t.Errorf("%d events kept, %d dropped, %d holds, last %+v", len(w.Events), w.EventsDropped, w.Holds, w.Events[len(w.Events)-1])
+	}
+}
+
+func TestWhileWarnsWhereRequestsArePerProcess(t *testing.T) {
+	model, _ := winmodel.New("knee-26100", 1)
+	var warnings []string
+	rep, err := hold.Hold(context.Background(), model, &seamfake.System{}, query(t, model), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+		NoEsc: true, For: time.Millisecond, While: []string{"game.exe"},
+		Waiting: func(rep *hold.HoldReport) { warnings = rep.Warnings },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "requests are per-process here (per-process") || !strings.Contains(warnings[0], "so the period held while game.exe runs reaches tickscope only, not the program") {
+		t.Errorf("warnings %q", warnings)
+	}
+	if rep.While.Holds != 0 || rep.EndedBy != "for" {
+		t.Errorf("%+v", rep)
+	}
+}
+
+func TestPlanApplyWhile(t *testing.T) {
+	win := query(t, newWindows(t, "knee-26100"))
+	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: `game.exe,C:\Games\other.exe`, WhileSet: true})
+	if err != nil || strings.Join(plan.HolderArgs, " ") != `apply --resolution 10000 --no-console --no-esc --as-startup --while game.exe,C:\Games\other.exe` ||
+		len(plan.While) != 2 {
+		t.Errorf("Windows --persist --while: %+v, %v", plan, err)
+	}
+	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game", WhileSet: true})
+	if err != nil || strings.Join(plan.HolderArgs, " ") != "apply --dma-latency 0 --no-esc --as-startup --while game" {
+		t.Errorf("Linux --persist --while: %+v, %v", plan, err)
+	}
+	for _, tt := range []struct {
+		name string
+		q    *timerinfo.Report
+		f    hold.ApplyFlags
+		want string
+	}{
+		{"slack", lin, hold.ApplyFlags{PID: 1, PIDSet: true, SlackSet: true, While: "game", WhileSet: true}, "--while and --pid/--slack: a process's timer slack is its own"},
+		{"slack alone", lin, hold.ApplyFlags{SlackSet: true, While: "game", WhileSet: true}, "tickscope run --slack D -- PROGRAM"},
+		{"empty element", lin, hold.ApplyFlags{DMALatencySet: true, While: "game,", WhileSet: true}, "--while game,: program 2 of 2 is empty"},
+		{"twice", win, hold.ApplyFlags{MS: 1, MSSet: true, While: "Game.exe,game.exe", WhileSet: true}, "name the same program"},
+		{"relative", lin, hold.ApplyFlags{DMALatencySet: true, While: "bin/game", WhileSet: true}, "is a relative path"},
+		{"simulated persist", win, hold.ApplyFlags{MS: 1, MSSet: true, While: "game.exe", WhileSet: true, Simulated: true, Persist: true}, "--simulate holds on the model"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := hold.PlanApply(tt.q, tt.f)
+			if plan != nil || !isUsage(err) {
+				t.Fatalf("PlanApply = %+v, %v; want a usage error", plan, err)
+			}
+			wantError(t, err, tt.want)
+		})
+	}
+}
+
+// --persist --while: refused where requests are per-process, naming the
+// program; elsewhere the holder is awaited running, not holding.
+func TestPersistWhile(t *testing.T) {
+	h, sys, st := persistMachine(t)
+	sys.Executables = map[string]uint16{windowsHolder: 2}
+	req := timerinfo.Setting{Resolution100ns: 10000}
+	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", "game.exe"}
+	h.global = nil
+	_, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
+	wantError(t, err, "a holder at logon would speed up only itself, not game.exe")
+	h.global = one()
+	st.OnStart = func() { sys.HolderRunning, sys.HolderPID = true, 77 }
+	res, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
+	if err != nil || !res.Running || res.PID != 77 || len(res.While) != 1 {
+		t.Fatalf("Persist = %+v, %v; want the holder running, not holding", res, err)
+	}
+	installed, err := persist.ParseTask(st.Definition)
+	if err != nil || fmt.Sprint(installed.While()) != "[game.exe]" {
+		t.Errorf("the task's --while: %v, %v", installed.While(), err)
+	}
+}
+
+// status: a holder with --while waits for its programs, or holds for
+// those running.
+func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {
+	task, err := persist.TaskXML(persist.Task{Exe: windowsHolder, Args: []string{"apply", "--ms", "1", "--while", "game.exe,other.exe"}, Description: "Holds 1 ms. " + persist.Marker("0.1.0"), DelaySeconds: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := &processes{}
+	sys := &seamfake.System{Exe: windowsExe, HolderRunning: true, HolderPID: 9, Running: procs.running}
+	sys.NewStartup("task").Definition = task
+	got := hold.ReadStartup(sys, true)
+	if fmt.Sprint(got.While) != "[game.exe other.exe]" || len(got.HoldingFor) != 0 {
+		t.Errorf("waiting: %+v", got)
+	}
+	procs.set(game(4242, "game.exe"), game(1, "launcher.exe"))
+	got = hold.ReadStartup(sys, true)
+	if len(got.HoldingFor) != 1 || got.HoldingFor[0] != (hold.ProgramRunning{Program: "game.exe", PID: 4242}) {
+		t.Errorf("holding: %+v", got)
+	}
+	if held, while := hold.StartupDefinition(sys, true); held.Resolution100ns != 10000 || len(while) != 2 {
+		t.Errorf("StartupDefinition = %v, %v", held, while)
+	}
+}
