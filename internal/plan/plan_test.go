@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -300,5 +302,55 @@ func TestWhere(t *testing.T) {
 	}
 	if got := plan.Where(windows, "narrow-band"); got != "the model" {
 		t.Errorf("Where simulated = %q", got)
+	}
+}
+
+// clockHost is a host that reads thread clocks, as Linux's and Windows'
+// do.
+type clockHost struct{ host }
+
+func (clockHost) ThreadCPU() (func() time.Duration, func(), error) {
+	return func() time.Duration { return 0 }, func() {}, nil
+}
+
+// --load is checked before anything runs: on a host that reads no thread
+// clocks (macOS) it is refused as not offered, exit 2, as it is on the
+// model; 0 is no load, whatever the host.
+func TestLoadFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		host     seam.Host
+		args     []string
+		scenario string
+		want     string
+		loaded   bool
+	}{
+		{"none", &linuxHost, nil, "", "", false},
+		{"one", &clockHost{linuxHost}, []string{"--load", "1"}, "", "", true},
+		{"no thread clocks", &linuxHost, []string{"--load", "1"}, "", "--load 1: not offered on ", false},
+		{"0 without thread clocks", &linuxHost, []string{"--load", "0"}, "", "", false},
+		{"the model", &clockHost{linuxHost}, []string{"--load", "1"}, "narrow-band", "--load 1: the model of Windows timers (--simulate narrow-band) runs on a virtual clock", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l plan.LoadFlag
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			l.Register(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			got, load, err := l.Host(tc.host, tc.scenario)
+			var u *options.UsageError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("err = %v", err)
+			case tc.want != "" && (!errors.As(err, &u) || !strings.HasPrefix(err.Error(), tc.want)):
+				t.Fatalf("err = %v, want a usage error starting %q", err, tc.want)
+			case tc.want != "":
+				return
+			}
+			if (load != nil) != tc.loaded || !tc.loaded && got != tc.host {
+				t.Errorf("host %v, load %v; want loaded %v", got, load, tc.loaded)
+			}
+		})
 	}
 }

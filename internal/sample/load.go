@@ -12,7 +12,38 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
-// A load is busy threads that run beside a measurement for the whole run
+// Work is what every busy thread of a load does until stop is set.
+type Work struct {
+	// Kind names the work in the raw file (rawfile.Load.Kind).
+	Kind string
+	// Run returns a value that depends on all its work, so that the
+	// compiler cannot leave any out.
+	Run func(stop *atomic.Bool) uint64
+}
+
+// CPUBound is the load tickscope runs: a loop of integer arithmetic in
+// registers (a xorshift generator), with no memory traffic and no system
+// call, looking at stop every 65,536 rounds (0.25 ms on this project's
+// machines). A memory-bound kind added nothing this one does not, measured
+// there (BENCHMARKS.md, tools/load-effect).
+var CPUBound = Work{Kind: rawfile.LoadCPU, Run: xorshiftLoop}
+
+func xorshiftLoop(stop *atomic.Bool) uint64 {
+	x := uint64(88172645463325252)
+	for !stop.Load() {
+		for range 1 << 16 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+		}
+	}
+	return x
+}
+
+// sink keeps the busy threads' results, so that their work is needed.
+var sink atomic.Uint64
+
+// Load is busy threads that run beside a measurement for the whole run
 // (--load N), so that it measures a machine at work, as a game keeps it,
 // rather than an idle one.
 //
@@ -35,40 +66,8 @@ import (
 // compare's CPU column) would count the load's; the host the load is
 // given leaves it out, reading each busy thread's CPU clock
 // (seam.ThreadClock).
-
-// Work is what every busy thread of a load does until stop is set.
-type Work struct {
-	// Kind names the work in the raw file (rawfile.Load.Kind).
-	Kind string
-	// Run returns a value that depends on all its work, so that the
-	// compiler cannot leave any out.
-	Run func(stop *atomic.Bool) uint64
-}
-
-// CPUBound is the load tickscope runs: a loop of integer arithmetic in
-// registers (a xorshift generator), with no memory traffic and no system
-// call, looking at stop every 65,536 rounds (well under a millisecond).
-// A memory-bound kind adds nothing this one does not, measured on this
-// project's machines (BENCHMARKS.md, tools/load-effect).
-var CPUBound = Work{Kind: rawfile.LoadCPU, Run: xorshiftLoop}
-
-func xorshiftLoop(stop *atomic.Bool) uint64 {
-	x := uint64(88172645463325252)
-	for !stop.Load() {
-		for range 1 << 16 {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-		}
-	}
-	return x
-}
-
-// sink keeps the busy threads' results, so that their work is needed.
-var sink atomic.Uint64
-
-// Load is a running or ready load. A nil *Load is no load: its methods do
-// nothing.
+//
+// A nil *Load is no load: its methods do nothing.
 type Load struct {
 	clock   seam.ThreadClock
 	threads int
