@@ -2,6 +2,7 @@ package outfile
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -15,5 +16,9 @@ func NamedTemporaries(t *testing.T) {
 // WithUnnamed is a File that writes path through the unnamed file f.
 func WithUnnamed(t *testing.T, flag, path string, f *os.File) *File {
 	t.Cleanup(func() { f.Close() })
-	return &File{flag: flag, path: path, tmp: f, unnamed: true}
+	dir, err := openDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &File{flag: flag, path: path, tmp: f, unnamed: true, dir: dir}
 }

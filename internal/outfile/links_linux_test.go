@@ -181,3 +181,43 @@ func TestAppendRefusesAnotherUsersFiles(t *testing.T) {
 		t.Errorf("root's file changed: %q", got)
 	}
 }
+
+// TestCommitRefusesSwappedDirectory: root writes into a directory another
+// user owns under a sticky world-writable one (/tmp/theirs/out.json).
+// During the run that user renames the directory away and puts in its
+// place a symlink to a directory of root's; Commit refuses, naming the
+// directory, and writes nothing: not into root's directory through the
+// link, nor into the directory moved away.
+func TestCommitRefusesSwappedDirectory(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unnamed", true: "named"}[named], func(t *testing.T) {
+			if named {
+				outfile.NamedTemporaries(t)
+			}
+			base, precious := sharedDirs(t)
+			tmp := filepath.Join(base, "tmp")
+			theirs := filepath.Join(tmp, "theirs")
+			asNobody(t, "mkdir", theirs)
+			o, err := outfile.Open("raw", filepath.Join(theirs, "out.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer o.Close()
+			asNobody(t, "mv", theirs, filepath.Join(tmp, "moved"))
+			asNobody(t, "ln", "-s", filepath.Join(base, "root"), theirs)
+			err = o.Commit(func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err })
+			if err == nil || !strings.Contains(err.Error(), "the directory "+theirs+" was replaced during the run (it is now a symlink)") {
+				t.Errorf("Commit: %v, want a refusal naming %s", err, theirs)
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(precious)); len(entries) != 1 {
+				t.Errorf("root's directory holds %d entries, want its one file", len(entries))
+			}
+			if got, _ := os.ReadFile(precious); string(got) != "root's own data\n" {
+				t.Errorf("root's file changed: %q", got)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(tmp, "moved")); len(entries) != 0 {
+				t.Errorf("the directory moved away holds %v, want nothing", entries)
+			}
+		})
+	}
+}

@@ -43,6 +43,9 @@ type File struct {
 	// path is the file replaced: the named path, or a symlink's target.
 	path string
 	tmp  *os.File
+	// dir is path's directory, as Open found it: Commit puts the file
+	// there and nowhere else.
+	dir heldDir
 	// unnamed is set when tmp has no name (Linux's O_TMPFILE): Commit
 	// links it under a temporary name only to rename it into place, so
 	// that a run killed before then leaves nothing behind.
@@ -110,8 +113,15 @@ func Open(flag, path string) (*File, error) {
 	}
 	o.path = final
 	dir := filepath.Dir(final)
+	if o.dir, err = openDir(dir); err != nil {
+		if errors.As(err, &untrusted) {
+			return nil, bad("%v", err)
+		}
+		return nil, bad("cannot write there: %v", UnwrapPath(err))
+	}
 	sweepStale(dir)
 	if o.tmp, o.unnamed, err = createTemp(dir, flag); err != nil {
+		o.dir.close()
 		return nil, bad("cannot write there: %v", UnwrapPath(err))
 	}
 	if err := tryName(final); err != nil {
@@ -282,18 +292,20 @@ func (o *File) Path() string { return o.path }
 
 // Commit writes the file with write and renames it into place. Without a
 // path it does nothing. The path is checked again just before the rename:
-// if it was replaced by something other than a regular file meanwhile, it
-// is left alone and Commit fails.
+// if it was replaced by something other than a regular file meanwhile, or
+// its directory by another (a symlink put in its place by whoever owns
+// the directory above), it is left alone and Commit fails.
 func (o *File) Commit(write func(w io.Writer) error) error {
 	if o.tmp == nil {
 		return nil
 	}
 	tmp, unnamed := o.tmp, o.unnamed
 	o.tmp = nil
+	defer o.dir.close()
 	fail := func(err error) error {
 		tmp.Close()
 		if !unnamed {
-			os.Remove(tmp.Name())
+			o.dir.remove(tmp.Name())
 		}
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
@@ -301,6 +313,9 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := o.dir.check(); err != nil {
 		return fail(err)
 	}
 	if fi, err := os.Lstat(o.path); err == nil && !fi.Mode().IsRegular() {
@@ -312,14 +327,14 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 		// it is in place.
 		defer tmp.Close()
 		var err error
-		if name, err = nameTemp(tmp, filepath.Dir(o.path), o.flag); err != nil {
+		if name, err = nameTemp(tmp, o.dir, o.flag); err != nil {
 			return fail(err)
 		}
 	} else if err := tmp.Close(); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(name, o.path); err != nil {
-		os.Remove(name)
+	if err := o.dir.rename(name, o.path); err != nil {
+		o.dir.remove(name)
 		return fmt.Errorf("writing %s: %w", o.path, err)
 	}
 	return nil
@@ -328,11 +343,11 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 // nameTemp gives the unnamed, written file f a temporary name in dir, for
 // the rename into place: a hard link to it (linkTemp), or, where the OS
 // will not link it, a named copy.
-func nameTemp(f *os.File, dir, flag string) (string, error) {
+func nameTemp(f *os.File, dir heldDir, flag string) (string, error) {
 	if name, err := linkTemp(f, dir, flag); err == nil {
 		return name, nil
 	}
-	named, err := os.CreateTemp(dir, tempPrefix+flag+"-*")
+	named, err := os.CreateTemp(dir.path(), tempPrefix+flag+"-*")
 	if err != nil {
 		return "", err
 	}
@@ -362,5 +377,6 @@ func (o *File) Close() {
 			os.Remove(o.tmp.Name())
 		}
 		o.tmp = nil
+		o.dir.close()
 	}
 }

@@ -23,17 +23,19 @@ func createUnnamed(dir string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), filepath.Join(dir, "(unnamed temporary)")), nil
 }
 
-// linkTemp links the unnamed file f into dir under a temporary name of
-// tickscope's, for the rename into place. linkat with AT_EMPTY_PATH links
-// the descriptor itself (it takes CAP_DAC_READ_SEARCH, which root has);
-// without it, /proc/self/fd/N names it.
-func linkTemp(f *os.File, dir, flag string) (string, error) {
-	fd := int(f.Fd())
+// linkTemp links the unnamed file f into the directory held under a
+// temporary name of tickscope's, for the rename into place. linkat with
+// AT_EMPTY_PATH links the descriptor itself (it takes
+// CAP_DAC_READ_SEARCH, which root has); without it, /proc/self/fd/N
+// names it.
+func linkTemp(f *os.File, dir heldDir, flag string) (string, error) {
+	fd, dirfd := int(f.Fd()), int(dir.f.Fd())
 	for range 100 {
-		name := filepath.Join(dir, tempPrefix+flag+"-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		err := unix.Linkat(fd, "", unix.AT_FDCWD, name, unix.AT_EMPTY_PATH)
+		base := tempPrefix + flag + "-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		name := filepath.Join(dir.path(), base)
+		err := unix.Linkat(fd, "", dirfd, base, unix.AT_EMPTY_PATH)
 		if err != nil && !errors.Is(err, unix.EEXIST) {
-			err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
+			err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), dirfd, base, unix.AT_SYMLINK_FOLLOW)
 		}
 		switch {
 		case err == nil:
@@ -42,5 +44,5 @@ func linkTemp(f *os.File, dir, flag string) (string, error) {
 			return "", &os.LinkError{Op: "linkat", Old: f.Name(), New: name, Err: err}
 		}
 	}
-	return "", errors.New("no free temporary name in " + dir)
+	return "", errors.New("no free temporary name in " + dir.path())
 }

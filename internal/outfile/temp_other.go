@@ -13,4 +13,4 @@ var errNoUnnamed = errors.New("unnamed files (O_TMPFILE) are Linux's")
 func createUnnamed(string) (*os.File, error) { return nil, errNoUnnamed }
 
 // linkTemp is never reached: no file is unnamed here.
-func linkTemp(*os.File, string, string) (string, error) { return "", errNoUnnamed }
+func linkTemp(*os.File, heldDir, string) (string, error) { return "", errNoUnnamed }
