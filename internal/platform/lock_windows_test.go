@@ -151,3 +151,43 @@ func writeRecordFileFor(pid int) error {
 	}
 	return os.WriteFile(filepath.Join(dir, seam.HolderLock+".pid"), formatRecord(pid), 0o644)
 }
+
+// A mutex of the holder's name that is open (a probe's, a refused Lock's,
+// for an instant after the holder exited) is held only while the process
+// its record names runs.
+func TestAnOpenMutexIsHeldOnlyWhileTheRecordedProcessRuns(t *testing.T) {
+	if _, running := (system{}).Holder(); running {
+		t.Skip("a startup holder runs on this machine")
+	}
+	name, _ := windows.UTF16PtrFromString(mutexName(seam.HolderLock))
+	h, err := windows.CreateMutex(nil, false, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer windows.CloseHandle(h)
+	exited := exec.Command(os.Args[0], "-test.run=^$")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := recordDir(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(filepath.Join(dir, seam.HolderLock+".pid"))
+	for _, c := range []struct {
+		what string
+		pid  int
+		want bool
+	}{
+		{"an exited process", exited.Process.Pid, false},
+		{"no process", 0, false},
+		{"this process", os.Getpid(), true},
+	} {
+		if err := writeRecordFileFor(c.pid); err != nil {
+			t.Fatal(err)
+		}
+		if _, running := (system{}).Holder(); running != c.want {
+			t.Errorf("Holder with an open mutex and a record naming %s (%d): running %v, want %v", c.what, c.pid, running, c.want)
+		}
+	}
+}
