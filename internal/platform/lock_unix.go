@@ -145,21 +145,40 @@ func checkOwned(path, what string, st *unix.Stat_t, owner int) error {
 }
 
 // openRecord opens the lock file name in the lock directory dirfd (at d)
-// without following a symbolic link and without truncating it, creating
-// it (mode 0644: readable by the users who may probe) when create is set,
-// and checks it is a regular file of d's owner with no other link.
+// without truncating it, creating it (mode 0644: readable by the users
+// who may probe) when create is set, through openOwnedFile. Without
+// create, a file that does not exist gives errAbsent.
 func openRecord(dirfd int, d lockDir, name string, create bool) (*os.File, error) {
-	path := filepath.Join(d.Path, name+".lock")
-	flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
+	flags := unix.O_RDONLY
 	if create {
-		flags = unix.O_RDWR | unix.O_CREAT | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
+		flags = unix.O_RDWR | unix.O_CREAT
 	}
-	fd, err := unix.Openat(dirfd, name+".lock", flags, 0o644)
+	f, err := openOwnedFile(dirfd, d, name+".lock", "lock file", flags, 0o644)
+	if errors.Is(err, errAbsent) && create {
+		return nil, &seam.OSError{Call: "open " + filepath.Join(d.Path, name+".lock"), Err: unix.ENOENT}
+	}
+	return f, err
+}
+
+// openOwnedFile opens name in the checked directory dirfd (at d) with
+// flags, relative to it (openat), so that no component of the path can be
+// swapped after the directory's check, with O_NOFOLLOW, and checks what
+// it opened: a regular file of d's owner with one name, writable by no one
+// else (what names it in a refusal: "lock file", "state file").
+// O_NONBLOCK keeps a FIFO planted there from blocking the open; it is then
+// refused as not a regular file. Callers never pass O_TRUNC: a file is
+// emptied only once checked. A file that does not exist gives errAbsent.
+func openOwnedFile(dirfd int, d lockDir, name, what string, flags int, perm uint32) (*os.File, error) {
+	path := filepath.Join(d.Path, name)
+	fd, err := unix.Openat(dirfd, name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, perm)
 	switch {
-	case errors.Is(err, unix.ENOENT) && !create:
-		return nil, errAbsent
 	case errors.Is(err, unix.ELOOP):
-		return nil, fmt.Errorf("refusing the lock file %s: it is a symbolic link; remove it", path)
+		return nil, fmt.Errorf("refusing the %s %s: it is a symbolic link; remove it", what, path)
+	case errors.Is(err, unix.ENXIO):
+		// A FIFO without a reader, or a socket, opened to write.
+		return nil, fmt.Errorf("refusing the %s %s: it is not a plain file with one name; remove it", what, path)
+	case errors.Is(err, unix.ENOENT):
+		return nil, errAbsent
 	case err != nil:
 		return nil, &seam.OSError{Call: "open " + path, Err: err}
 	}
@@ -171,9 +190,9 @@ func openRecord(dirfd int, d lockDir, name string, create bool) (*os.File, error
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 1 {
 		f.Close()
-		return nil, fmt.Errorf("refusing the lock file %s: it is not a plain file with one name; remove it", path)
+		return nil, fmt.Errorf("refusing the %s %s: it is not a plain file with one name; remove it", what, path)
 	}
-	if err := checkOwned(path, "lock file", &st, d.Owner); err != nil {
+	if err := checkOwned(path, what, &st, d.Owner); err != nil {
 		f.Close()
 		return nil, err
 	}
