@@ -22,37 +22,16 @@ import (
 // (F_OFD_GETLK).
 func wholeFile() *unix.Flock_t { return &unix.Flock_t{Type: unix.F_WRLCK, Whence: io.SeekStart} }
 
-func (system) Lock(name string) (release func(), err error) {
-	d, err := thisLockDir()
-	if err != nil {
-		return nil, err
+// tryLock takes f's lock without waiting; busy is another's holding it.
+func tryLock(f *os.File) (busy bool, err error) {
+	err = unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, wholeFile())
+	switch {
+	case errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EACCES):
+		return true, nil
+	case err != nil:
+		return false, &seam.OSError{Call: "lock " + f.Name() + " (fcntl F_OFD_SETLK)", Err: err}
 	}
-	dirfd, err := openLockDir(d, true)
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(dirfd)
-	f, err := openRecord(dirfd, d, name, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, wholeFile()); err != nil {
-		defer f.Close()
-		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EACCES) {
-			return nil, &seam.LockedError{What: name, PID: readRecordFile(f)}
-		}
-		return nil, &seam.OSError{Call: "lock " + f.Name() + " (fcntl F_OFD_SETLK)", Err: err}
-	}
-	if err := writeRecord(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		// Emptied while still locked: a record counts only while its lock
-		// is held, and the next holder writes its own.
-		f.Truncate(0)
-		f.Close()
-	}, nil
+	return false, nil
 }
 
 // probeLock tells whether a process holds the lock name in d, and what

@@ -4,6 +4,7 @@ package platform
 
 import (
 	"errors"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -14,35 +15,16 @@ import (
 // directories (lock_unix.go): there is no open file description lock to
 // test without taking, and no startup holder to probe for.
 
-func (system) Lock(name string) (release func(), err error) {
-	d, err := thisLockDir()
-	if err != nil {
-		return nil, err
+// tryLock takes f's lock without waiting; busy is another's holding it.
+func tryLock(f *os.File) (busy bool, err error) {
+	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	switch {
+	case errors.Is(err, unix.EWOULDBLOCK):
+		return true, nil
+	case err != nil:
+		return false, &seam.OSError{Call: "flock " + f.Name(), Err: err}
 	}
-	dirfd, err := openLockDir(d, true)
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(dirfd)
-	f, err := openRecord(dirfd, d, name, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		defer f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, &seam.LockedError{What: name, PID: readRecordFile(f)}
-		}
-		return nil, &seam.OSError{Call: "flock " + f.Name(), Err: err}
-	}
-	if err := writeRecord(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		f.Truncate(0)
-		f.Close()
-	}, nil
+	return false, nil
 }
 
 // Holder: this OS has no startup holder (system_other.go).

@@ -144,6 +144,44 @@ func checkOwned(path, what string, st *unix.Stat_t, owner int) error {
 	return nil
 }
 
+// Lock takes the lock name in this process's lock directory: its file's
+// lock, taken without waiting (tryLock: an open file description lock on
+// Linux, flock elsewhere), which the kernel drops when its holder exits
+// however it exits; the file then records this process's id.
+func (system) Lock(name string) (release func(), err error) {
+	d, err := thisLockDir()
+	if err != nil {
+		return nil, err
+	}
+	dirfd, err := openLockDir(d, true)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(dirfd)
+	f, err := openRecord(dirfd, d, name, true)
+	if err != nil {
+		return nil, err
+	}
+	switch busy, err := tryLock(f); {
+	case busy:
+		defer f.Close()
+		return nil, &seam.LockedError{What: name, PID: readRecordFile(f)}
+	case err != nil:
+		f.Close()
+		return nil, err
+	}
+	if err := writeRecord(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		// Emptied while still locked: a record counts only while its lock
+		// is held, and the next holder writes its own.
+		f.Truncate(0)
+		f.Close()
+	}, nil
+}
+
 // openRecord opens the lock file name in the lock directory dirfd (at d)
 // without truncating it, creating it (mode 0644: readable by the users
 // who may probe) when create is set, through openOwnedFile. Without
