@@ -29,11 +29,14 @@ func machineLockDir() lockDir {
 // Owner alone may write there: a directory another user can write is
 // refused, whatever its mode says otherwise. Root's is readable by every
 // user (Mode 0755), so that a user's status, ui and watch can tell whether
-// root's startup holder runs; a user's own is 0700.
+// root's startup holder runs; a user's own is 0700. Env is the
+// environment variable that named Path, when one did: only the directory
+// itself is then made, never a parent.
 type lockDir struct {
 	Path  string
 	Owner int
 	Mode  os.FileMode
+	Env   string
 }
 
 // ownLockDir is where a process running as euid keeps its locks, from its
@@ -51,7 +54,9 @@ func ownLockDir(euid int, override, xdgRuntime, cacheDir string) (lockDir, error
 		if !filepath.IsAbs(override) {
 			return lockDir{}, fmt.Errorf("%s=%s: not an absolute path", RuntimeDirEnv, override)
 		}
-		return private(filepath.Clean(override)), nil
+		d := private(filepath.Clean(override))
+		d.Env = RuntimeDirEnv
+		return d, nil
 	case euid == 0:
 		return machineLockDir(), nil
 	case filepath.IsAbs(xdgRuntime):
@@ -88,7 +93,9 @@ func holderLockDirs() []lockDir {
 var errAbsent = errors.New("no lock there")
 
 // openLockDir opens d, creating it first when create is set (its parent
-// too, for a cache directory not made yet), and checks what it opened, not
+// too, for a cache directory not made yet, but not for a directory an
+// environment variable named: the parents of a path a user typed are not
+// made, following whatever links they hold), and checks what it opened, not
 // what the path named a moment before: a directory, not a symbolic link,
 // owned by d.Owner, writable by no one else. Files are then opened
 // relative to it (openat), so that no component of its path can be
@@ -97,6 +104,9 @@ var errAbsent = errors.New("no lock there")
 func openLockDir(d lockDir, create bool) (dirfd int, err error) {
 	if create {
 		err := unix.Mkdir(d.Path, uint32(d.Mode))
+		if errors.Is(err, unix.ENOENT) && d.Env != "" {
+			return -1, fmt.Errorf("%s=%s: its parent directory %s does not exist; create it, or name a directory whose parent exists", d.Env, d.Path, filepath.Dir(d.Path))
+		}
 		if errors.Is(err, unix.ENOENT) {
 			if err := os.MkdirAll(filepath.Dir(d.Path), 0o700); err != nil {
 				return -1, &seam.OSError{Call: "create the lock directory's parent " + filepath.Dir(d.Path), Err: err}

@@ -3,9 +3,14 @@
 package platform
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // Where a process keeps its locks: never the temporary directory, which
@@ -22,14 +27,14 @@ func TestOwnLockDir(t *testing.T) {
 		want                        lockDir
 		err                         string
 	}{
-		{"root", 0, "", "", "/root/.cache", lockDir{machine, 0, 0o755}, ""},
-		{"root with a login session's runtime directory", 0, "", "/run/user/0", "/root/.cache", lockDir{machine, 0, 0o755}, ""},
-		{"a user", 1000, "", "/run/user/1000", "/home/u/.cache", lockDir{"/run/user/1000/tickscope", 1000, 0o700}, ""},
-		{"a user without a runtime directory", 1000, "", "", "/home/u/.cache", lockDir{"/home/u/.cache/tickscope", 1000, 0o700}, ""},
-		{"a relative runtime directory is not one", 1000, "", "run", "/home/u/.cache", lockDir{"/home/u/.cache/tickscope", 1000, 0o700}, ""},
+		{"root", 0, "", "", "/root/.cache", lockDir{machine, 0, 0o755, ""}, ""},
+		{"root with a login session's runtime directory", 0, "", "/run/user/0", "/root/.cache", lockDir{machine, 0, 0o755, ""}, ""},
+		{"a user", 1000, "", "/run/user/1000", "/home/u/.cache", lockDir{"/run/user/1000/tickscope", 1000, 0o700, ""}, ""},
+		{"a user without a runtime directory", 1000, "", "", "/home/u/.cache", lockDir{"/home/u/.cache/tickscope", 1000, 0o700, ""}, ""},
+		{"a relative runtime directory is not one", 1000, "", "run", "/home/u/.cache", lockDir{"/home/u/.cache/tickscope", 1000, 0o700, ""}, ""},
 		{"a user with nothing", 1000, "", "", "", lockDir{}, "set XDG_RUNTIME_DIR or HOME"},
-		{"the override, as root", 0, "/srv/t/run/", "", "", lockDir{"/srv/t/run", 0, 0o700}, ""},
-		{"the override, as a user", 1000, "/srv/t/run", "/run/user/1000", "", lockDir{"/srv/t/run", 1000, 0o700}, ""},
+		{"the override, as root", 0, "/srv/t/run/", "", "", lockDir{"/srv/t/run", 0, 0o700, RuntimeDirEnv}, ""},
+		{"the override, as a user", 1000, "/srv/t/run", "/run/user/1000", "", lockDir{"/srv/t/run", 1000, 0o700, RuntimeDirEnv}, ""},
 		{"a relative override", 0, "run", "", "", lockDir{}, "TICKSCOPE_RUNTIME_DIR=run: not an absolute path"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,4 +53,28 @@ func TestOwnLockDir(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A directory RuntimeDirEnv names is made, but not its parents: a missing
+// parent is refused, naming the variable and the parent, and nothing is
+// created.
+func TestOverrideLockDirParentsAreNotMade(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "absent")
+	d := lockDir{Path: filepath.Join(parent, "run"), Owner: os.Geteuid(), Mode: 0o700, Env: RuntimeDirEnv}
+	_, err := openLockDir(d, true)
+	want := RuntimeDirEnv + "=" + d.Path + ": its parent directory " + parent + " does not exist"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("openLockDir: %v, want an error starting %q", err, want)
+	}
+	if _, err := os.Lstat(parent); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s was made: %v", parent, err)
+	}
+	if err := os.Mkdir(parent, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := openLockDir(d, true)
+	if err != nil {
+		t.Fatalf("openLockDir with its parent made: %v", err)
+	}
+	unix.Close(fd)
 }
