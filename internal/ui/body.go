@@ -59,22 +59,11 @@ func checkObject(data []byte, fields []string) error {
 	if err != nil || first != json.Delim('{') {
 		return errors.New("the body is one JSON object, such as {}")
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		key, err := objectKey(dec)
-		if err != nil {
-			return err
-		}
-		if seen[key] {
-			return options.Usagef("field %s is given twice; give each field once", options.Value(key))
-		}
-		seen[key] = true
-		if !slices.Contains(fields, key) {
-			return options.Usagef("unknown field %s; this action's fields are: %s", options.Value(key), listOrNone(fields))
-		}
-		if err := skipValue(dec); err != nil {
-			return err
-		}
+	if fields == nil {
+		fields = []string{} // no field at all, not any field
+	}
+	if err := objectFields(dec, fields); err != nil {
+		return err
 	}
 	if _, err := dec.Token(); err != nil {
 		return bodySyntax(err)
@@ -98,6 +87,30 @@ func objectKey(dec *json.Decoder) (string, error) {
 	return key, nil
 }
 
+// objectFields reads an object's fields after its '{', up to its '}'
+// (left to the caller): each named once and, unless allowed is nil, among
+// allowed; their values are read by skipValue.
+func objectFields(dec *json.Decoder, allowed []string) error {
+	seen := map[string]bool{}
+	for dec.More() {
+		key, err := objectKey(dec)
+		if err != nil {
+			return err
+		}
+		if seen[key] {
+			return options.Usagef("field %s is given twice; give each field once", options.Value(key))
+		}
+		seen[key] = true
+		if allowed != nil && !slices.Contains(allowed, key) {
+			return options.Usagef("unknown field %s; this action's fields are: %s", options.Value(key), listOrNone(allowed))
+		}
+		if err := skipValue(dec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // skipValue reads one value, checking the objects in it for a field given
 // twice.
 func skipValue(dec *json.Decoder) error {
@@ -107,19 +120,8 @@ func skipValue(dec *json.Decoder) error {
 	}
 	switch tok {
 	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			key, err := objectKey(dec)
-			if err != nil {
-				return err
-			}
-			if seen[key] {
-				return options.Usagef("field %s is given twice; give each field once", options.Value(key))
-			}
-			seen[key] = true
-			if err := skipValue(dec); err != nil {
-				return err
-			}
+		if err := objectFields(dec, nil); err != nil {
+			return err
 		}
 	case json.Delim('['):
 		for dec.More() {
