@@ -1,0 +1,196 @@
+// Command while-idle measures what a holder with --while costs while it
+// waits (Linux, as root): it starts, side by side,
+//
+//   - apply --while with a program that does not run (the holder waits,
+//     scanning /proc every second),
+//   - apply --while with a program it starts itself (the holder holds and
+//     goes on scanning),
+//   - apply without --while (today's holder: it holds and checks every 5 s),
+//
+// each holding /dev/cpu_dma_latency at 2000000000 µs, the kernel's "no
+// constraint", so that the machine is left as it is. After -settle it
+// reads each holder's CPU time from /proc, and again -for later: utime +
+// stime of /proc/PID/stat (10 ms ticks) and the sum of its threads'
+// /proc/PID/task/TID/schedstat run time (ns). It then reads VmRSS and
+// VmHWM from /proc/PID/status, ends the holders with SIGINT, and prints
+// BENCHMARKS.md's rows. CPU time is the process's own, not the wall
+// clock's: the machine may be loaded.
+//
+//	go build -o /tmp/tickscope ./cmd/tickscope
+//	go run ./tools/while-idle -exe /tmp/tickscope [-for 10m]
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// clockTicks is CLK_TCK, the unit of /proc/PID/stat's utime and stime, on
+// every Linux this runs on (sysconf(_SC_CLK_TCK)).
+const clockTicks = 100
+
+// noConstraint is the /dev/cpu_dma_latency value that constrains nothing.
+const noConstraint = "2000000000"
+
+func main() {
+	exe := flag.String("exe", "tickscope", "the tickscope binary")
+	span := flag.Duration("for", 10*time.Minute, "how long to measure, after -settle")
+	settle := flag.Duration("settle", 10*time.Second, "how long the holders run before measuring (start-up is not idle)")
+	flag.Parse()
+	if err := run(*exe, *span, *settle); err != nil {
+		fmt.Fprintln(os.Stderr, "while-idle:", err)
+		os.Exit(1)
+	}
+}
+
+type holder struct {
+	name string
+	cmd  *exec.Cmd
+	// ticks and ns are the CPU time read after settling.
+	ticks, ns int64
+}
+
+func run(exe string, span, settle time.Duration) error {
+	if os.Geteuid() != 0 {
+		return errors.New("run as root: the holders open /dev/cpu_dma_latency")
+	}
+	dir, err := os.MkdirTemp("", "while-idle-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	// The program the holding holder watches: sleep(1) under a name no
+	// other process has.
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(sleep)
+	if err != nil {
+		return err
+	}
+	program := filepath.Join(dir, fmt.Sprintf("while-idle-%d", os.Getpid()))
+	if err := os.WriteFile(program, data, 0o700); err != nil {
+		return err
+	}
+	game := exec.Command(program, strconv.Itoa(int((settle + span + time.Minute).Seconds())))
+	if err := game.Start(); err != nil {
+		return err
+	}
+	defer func() { game.Process.Kill(); game.Wait() }()
+
+	holders := []*holder{
+		{name: "apply --while, waiting (its program does not run)", cmd: exec.Command(exe, "apply", "--dma-latency", noConstraint, "--no-esc", "--while", "while-idle-absent")},
+		{name: "apply --while, holding (its program runs)", cmd: exec.Command(exe, "apply", "--dma-latency", noConstraint, "--no-esc", "--while", program)},
+		{name: "apply without --while (holding)", cmd: exec.Command(exe, "apply", "--dma-latency", noConstraint, "--no-esc")},
+	}
+	for _, h := range holders {
+		h.cmd.Stdout, h.cmd.Stderr = nil, os.Stderr
+		if err := h.cmd.Start(); err != nil {
+			return err
+		}
+		defer func() { h.cmd.Process.Kill(); h.cmd.Wait() }()
+	}
+	processesBefore := countProcesses()
+	time.Sleep(settle)
+	for _, h := range holders {
+		if h.ticks, h.ns, err = cpuTime(h.cmd.Process.Pid); err != nil {
+			return err
+		}
+	}
+	load := loadAverage()
+	time.Sleep(span)
+	fmt.Printf("over %v after %v to settle; processes on the machine %d then %d; load average %s then %s\n\n",
+		span, settle, processesBefore, countProcesses(), load, loadAverage())
+	fmt.Println("| holder | CPU time (utime+stime) | CPU time (threads' schedstat) | % of one core | VmRSS | VmHWM | threads |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
+	for _, h := range holders {
+		ticks, ns, err := cpuTime(h.cmd.Process.Pid)
+		if err != nil {
+			return err
+		}
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", h.cmd.Process.Pid))
+		if err != nil {
+			return err
+		}
+		cpuNs := ns - h.ns
+		fmt.Printf("| %s | %d ms | %.1f ms | %.4f %% | %s | %s | %s |\n", h.name, (ticks-h.ticks)*1000/clockTicks, float64(cpuNs)/1e6,
+			100*float64(cpuNs)/float64(span), field(status, "VmRSS"), field(status, "VmHWM"), field(status, "Threads"))
+	}
+	for _, h := range holders {
+		h.cmd.Process.Signal(syscall.SIGINT)
+		h.cmd.Wait()
+	}
+	return nil
+}
+
+// cpuTime is a process's utime + stime in clock ticks, and the sum of its
+// threads' run time in ns (the first field of each thread's schedstat).
+func cpuTime(pid int) (ticks, ns int64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	// The fields after the command name (in parentheses, which may hold
+	// spaces): utime and stime are the 14th and 15th of the line.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, task := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		run, err := strconv.ParseInt(strings.Fields(string(data))[0], 10, 64)
+		if err != nil {
+			return 0, 0, err
+		}
+		ns += run
+	}
+	return utime + stime, ns, nil
+}
+
+// countProcesses counts the processes in /proc.
+func countProcesses() int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
+}
+
+// field is one line's value of /proc/PID/status.
+func field(status []byte, name string) string {
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.Join(strings.Fields(v), " ")
+		}
+	}
+	return "?"
+}
