@@ -61,6 +61,17 @@ func TestUIInBrowser(t *testing.T) {
 	waitFor(t, ctx, "#hold-cmd", 5*time.Second, "the Hold command line", func(s string) bool {
 		return s == "tickscope apply --resolution 7500 (on the model; this command would change this machine)"
 	})
+	// The while field adds --while, and leaves it out once emptied (by
+	// script: chromedp's SetValue cannot set a text input to "").
+	if _, err := chromedp.Run(ctx, chromedp.SendKeys(chromedp.CSS("#hold-while"), "game.exe")); err != nil {
+		t.Fatalf("typing into #hold-while: %v", err)
+	}
+	waitFor(t, ctx, "#hold-cmd", 5*time.Second, "the Hold command line with --while", func(s string) bool {
+		return s == "tickscope apply --resolution 7500 --while game.exe (on the model; this command would change this machine)"
+	})
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(e => { e.value = ""; return e.dispatchEvent(new Event("input", {bubbles: true})) })(document.getElementById("hold-while"))`)); err != nil {
+		t.Fatalf("emptying #hold-while: %v", err)
+	}
 	typeInto(t, ctx, "#hold-value", "0.5")
 	// Each form shows its command line before it is pressed.
 	for sel, want := range map[string]string{

@@ -145,9 +145,10 @@ func (s *Server) stop() *Outcome {
 type applyRequest map[string]string
 
 // applyFlags are the flags of apply the page's forms give: the setting to
-// hold (Windows --resolution or --ms, Linux --dma-latency), or a process
-// and the timer slack to set it to.
-var applyFlags = []string{"resolution", "ms", "dma-latency", "pid", "slack"}
+// hold (Windows --resolution or --ms, Linux --dma-latency) and the
+// programs it is held for (--while), or a process and the timer slack to
+// set it to.
+var applyFlags = []string{"resolution", "ms", "dma-latency", "while", "pid", "slack"}
 
 // apply parses the request as apply's command line (with --persist when
 // persist is set) and checks it as apply does, with the same words for
@@ -213,6 +214,9 @@ type holding struct {
 	text     string
 	warnings []string
 	shown    int
+	// while says what a hold with --while does now: "waiting for ..." or
+	// "holding for ...", "" without --while.
+	while string
 }
 
 func (h *holding) warn(msgs ...string) {
@@ -224,7 +228,7 @@ func (h *holding) warn(msgs ...string) {
 func (h *holding) view() *HeldView {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return &HeldView{Setting: h.setting.String(), Since: h.since.UTC().Format(time.RFC3339), Command: h.command, Text: h.text, Warnings: append([]string{}, h.warnings...)}
+	return &HeldView{Setting: h.setting.String(), Since: h.since.UTC().Format(time.RFC3339), Command: h.command, Text: h.text, While: h.while, Warnings: append([]string{}, h.warnings...)}
 }
 
 // release ends the hold and waits until the setting is withdrawn.
@@ -300,6 +304,28 @@ func (s *Server) hold(req applyRequest) *Outcome {
 				h.warn(rep.Warnings...)
 				close(holding)
 			},
+			While: p.While,
+			Waiting: func(rep *hold.HoldReport) {
+				rep.Until = untilText
+				h.mu.Lock()
+				h.text, h.since = s.simulated(text(func(w io.Writer) { report.WriteWaiting(w, rep) })), time.Now()
+				h.while = "waiting for " + strings.Join(p.While, ", ")
+				h.mu.Unlock()
+				h.warn(rep.Warnings...)
+				close(holding)
+			},
+			Changed: func(state hold.WhileState, e *hold.ProgramEvent) {
+				h.mu.Lock()
+				if e != nil {
+					h.text += s.simulated(text(func(w io.Writer) { report.WriteProgramEvent(w, state, e) }))
+				}
+				h.while = "waiting for " + strings.Join(state.Programs, ", ")
+				if state.Holding {
+					h.while = "holding for " + hold.HoldingFor(state.Running)
+				}
+				h.mu.Unlock()
+				s.notify()
+			},
 		})
 	}()
 	var established bool
@@ -367,7 +393,7 @@ func (s *Server) persist(req applyRequest) *Outcome {
 	if err != nil {
 		return failed(command, err)
 	}
-	res, err := hold.Persist(s.host, s.o.System, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String()})
+	res, err := hold.Persist(s.host, s.o.System, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), While: p.While})
 	if err != nil {
 		return failed(command, err)
 	}

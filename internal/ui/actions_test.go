@@ -384,3 +384,45 @@ func TestStartupReadWithoutTheLock(t *testing.T) {
 		t.Errorf("the startup holder: %+v", got.Startup)
 	}
 }
+
+// TestHoldWhile: Hold with the while field is apply --while: the page
+// waits with nothing held, holds once the program runs, and says which;
+// Start at logon passes --while to the holder.
+func TestHoldWhile(t *testing.T) {
+	s, _ := newTestServer(t, "global-key")
+	sys := s.o.System.(*seamfake.System)
+	var mu sync.Mutex
+	var running []seamfake.RunningProcess
+	sys.Running = func() []seamfake.RunningProcess { mu.Lock(); defer mu.Unlock(); return running }
+	out := post(t, s, "hold", `{"ms":"1","while":"game.exe"}`)
+	if out.Error != "" || out.Command != "tickscope apply --resolution 10000 --while game.exe"+modelOnly ||
+		!strings.Contains(out.Text, "SIMULATED  waiting for game.exe (looked for every 1s): nothing is held until one runs") {
+		t.Fatalf("hold --while: %+v", out)
+	}
+	if st := s.state(); st.Held == nil || st.Held.While != "waiting for game.exe" {
+		t.Fatalf("waiting, the state shows %+v", st.Held)
+	}
+	mu.Lock()
+	running = []seamfake.RunningProcess{{PID: 4242, Name: "game.exe"}}
+	mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for st := s.state(); st.Held.While != "holding for game.exe (pid 4242)"; st = s.state() {
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after game.exe started the state shows %+v", st.Held)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if st := s.state(); !strings.Contains(st.Held.Text, "game.exe (pid 4242) started: holding, granted 0.9998 ms") {
+		t.Errorf("the held text: %q", st.Held.Text)
+	}
+	if out := post(t, s, "release", `{}`); out.Error != "" || !strings.Contains(out.Text, "the setting was held") {
+		t.Errorf("release: %+v", out)
+	}
+	if out := post(t, s, "hold", `{"ms":"1","while":"game.exe,GAME.EXE"}`); !strings.Contains(out.Error, "name the same program") {
+		t.Errorf("a program given twice: %+v", out)
+	}
+	out = post(t, s, "persist", `{"ms":"1","while":"game.exe"}`)
+	if out.Command != "tickscope apply --resolution 10000 --while game.exe --persist"+modelOnly || !strings.Contains(out.Text, "--as-startup --while game.exe at logon") {
+		t.Errorf("persist --while: %+v", out)
+	}
+}

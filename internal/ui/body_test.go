@@ -20,7 +20,7 @@ func TestActionBodies(t *testing.T) {
 		{"hold", `{"ms":"1"}{"ms":"2"}`, "the body is one JSON object; more follows it at byte 11"},
 		{"hold", `{"pid":"1","pid":"2","slack":"1us"}`, `field pid is given twice; give each field once`},
 		{"hold", `{"ms":1}`, "cannot unmarshal number into Go value of type string"},
-		{"hold", `{"for":"1s"}`, "unknown field for; this action's fields are: resolution, ms, dma-latency, pid, slack"},
+		{"hold", `{"for":"1s"}`, "unknown field for; this action's fields are: resolution, ms, dma-latency, while, pid, slack"},
 		{"hold", `{"MS":"1"}`, "unknown field MS; "},
 		{"persist", `{"resolution":"5000"} x`, "more follows it at byte"},
 		{"measure", `{"samples":5}{"samples":6}`, "more follows it"},

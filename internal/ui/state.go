@@ -81,6 +81,9 @@ type HeldView struct {
 	Since   string `json:"since"`
 	Command string `json:"command"`
 	Text    string `json:"text"`
+	// While says what a hold with --while does now: "waiting for
+	// game.exe" or "holding for game.exe (pid 4242)"; omitted without.
+	While string `json:"while,omitempty"`
 	// Warnings are hold's so far, the keeper's included, as they come.
 	Warnings []string `json:"warnings"`
 }

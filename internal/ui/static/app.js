@@ -80,7 +80,10 @@ function number(id) {
 // as apply's command line does (on Windows a period in ms, --ms).
 function setting() {
   const flag = state && state.hold && state.hold.flag ? state.hold.flag : "ms";
-  return { [flag]: $("hold-value").value.trim() };
+  const req = { [flag]: $("hold-value").value.trim() };
+  const programs = $("hold-while").value.trim();
+  if (programs !== "") req.while = programs;
+  return req;
 }
 
 // holdArgs is apply's setting as a user would type it again: a period in
@@ -121,7 +124,8 @@ function commandLines() {
   const prefer = $("bench-prefer").value;
   setText("bench-cmd", "tickscope bench --samples " + quote($("bench-samples").value) + (prefer !== "latency" ? " --prefer " + quote(prefer) : "") + sim);
   if (state.hold && state.hold.flag) {
-    const apply = "tickscope apply " + holdArgs(state.hold.flag, $("hold-value").value.trim(), quote);
+    const programs = $("hold-while").value.trim();
+    const apply = "tickscope apply " + holdArgs(state.hold.flag, $("hold-value").value.trim(), quote) + (programs ? " --while " + quote(programs) : "");
     setText("hold-cmd", apply + model);
     setText("persist-cmd", apply + " --persist" + model);
   }
@@ -201,7 +205,7 @@ function render(s) {
   renderList("held-warnings", s.held ? s.held.warnings : []);
   $("error").hidden = !s.error;
   setText("error", s.error ? "error: " + s.error : "");
-  setText("held-line", s.held ? s.held.setting + " since " + s.held.since.replace("T", " ").replace("Z", " UTC") + " (" + s.held.command + ")" : "nothing");
+  setText("held-line", s.held ? s.held.setting + " since " + s.held.since.replace("T", " ").replace("Z", " UTC") + " (" + s.held.command + ")" + (s.held.while ? ": " + s.held.while : "") : "nothing");
   setText("who", s.who.shown ? "as tickscope who shows it (" + s.who.reason + ")" : s.who.reason);
   setText("who-text", s.who.text || "");
   setText("startup", s.startup.text);
