@@ -7,6 +7,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/measuring"
+	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -90,7 +91,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	raw, err := rawfile.OpenOutput(o.raw)
+	raw, err := outfile.OpenRaw(o.raw)
 	if err != nil {
 		return err
 	}

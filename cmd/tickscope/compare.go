@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -76,7 +77,7 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if len(matrix.LeftOut) > 0 {
 		a.hintf("left out at --interval %v, as they wait whole milliseconds: %s", o.interval, strings.Join(matrix.LeftOut, ", "))
 	}
-	raw, err := rawfile.OpenOutput(o.raw)
+	raw, err := outfile.OpenRaw(o.raw)
 	if err != nil {
 		return err
 	}

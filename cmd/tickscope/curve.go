@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -63,7 +64,7 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if err != nil {
 		return err
 	}
-	raw, err := rawfile.OpenOutput(o.raw)
+	raw, err := outfile.OpenRaw(o.raw)
 	if err != nil {
 		return err
 	}

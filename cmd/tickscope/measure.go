@@ -9,6 +9,7 @@ import (
 	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/measuring"
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -86,7 +87,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if err != nil {
 		return err
 	}
-	raw, err := rawfile.OpenOutput(o.raw)
+	raw, err := outfile.OpenRaw(o.raw)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 // reporting is where measure's and bench's runs report on the terminal:
 // the progress bar, hints and warnings on standard error, the samples to
 // --raw's file.
-func (a *app) reporting(scenario string, progress func(int, int), finished func(), raw *rawfile.Output) measuring.Reporting {
+func (a *app) reporting(scenario string, progress func(int, int), finished func(), raw *outfile.Raw) measuring.Reporting {
 	return measuring.Reporting{
 		Scenario: scenario, Progress: progress, Finished: finished,
 		Hint:    func(msg string) { a.hintf("%s", msg) },

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/options"
 )
 
 // heldDir is the output's directory, held open from Open to Commit: the
@@ -49,7 +51,7 @@ func (d heldDir) check() error {
 	if err != nil {
 		what := "gone"
 		if fi, lerr := os.Lstat(d.path()); lerr == nil {
-			what = Kind(fi.Mode())
+			what = options.FileKind(fi.Mode())
 		}
 		return fmt.Errorf("the directory %s was replaced during the run (it is now %s); another user may have swapped it to choose where the file goes, so nothing was written", d.path(), what)
 	}

@@ -167,7 +167,7 @@ func Target(path string) (string, error) {
 		return "", UnwrapPath(err)
 	}
 	if !fi.Mode().IsRegular() {
-		what := Kind(fi.Mode())
+		what := options.FileKind(fi.Mode())
 		if final != path {
 			return "", &NotRegularError{fmt.Sprintf("it is a symlink to %s (%s)", what, final)}
 		}
@@ -198,27 +198,6 @@ type NotRegularError struct{ What string }
 
 func (e *NotRegularError) Error() string { return e.What }
 
-// Kind names a file's type for a message: "a directory", "a FIFO", ...
-func Kind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return "not a regular file"
-}
-
 // OpenAppend opens the file named by --flag for appending, creating it
 // (watch --log, which grows one file instead of replacing it). It follows
 // the rule Open follows: only a regular file or a symlink to one, every
@@ -248,7 +227,7 @@ func OpenAppend(flag, path string) (*os.File, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = &NotRegularError{"it is " + Kind(fi.Mode())}
+		err = &NotRegularError{"it is " + options.FileKind(fi.Mode())}
 	}
 	if err == nil {
 		err = trustFile(final, fi)
@@ -319,7 +298,7 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 		return fail(err)
 	}
 	if fi, err := os.Lstat(o.path); err == nil && !fi.Mode().IsRegular() {
-		return fail(fmt.Errorf("it became %s during the run; left it alone", Kind(fi.Mode())))
+		return fail(fmt.Errorf("it became %s during the run; left it alone", options.FileKind(fi.Mode())))
 	}
 	name := tmp.Name()
 	if unnamed {

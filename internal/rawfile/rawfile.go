@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/outfile"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -217,7 +217,7 @@ func ReadFileContext(ctx context.Context, path string) (*File, error) {
 func checkRegular(fi os.FileInfo) error {
 	switch {
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s, not a regular file; a raw-samples file is a regular file that --raw wrote", outfile.Kind(fi.Mode()))
+		return fmt.Errorf("%s, not a regular file; a raw-samples file is a regular file that --raw wrote", options.FileKind(fi.Mode()))
 	case fi.Size() > MaxFileBytes:
 		return fmt.Errorf("%d bytes is over the size limit of %d bytes: no tickscope run writes a raw file that large", fi.Size(), MaxFileBytes)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -39,7 +40,7 @@ func sampleFile() *rawfile.File {
 func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
 	want := sampleFile()
-	if err := rawfile.Write(path, want); err != nil {
+	if err := outfile.WriteRaw(path, want); err != nil {
 		t.Fatal(err)
 	}
 	got, err := rawfile.ReadFile(path)
@@ -63,7 +64,7 @@ func TestRoundTripUnderLoad(t *testing.T) {
 		want.Query.CPUs = cpus
 		want.Load = &rawfile.Load{Threads: 4 * cpus, Kind: rawfile.LoadCPU}
 		path := filepath.Join(t.TempDir(), "run.json")
-		if err := rawfile.Write(path, want); err != nil {
+		if err := outfile.WriteRaw(path, want); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(path)
@@ -91,12 +92,12 @@ func TestRoundTripUnderLoad(t *testing.T) {
 func TestOutput(t *testing.T) {
 	dir := t.TempDir()
 	for _, bad := range []string{dir, filepath.Join(dir, "missing", "x.json")} {
-		if _, err := rawfile.OpenOutput(bad); err == nil {
+		if _, err := outfile.OpenRaw(bad); err == nil {
 			t.Errorf("OpenOutput(%s) was accepted", bad)
 		}
 	}
 	// Opened and closed without a write: nothing is left behind.
-	out, err := rawfile.OpenOutput(filepath.Join(dir, "unused.json"))
+	out, err := outfile.OpenRaw(filepath.Join(dir, "unused.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestOutput(t *testing.T) {
 	}
 	// Written: only the file itself is there, and it reads back.
 	path := filepath.Join(dir, "raw.json")
-	if out, err = rawfile.OpenOutput(path); err != nil {
+	if out, err = outfile.OpenRaw(path); err != nil {
 		t.Fatal(err)
 	}
 	defer out.Close()
@@ -499,7 +500,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("encoding/json reads an accepted file differently:\n%+v\n%+v", lax, *file)
 		}
 		path := filepath.Join(t.TempDir(), "f.json")
-		if err := rawfile.Write(path, file); err != nil {
+		if err := outfile.WriteRaw(path, file); err != nil {
 			t.Fatalf("cannot write back an accepted file: %v", err)
 		}
 		again, err := rawfile.ReadFile(path)

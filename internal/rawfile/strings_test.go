@@ -159,7 +159,7 @@ func TestWriterEscapes(t *testing.T) {
 			return nil
 		})
 		var b strings.Builder
-		if err := encode(&b, f); err != nil {
+		if err := Encode(&b, f); err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
