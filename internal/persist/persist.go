@@ -1,6 +1,7 @@
 // Package persist generates, as data, what keeps a setting across reboots:
-// the Task Scheduler task that starts the holder at logon (Windows) and the
-// systemd unit that runs it at boot (Linux). Generating is pure and tested
+// the Task Scheduler task that starts the holder at logon and the service
+// that holds from boot (Windows), and the systemd unit that runs it at boot
+// (Linux). Generating is pure and tested
 // here with hostile paths; registering the result is the hold command's
 // job, and only that command writes anything.
 package persist
