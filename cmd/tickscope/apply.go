@@ -41,10 +41,20 @@ request held here speeds up tickscope itself and nothing else.
                 with no console window) 15 s after your logon, start it, and
                 return; undo with tickscope startup remove. Refused unless
                 requests are global in the running boot.
+  --persist --boot
+                install and start the Windows service "tickscope" instead,
+                which holds from boot, before anyone logs on: it runs this
+                tickscope.exe as NT AUTHORITY\LocalService with only
+                SeChangeNotifyPrivilege, answers the service manager's Stop
+                and Shutdown, and releases. Elevated only, from a
+                tickscope.exe under Program Files (a service's program must
+                be one only administrators can replace); refused, as
+                --persist is, unless requests are global.
 
 Linux: --dma-latency US holds /dev/cpu_dma_latency (root) while tickscope
 runs; the kernel drops it when tickscope exits, also when it is killed.
---persist installs the systemd unit tickscope-holder.service instead (root).
+--persist installs the systemd unit tickscope-holder.service instead (root),
+which starts at boot (--boot is refused: there is nothing more to ask).
 --pid PID --slack D sets another process's timer slack through
 /proc/PID/timerslack_ns (CAP_SYS_NICE) and returns at once, printing the value
 before and after and the command that puts it back.
@@ -107,7 +117,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 		}
 		return a.emit(asJSON, change, func(w io.Writer) { report.WriteSlackChange(w, change) })
 	case hold.InstallHolder:
-		res, err := hold.Persist(host, sys, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun, While: p.While})
+		res, err := hold.Persist(host, sys, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun, While: p.While, Boot: f.Boot})
 		if err != nil {
 			return err
 		}
@@ -116,6 +126,8 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 			a.warnf("%s", w)
 		}
 		return nil
+	case hold.ServeBoot:
+		return hold.HoldAsService(host, sys, p.Setting)
 	}
 	m, stop, err := metrics.Start("listen", f.Listen, version.String(), func(msg string) { a.warnf("%s", msg) })
 	if err != nil {

@@ -320,6 +320,8 @@ func (b *battery) commandLines(t *testing.T) {
 		input{[]string{"apply", "--dma-latency", "7", "--for", "-1s"}, "--for -1s: "},
 		input{[]string{"apply", "--dma-latency", "7", "--dry-run"}, "--dry-run"},
 		input{[]string{"apply", "--ms", "0.5"}, "--ms 0.5: a Windows setting"},
+		input{[]string{"apply", "--dma-latency", "7", "--persist", "--boot"}, "--boot: on Linux the systemd unit --persist installs starts at boot already"},
+		input{[]string{"apply", "--dma-latency", "7", "--as-service"}, "--as-service true: a Windows setting"},
 		input{[]string{"run", "--slack", "1us"}, "run needs a command after --"},
 		input{[]string{"run", "--", "true"}, "tickscope run needs a setting"},
 	)

@@ -26,10 +26,14 @@ func (a *app) startupCommand() *cobra.Command {
 		Long: `End a running startup holder, delete the Task Scheduler task "tickscope"
 (Windows) or the systemd unit tickscope-holder.service (Linux), and warn when
 the timer setting is still raised afterwards (another program holds one).
+On Windows it also stops the service "tickscope" that apply --persist --boot
+installed, which releases its setting, and deletes it: that needs an
+elevated tickscope, and without one nothing is changed.
 
-A task or unit of that name that tickscope did not create is left alone, and
-the command that deletes it by hand is printed. With nothing installed it
-says so and changes nothing.`,
+A task, unit or service of that name that tickscope did not create is
+left alone, and the command that deletes it by hand is printed; then
+nothing else is changed either. With nothing installed it says so and
+changes nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.startupRemove(asJSON) },
 	}

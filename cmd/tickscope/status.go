@@ -24,7 +24,11 @@ func (a *app) statusCommand() *cobra.Command {
   - the startup holder that apply --persist installs: installed or not,
     running or not and whether the timer is at what it holds, the setting,
     the windowless holder's last logged line (Windows), and "stale" when it
-    runs another executable than this tickscope's holder.
+    runs another executable than this tickscope's holder;
+  - on Windows, the boot service that apply --persist --boot installs:
+    installed or not (and whether by tickscope), what it runs and as whom,
+    its state as the service manager reports it, its process, and how it
+    last stopped when that was not cleanly.
 
 It changes nothing: the request it measures with is released at once.`,
 		Args: noArgs,

@@ -29,6 +29,7 @@ func init() {
 	scriptCommands["taskxml"] = taskxml
 	scriptCommands["waitfile"] = waitfile
 	scriptCommands["consolealone"] = consolealone
+	scriptCommands["servicestate"] = servicestate
 }
 
 // consolealone OUT [ARG...]: runs tickscope.exe with ARGs alone on a
@@ -119,6 +120,35 @@ func waitfile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("no file matches %s after 30 s", args[0])
+}
+
+// servicestate NAME STATE: Wine's service manager says, within 30 s, that
+// the service NAME is in STATE (as sc query names it: RUNNING, STOPPED);
+// a service starts and stops in its own time.
+func servicestate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: servicestate NAME STATE")
+	}
+	state := regexp.MustCompile(`STATE\s*:\s*[0-9]+\s+(\S+)`)
+	last := ""
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		// wine64 is on the script's PATH, not necessarily on the test's.
+		cmd := exec.Command("sh", "-c", `exec wine64 sc query "$1"`, "sh", args[0])
+		// The script's environment where Wine reads it: another TMPDIR
+		// would reach another wineserver, a session of its own on the
+		// same prefix.
+		cmd.Env = os.Environ()
+		for _, key := range []string{"PATH", "HOME", "TMPDIR", "LANG", "WINEPREFIX", "WINEDEBUG"} {
+			cmd.Env = append(cmd.Env, key+"="+ts.Getenv(key))
+		}
+		cmd.WaitDelay = 5 * time.Second
+		out, _ := cmd.Output()
+		last = strings.TrimSpace(string(out))
+		if m := state.FindStringSubmatch(last); m != nil && m[1] == args[1] {
+			return
+		}
+	}
+	ts.Fatalf("the service %s is not %s after 30 s; sc query says:\n%s", args[0], args[1], last)
 }
 
 // taskxml FILE UNIXPATH [ARG...]: FILE holds a task definition whose

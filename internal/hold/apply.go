@@ -35,6 +35,10 @@ type ApplyFlags struct {
 	Persist       bool
 	DryRun        bool
 	AsStartup     bool
+	// Boot is --boot: --persist installs the Windows service that holds
+	// from boot; AsService is --as-service, the service's own command line.
+	Boot      bool
+	AsService bool
 	// Listen is --listen ADDR: the holder's state on a Prometheus endpoint.
 	Listen string
 	// While is --while PROGRAM[,PROGRAM...]: hold only while one of them
@@ -55,6 +59,8 @@ const (
 	InstallHolder
 	// SetProcessSlack sets another process's timer slack and returns.
 	SetProcessSlack
+	// ServeBoot holds as the boot service, under the service manager.
+	ServeBoot
 )
 
 // ApplyPlan is what apply will do, once its command line is checked.
@@ -84,12 +90,21 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 		return nil, options.Usagef("--persist and --for %v: a startup holder holds until it is removed; give one of them", f.For)
 	case f.Listen != "" && (f.Persist || f.PIDSet):
 		return nil, options.Usagef("--listen %s serves a hold's state while it holds: not with --persist or --pid", options.Value(f.Listen))
-	case f.Simulated && (f.Persist || f.Listen != "" || f.NoConsole):
-		return nil, options.Usagef("--simulate holds on the model of Windows timers, in this terminal: not with --persist, --listen or --no-console, which reach this machine")
+	case f.Simulated && (f.Persist || f.Listen != "" || f.NoConsole || f.AsService):
+		return nil, options.Usagef("--simulate holds on the model of Windows timers, in this terminal: not with --persist, --listen, --no-console or --as-service, which reach this machine")
+	case f.Boot && !f.Persist:
+		return nil, options.Usagef("--boot says that --persist installs a service that holds from boot: give --persist too")
+	case f.AsService && (f.Persist || f.ForSet || f.Listen != "" || f.AsStartup || f.NoConsole || f.WhileSet):
+		return nil, options.Usagef("--as-service is the boot service's own command line (the service manager starts it): not with --persist, --for, --listen, --as-startup, --no-console or --while")
+	case f.Boot && f.WhileSet:
+		return nil, options.Usagef("--boot and --while %s: the boot service holds from boot; --while is the logon holder's (give --persist --while without --boot)", options.Value(f.While))
 	}
 	plan := &ApplyPlan{Kind: HoldHere}
-	if f.Persist {
+	switch {
+	case f.Persist:
 		plan.Kind = InstallHolder
+	case f.AsService:
+		plan.Kind = ServeBoot
 	}
 	if f.WhileSet {
 		if q.Linux != nil && (f.PIDSet || f.SlackSet) {
@@ -112,7 +127,13 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 				q.Windows.Finest100ns, q.Windows.Coarsest100ns)
 		}
 		plan.Setting = timerinfo.Setting{Resolution100ns: period}
-		plan.HolderArgs = withWhile([]string{"apply", "--resolution", strconv.FormatUint(uint64(period), 10), "--no-console", "--no-esc", "--as-startup"}, plan.While)
+		resolution := strconv.FormatUint(uint64(period), 10)
+		plan.HolderArgs = withWhile([]string{"apply", "--resolution", resolution, "--no-console", "--no-esc", "--as-startup"}, plan.While)
+		if f.Boot {
+			// A service has no console and no keyboard: it holds until the
+			// service manager stops it.
+			plan.HolderArgs = []string{"apply", "--resolution", resolution, "--no-esc", "--as-service"}
+		}
 		return plan, nil
 	case q.Linux != nil:
 		return planLinux(plan, f)
@@ -122,6 +143,8 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 
 func planLinux(plan *ApplyPlan, f ApplyFlags) (*ApplyPlan, error) {
 	switch {
+	case f.Boot:
+		return nil, options.Usagef("--boot: on Linux the systemd unit --persist installs starts at boot already; give --persist alone")
 	case f.PIDSet && !f.SlackSet:
 		return nil, options.Usagef("--pid %d needs --slack D: the timer slack to set", f.PID)
 	case f.SlackSet && !f.PIDSet:

@@ -30,6 +30,9 @@ type PersistOptions struct {
 	// While are the programs the holder holds the setting for (--while),
 	// nil to hold it throughout.
 	While []string
+	// Boot installs the Windows service that holds from boot instead of
+	// the logon task.
+	Boot bool
 }
 
 // PersistResult is what apply --persist did.
@@ -55,6 +58,15 @@ type PersistResult struct {
 	// administrator's credentials typed in) is that administrator, not the
 	// person at the keyboard, so the holder would start at their logon.
 	ElevatedUser bool
+	// Account is the account the holder runs as, when it is not the user's
+	// (the boot service's).
+	Account string
+	// Notes are what the user should know of what was installed (the
+	// boot service's).
+	Notes []string
+	// Stopped says how the boot service ended when it stopped instead of
+	// holding, "" otherwise.
+	Stopped string
 }
 
 // Persist registers the startup holder with args, starts it, and checks for
@@ -64,22 +76,16 @@ type PersistResult struct {
 // build, from a path Task Scheduler would expand, and over a definition
 // tickscope did not write.
 func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, args []string, o PersistOptions) (*PersistResult, error) {
+	if o.Boot {
+		return persistBoot(host, sys, q, req, args, o)
+	}
 	st := sys.Startup()
 	if st == nil {
 		return nil, fmt.Errorf("--persist: %w", seam.ErrUnsupported)
 	}
 	if q.Windows != nil {
-		if warning := q.Windows.PendingRebootWarning(); warning != "" {
-			// The kernel reads the key at boot: a holder registered now would
-			// hold a request that reaches only itself until the reboot.
-			return nil, fmt.Errorf("--persist refused until the key is in force: %s", warning)
-		}
-		if !q.Windows.RequestsGlobal() {
-			whom := "itself"
-			if len(o.While) > 0 {
-				whom = "itself, not " + strings.Join(o.While, " or ")
-			}
-			return nil, fmt.Errorf("--persist refused: requests are per-process here (%s), so a holder at logon would speed up only %s; %s", q.Windows.RequestModel, whom, q.Windows.GlobalAdvice())
+		if err := refuseUseless(q.Windows, "a holder at logon", o.While); err != nil {
+			return nil, err
 		}
 	} else if !sys.Elevated() {
 		return nil, errors.New("--persist installs a systemd system unit and needs root")
@@ -138,8 +144,26 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 		// there is to see.
 		req = timerinfo.Setting{}
 	}
-	res.PID, res.Running = awaitHolder(host, sys, req, sleep)
+	res.PID, res.Running = awaitHolder(host, req, sys.Holder, awaitLooks, sleep)
 	return res, nil
+}
+
+// refuseUseless refuses a holder (what) that would hold a request
+// reaching only itself (and not the programs of --while): while requests
+// are per-process, and until a changed GlobalTimerResolutionRequests is in
+// force (the kernel reads it at boot).
+func refuseUseless(w *timerinfo.Windows, what string, while []string) error {
+	if warning := w.PendingRebootWarning(); warning != "" {
+		return fmt.Errorf("--persist refused until the key is in force: %s", warning)
+	}
+	if !w.RequestsGlobal() {
+		whom := "itself"
+		if len(while) > 0 {
+			whom = "itself, not " + strings.Join(while, " or ")
+		}
+		return fmt.Errorf("--persist refused: requests are per-process here (%s), so %s would speed up only %s; %s", w.RequestModel, what, whom, w.GlobalAdvice())
+	}
+	return nil
 }
 
 // BuildHolderCommand is the command that builds the windowless holder at
@@ -281,15 +305,22 @@ func refuseForeign(st seam.Startup) error {
 }
 
 // parseDefinition reads a startup definition: a task's XML (UTF-16 or
-// UTF-8) or a systemd unit. A definition neither parser reads is not
-// tickscope's.
+// UTF-8), a service's lines (persist.ServiceText) or a systemd unit. A
+// definition no parser reads is not tickscope's.
 func parseDefinition(data []byte) (persist.Installed, error) {
 	text, err := persist.DefinitionText(data)
 	if err != nil {
 		return persist.Installed{}, err
 	}
-	if strings.HasPrefix(strings.TrimSpace(text), "<") {
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(text), "<"):
 		return persist.ParseTask(data)
+	case persist.IsServiceText(text):
+		s, err := persist.ParseService(text)
+		if err != nil {
+			return persist.Installed{}, err
+		}
+		return s.Installed(), nil
 	}
 	return persist.ParseUnit(text)
 }
@@ -301,15 +332,15 @@ const (
 	awaitEvery = 100 * time.Millisecond
 )
 
-// awaitHolder looks for up to 2 s for the startup holder to run with the
-// setting in force.
-func awaitHolder(host seam.Host, sys seam.System, req timerinfo.Setting, sleep func(time.Duration)) (pid int, ok bool) {
-	for look := 0; look < awaitLooks; look++ {
+// awaitHolder looks every awaitEvery, looks times, for the holder to run
+// (holder) with the setting in force.
+func awaitHolder(host seam.Host, req timerinfo.Setting, holder func() (pid int, running bool), looks int, sleep func(time.Duration)) (pid int, ok bool) {
+	for look := 0; look < looks; look++ {
 		if look > 0 {
 			sleep(awaitEvery)
 		}
 		var running bool
-		if pid, running = sys.Holder(); !running {
+		if pid, running = holder(); !running {
 			continue
 		}
 		if req.IsZero() {

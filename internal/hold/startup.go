@@ -17,11 +17,26 @@ type RemoveResult struct {
 	Deleted   bool   `json:"deleted"`
 	// StillRaised describes a setting still in force afterwards, or "".
 	StillRaised string `json:"still_raised"`
+	// Service is the boot service (Windows), nil where the OS has none.
+	Service *ServiceRemoval `json:"service"`
+}
+
+// ServiceRemoval is what startup remove did to the boot service.
+type ServiceRemoval struct {
+	Service   string `json:"service"`
+	Installed bool   `json:"installed"`
+	// PID is the service's process when it ran, Stopped whether it was
+	// stopped.
+	PID     int  `json:"pid"`
+	Stopped bool `json:"stopped"`
+	Deleted bool `json:"deleted"`
 }
 
 // RemoveStartup ends a running startup holder and deletes the definition
-// apply --persist installed. A definition tickscope did not write is left
-// alone, with the command that deletes it by hand. Afterwards it says when
+// apply --persist installed, and stops and deletes the boot service apply
+// --persist --boot installed (elevated only). A definition tickscope did
+// not write is left alone, with the command that deletes it by hand, and
+// so is everything else then. Afterwards it says when
 // the timer is still at or finer than what the holder held (another
 // program's request, which the user may have expected to end too).
 func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
@@ -38,7 +53,7 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// held is what the removed holder held: afterwards only a timer still
+	// held is what the removed holders held: afterwards only a timer still
 	// at or finer than it is worth a warning (TickTune's rule).
 	var held timerinfo.Setting
 	if definition != nil {
@@ -48,6 +63,16 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 		}
 		res.Installed = true
 		held = installed.HeldSetting()
+	}
+	// The boot service is checked before anything is changed, so that a
+	// refusal changes nothing.
+	sv := sys.BootService()
+	var serviceHeld timerinfo.Setting
+	if sv != nil {
+		res.Service = &ServiceRemoval{Service: sv.Describe()}
+		if serviceHeld, err = checkServiceRemovable(sys, sv, res.Service); err != nil {
+			return nil, err
+		}
 	}
 	// A holder whose process id is unreadable still runs: Stop ends it by
 	// the mechanism's own means or says why it cannot, instead of passing
@@ -66,8 +91,67 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 		}
 		res.Deleted = true
 	}
+	if res.Service != nil && res.Service.Installed {
+		if err := removeService(sv, res.Service); err != nil {
+			return nil, err
+		}
+		held = coarser(held, serviceHeld)
+	}
 	if q, err := host.Query(); err == nil {
 		res.StillRaised = q.StillRaised(held)
 	}
 	return res, nil
+}
+
+// checkServiceRemovable reads the boot service: a service of that name
+// tickscope did not create is left alone (an error with the command that
+// deletes it by hand), and one of tickscope's needs elevation to remove.
+// It returns the setting the service holds.
+func checkServiceRemovable(sys seam.System, sv seam.Service, r *ServiceRemoval) (timerinfo.Setting, error) {
+	definition, err := sv.Read()
+	if err != nil || definition == nil {
+		return timerinfo.Setting{}, err
+	}
+	installed, err := parseDefinition(definition)
+	if err != nil || !installed.Ours() {
+		return timerinfo.Setting{}, fmt.Errorf("the %s was not created by tickscope: it is left alone; delete it by hand, elevated, with: %s", sv.Describe(), sv.DeleteByHand())
+	}
+	if !sys.Elevated() {
+		return timerinfo.Setting{}, ErrRemoveNeedsElevation
+	}
+	r.Installed = true
+	return installed.HeldSetting(), nil
+}
+
+// removeService stops the service, which releases its setting, then
+// deletes it.
+func removeService(sv seam.Service, r *ServiceRemoval) error {
+	state, err := sv.State()
+	if err != nil {
+		return err
+	}
+	if state.Running() {
+		r.PID = state.PID
+		if err := sv.Stop(); err != nil {
+			return err
+		}
+		r.Stopped = true
+	}
+	if err := sv.Delete(); err != nil {
+		return err
+	}
+	r.Deleted = true
+	return nil
+}
+
+// coarser is the coarser of two held settings (a zero one aside): the
+// timer still at or finer than it afterwards is another program's doing.
+func coarser(a, b timerinfo.Setting) timerinfo.Setting {
+	if a.IsZero() {
+		return b
+	}
+	if !b.IsZero() && b.Resolution100ns > a.Resolution100ns {
+		return b
+	}
+	return a
 }

@@ -16,6 +16,9 @@ type StatusReport struct {
 	Self    SelfCheck         `json:"self"`
 	Query   *timerinfo.Report `json:"query"`
 	Startup *StartupState     `json:"startup"`
+	// BootService is the Windows service apply --persist --boot installs
+	// (nil where the OS has none).
+	BootService *StartupState `json:"boot_service"`
 	// Diagnosis is why the waits here take what they take (Diagnose).
 	Diagnosis *Diagnosis `json:"diagnosis"`
 }
@@ -54,8 +57,14 @@ type StartupState struct {
 	InForce bool `json:"in_force"`
 	// Log is the last line of the windowless holder's log (Windows), ""
 	// when it has none: that it holds, or why it stopped.
-	Log   string `json:"log,omitempty"`
-	Error string `json:"error,omitempty"`
+	Log string `json:"log,omitempty"`
+	// State, Account and Exit are the boot service's: its state as the
+	// service manager names it, the account it runs as, and how it last
+	// stopped when that was not cleanly.
+	State   string `json:"state,omitempty"`
+	Account string `json:"account,omitempty"`
+	Exit    string `json:"exit,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Status measures the default wait in this process without and with its
@@ -92,6 +101,10 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 	var held timerinfo.Setting
 	rep.Startup, held = readStartup(sys, rep.Query.Windows != nil)
 	if s := rep.Startup; s != nil && s.Running && s.Ours && (len(s.While) == 0 || len(s.HoldingFor) > 0) {
+		s.InForce = inForce(rep.Query, held)
+	}
+	rep.BootService, held = readBootService(sys)
+	if s := rep.BootService; s != nil && s.State == "running" && s.Ours {
 		s.InForce = inForce(rep.Query, held)
 	}
 	in := DiagnosisInput{Query: rep.Query, Self: rep.Self, Throttling: throttling}
@@ -175,11 +188,18 @@ func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Settin
 	if definition == nil {
 		return s, timerinfo.Setting{}
 	}
+	return s, fillDefinition(sys, s, definition, func(self string) string { return persist.HolderPath(self, windows) }, windows)
+}
+
+// fillDefinition fills s from an installed definition (and whether it
+// runs another executable than holder(this executable)), and returns
+// the setting it holds.
+func fillDefinition(sys seam.System, s *StartupState, definition []byte, holder func(self string) string, windows bool) timerinfo.Setting {
 	s.Installed = true
 	installed, err := parseDefinition(definition)
 	if err != nil {
 		s.Error = err.Error()
-		return s, timerinfo.Setting{}
+		return timerinfo.Setting{}
 	}
 	s.Ours, s.Exe, s.Args, s.Holds = installed.Ours(), installed.Exe, installed.Args, installed.Setting()
 	if s.While = installed.While(); s.While != nil && s.Running {
@@ -188,9 +208,48 @@ func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Settin
 		}
 	}
 	if self, err := sys.Executable(); err == nil {
-		s.Stale = !SamePath(persist.HolderPath(self, windows), installed.Exe, windows)
+		s.Stale = !SamePath(holder(self), installed.Exe, windows)
 	}
-	return s, installed.HeldSetting()
+	return installed.HeldSetting()
+}
+
+// ReadBootService reads the boot service as status shows it: its
+// definition, its state and how it last stopped; nil where the OS has
+// none.
+func ReadBootService(sys seam.System) *StartupState {
+	s, _ := readBootService(sys)
+	return s
+}
+
+// readBootService is ReadBootService, with the setting the service holds.
+// The service runs this tickscope.exe itself, not the windowless holder.
+func readBootService(sys seam.System) (*StartupState, timerinfo.Setting) {
+	sv := sys.BootService()
+	if sv == nil {
+		return nil, timerinfo.Setting{}
+	}
+	s := &StartupState{Mechanism: sv.Describe()}
+	state, err := sv.State()
+	if err != nil {
+		s.Error = err.Error()
+		return s, timerinfo.Setting{}
+	}
+	s.State, s.PID, s.Running = state.State, state.PID, state.Running()
+	if state.State == "stopped" && (state.ExitCode != 0 || state.ServiceSpecific) {
+		s.Exit = ServiceExit(state)
+	}
+	definition, err := sv.Read()
+	if err != nil {
+		s.Error = err.Error()
+		return s, timerinfo.Setting{}
+	}
+	if definition == nil {
+		return s, timerinfo.Setting{}
+	}
+	if service, err := persist.ParseService(string(definition)); err == nil {
+		s.Account = service.Account
+	}
+	return s, fillDefinition(sys, s, definition, func(self string) string { return self }, true)
 }
 
 // SamePath compares executable paths as the OS does: case-insensitively

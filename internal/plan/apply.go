@@ -26,6 +26,8 @@ func RegisterApply(fl *pflag.FlagSet, f *hold.ApplyFlags) {
 	fl.BoolVar(&f.Persist, "persist", false, "start this holder at every logon (Windows) or boot (Linux); undo with tickscope startup remove")
 	fl.BoolVar(&f.DryRun, "dry-run", false, "with --persist: print the task or unit it would install, and change nothing")
 	fl.BoolVar(&f.AsStartup, "as-startup", false, "hold as the startup holder, which status reports and startup remove ends (the task and unit pass it)")
+	fl.BoolVar(&f.Boot, "boot", false, "Windows, with --persist: install a service that holds from boot, before anyone logs on (elevated)")
+	fl.BoolVar(&f.AsService, "as-service", false, "Windows: hold as the boot service, under the service manager (the service passes it)")
 	fl.StringVar(&f.Listen, "listen", "", "serve the holder's state as Prometheus metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1)")
 	fl.StringVar(&f.While, "while", "", "hold only while one of these programs runs: PROGRAM[,PROGRAM...], each a name (game.exe) or an executable's absolute path")
 }
@@ -34,7 +36,7 @@ func RegisterApply(fl *pflag.FlagSet, f *hold.ApplyFlags) {
 // given and the OS q describes does not have, and records in f which
 // flags were given.
 func CheckApply(cmd *cobra.Command, q *timerinfo.Report, f *hold.ApplyFlags) error {
-	if err := options.WindowsOnly(cmd, q, "resolution", "ms", "no-console"); err != nil {
+	if err := options.WindowsOnly(cmd, q, "resolution", "ms", "no-console", "as-service"); err != nil {
 		return err
 	}
 	if err := options.LinuxOnly(cmd, q, "dma-latency", "pid", "slack"); err != nil {

@@ -3,6 +3,7 @@
 package platform
 
 import (
+	"context"
 	"os"
 
 	"github.com/tickscope/tickscope/internal/seam"
@@ -20,6 +21,13 @@ func (system) WatchDesktopEscape(func()) (func(), error) { return nil, seam.ErrU
 func (system) GlobalRequests() *uint32                   { return nil }
 func (system) SetGlobalRequests(bool) error              { return seam.ErrUnsupported }
 func (system) ExeSubsystem(string) (uint16, error)       { return 0, seam.ErrUnsupported }
+
+// No Windows service here: Linux's systemd unit (Startup) already starts
+// at boot.
+func (system) BootService() seam.Service { return nil }
+func (system) RunService(string, func(context.Context, seam.ServiceRun) error) error {
+	return seam.ErrUnsupported
+}
 
 // WatchResume: Unix sends a process no resume notification; a holder reads
 // SleptFor at its checks instead.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -132,7 +133,11 @@ func WritePersist(w io.Writer, r *hold.PersistResult) {
 		fmt.Fprint(w, r.Definition)
 		return
 	}
-	fmt.Fprintf(w, "installed the %s: it runs %s %s at %s\n", r.Startup, r.Exe, strings.Join(r.Args, " "), r.When)
+	as := ""
+	if r.Account != "" {
+		as = " as " + r.Account
+	}
+	fmt.Fprintf(w, "installed the %s: it runs %s %s%s at %s\n", r.Startup, r.Exe, strings.Join(r.Args, " "), as, r.When)
 	fmt.Fprintln(w, "undo: tickscope startup remove")
 	switch {
 	case r.Running && len(r.While) > 0:
@@ -159,6 +164,7 @@ func PersistWarnings(r *hold.PersistResult) []string {
 	if r.ElevatedUser {
 		warnings = append(warnings, "this terminal runs elevated, so the task starts at the logon of the account it runs as: if you typed an administrator's credentials to elevate, that is the administrator's logon, not yours; run --persist from a terminal that is not elevated")
 	}
+	warnings = append(warnings, r.Notes...)
 	if w := persistStartWarning(r); w != "" {
 		warnings = append(warnings, w)
 	}
@@ -171,6 +177,10 @@ func persistStartWarning(r *hold.PersistResult) string {
 		return ""
 	case r.StartErr != nil:
 		return fmt.Sprintf("starting it now failed: %v (it will start at the next %s)", r.StartErr, r.When)
+	case r.Stopped != "":
+		return fmt.Sprintf("the service stopped instead of holding (%s): its reason is in the Application event log, source %s", r.Stopped, persist.ServiceName)
+	case r.Account != "":
+		return "the setting did not appear within 10 s of starting the service: check with tickscope status"
 	}
 	if len(r.While) > 0 {
 		return "the holder did not run within 2 s of starting it: check with tickscope status"
@@ -208,6 +218,10 @@ func WriteStatus(w io.Writer, rep *hold.StatusReport) {
 	WriteQuery(w, rep.Query)
 	fmt.Fprintln(w)
 	WriteStartup(w, rep.Startup)
+	if rep.BootService != nil {
+		fmt.Fprintln(w)
+		WriteBootService(w, rep.BootService)
+	}
 	if rep.Diagnosis != nil {
 		fmt.Fprintln(w)
 		writeDiagnosis(w, rep.Diagnosis)
@@ -287,6 +301,46 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 	}
 }
 
+// WriteBootService is status's block on the boot service, made printable
+// as WriteStartup's: a service of that name may be another's.
+func WriteBootService(w io.Writer, s *hold.StartupState) {
+	fmt.Fprintln(w, "boot service")
+	fmt.Fprintf(w, "  %-14s %s\n", "mechanism", s.Mechanism)
+	switch {
+	case s.Error != "":
+		fmt.Fprintf(w, "  %-14s unknown (%s)\n", "installed", printable.Line(s.Error))
+		return
+	case !s.Installed:
+		fmt.Fprintf(w, "  %-14s no\n", "installed")
+		return
+	case !s.Ours:
+		fmt.Fprintf(w, "  %-14s yes, but not by tickscope (left alone)\n", "installed")
+	default:
+		fmt.Fprintf(w, "  %-14s yes\n", "installed")
+		fmt.Fprintf(w, "  %-14s %s\n", "holds", printable.Line(s.Holds))
+		fmt.Fprintf(w, "  %-14s %s\n", "runs", printable.Line(s.Exe+" "+strings.Join(s.Args, " ")))
+		fmt.Fprintf(w, "  %-14s %s\n", "as", printable.Line(s.Account))
+		if s.Stale {
+			fmt.Fprintf(w, "  %-14s stale: it runs another executable than this tickscope; run apply --persist --boot again to update it\n", "path")
+		}
+	}
+	state := s.State
+	switch {
+	case s.PID != 0:
+		state += fmt.Sprintf(" (process %d)", s.PID)
+	case s.Exit != "":
+		state += " (" + s.Exit + "; the Application event log, source " + persist.ServiceName + ", says why)"
+	}
+	if s.State == "running" && s.Ours {
+		if s.InForce {
+			state += ", the timer is at what it holds or finer"
+		} else {
+			state += ", the timer is not at what it holds"
+		}
+	}
+	fmt.Fprintf(w, "  %-14s %s\n", "state", state)
+}
+
 // WriteGlobalCheck is verify-global.
 func WriteGlobalCheck(w io.Writer, res *hold.GlobalCheck) {
 	if res.Verdict == hold.VerdictNotApplicable {
@@ -320,7 +374,7 @@ func WriteGlobal(w io.Writer, res *hold.GlobalResult) {
 // WriteRemove is startup remove; the still-raised warning is the
 // command's.
 func WriteRemove(w io.Writer, res *hold.RemoveResult) {
-	if !res.Installed && !res.Ended {
+	if !res.Installed && !res.Ended && (res.Service == nil || !res.Service.Installed) {
 		fmt.Fprintf(w, "nothing to remove: no %s is installed and no holder runs\n", res.Startup)
 	}
 	switch {
@@ -331,5 +385,11 @@ func WriteRemove(w io.Writer, res *hold.RemoveResult) {
 	}
 	if res.Deleted {
 		fmt.Fprintf(w, "deleted the %s\n", res.Startup)
+	}
+	if sv := res.Service; sv != nil && sv.Installed {
+		if sv.Stopped {
+			fmt.Fprintf(w, "stopped the %s (process %d), which released its setting\n", sv.Service, sv.PID)
+		}
+		fmt.Fprintf(w, "deleted the %s\n", sv.Service)
 	}
 }

@@ -30,6 +30,18 @@ type System interface {
 	// Startup is the OS's way of starting the holder at logon or boot, or
 	// nil where tickscope has none.
 	Startup() Startup
+	// BootService is the Windows service that holds from boot (apply
+	// --persist --boot), or nil where tickscope has none (every OS but
+	// Windows).
+	BootService() Service
+	// RunService runs serve as the Windows service called name, under the
+	// service manager, and returns when serve has: serve's context ends
+	// when the manager asks the service to stop (Stop, or Shutdown as the
+	// machine shuts down). A serve that returns an error stops the
+	// service with a service-specific exit code of 1. It fails at once in
+	// a process the service manager did not start, and elsewhere returns
+	// ErrUnsupported.
+	RunService(name string, serve func(ctx context.Context, run ServiceRun) error) error
 	// GlobalRequests reads Windows' GlobalTimerResolutionRequests (nil when
 	// absent, and everywhere else).
 	GlobalRequests() *uint32
@@ -210,6 +222,50 @@ type Startup interface {
 	// DeleteByHand is the command a user types to delete what is installed
 	// under tickscope's name, for a definition tickscope did not write.
 	DeleteByHand() string
+}
+
+// Service is the Windows service apply --persist --boot installs: a
+// Startup whose definitions are persist.ServiceText's, Start and Stop the
+// service manager's, Describe "Windows service tickscope".
+type Service interface {
+	Startup
+	// State is what the service manager says of the service now: the zero
+	// ServiceState when none is installed.
+	State() (ServiceState, error)
+	// ProtectedDirs are the directories whose files, by default, only
+	// administrators can write (Program Files): a service runs its
+	// executable under its own account at every boot, so an executable
+	// anyone else could replace would be theirs to run.
+	ProtectedDirs() ([]string, error)
+}
+
+// ServiceState is a service's state as the service manager reports it.
+type ServiceState struct {
+	// State is "stopped", "start pending", "stop pending", "running",
+	// "continue pending", "pause pending" or "paused"; "" when no service
+	// is installed.
+	State string
+	// PID is its process id while it has one, else 0.
+	PID int
+	// ExitCode is the code it last stopped with (Win32ExitCode, or the
+	// service-specific one when ServiceSpecific), 0 for none.
+	ExitCode        uint32
+	ServiceSpecific bool
+}
+
+// Running reports whether the service has a process (any state but
+// stopped).
+func (s ServiceState) Running() bool { return s.State != "" && s.State != "stopped" }
+
+// ServiceRun is how a service's body talks to the service manager.
+type ServiceRun struct {
+	// Running tells the service manager the service runs: until then it
+	// shows the service starting, and sends it no Stop.
+	Running func()
+	// Log writes a line to the Application event log under the service's
+	// name (level "info", "warning" or "error"); where the log cannot be
+	// opened the line is lost.
+	Log func(level, msg string)
 }
 
 // Process is what DescribeProcess tells of a process.

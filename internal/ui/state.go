@@ -73,6 +73,15 @@ type StartupView struct {
 	Installed bool   `json:"installed"`
 	Running   bool   `json:"running"`
 	Text      string `json:"text"`
+	// Boot is the boot service (apply --persist --boot), nil where the
+	// OS has none; Text shows it after the startup holder.
+	Boot *BootView `json:"boot"`
+}
+
+// BootView is the boot service as status shows it.
+type BootView struct {
+	Installed bool   `json:"installed"`
+	State     string `json:"state"`
 }
 
 // HeldView is what the page holds now.
@@ -112,6 +121,7 @@ type HoldSuggestion struct {
 type startupCache struct {
 	at    time.Time
 	state *hold.StartupState
+	boot  *hold.StartupState
 }
 
 // startupEvery is how often the startup definition is read again: on
@@ -182,7 +192,7 @@ func (s *Server) readStartup(q *timerinfo.Report) StartupView {
 	cached := s.startup
 	s.mu.Unlock()
 	if cached.at.IsZero() || time.Since(cached.at) > startupEvery {
-		cached = startupCache{at: time.Now(), state: hold.ReadStartup(s.o.System, windows)}
+		cached = startupCache{at: time.Now(), state: hold.ReadStartup(s.o.System, windows), boot: hold.ReadBootService(s.o.System)}
 		s.mu.Lock()
 		s.startup = cached
 		s.mu.Unlock()
@@ -198,6 +208,11 @@ func (s *Server) readStartup(q *timerinfo.Report) StartupView {
 	}
 	var text bytes.Buffer
 	report.WriteStartup(&text, cached.state)
+	if b := cached.boot; b != nil {
+		v.Boot = &BootView{Installed: b.Installed, State: b.State}
+		fmt.Fprintln(&text)
+		report.WriteBootService(&text, b)
+	}
 	v.Text = text.String()
 	return v
 }

@@ -112,6 +112,20 @@ type System struct {
 	Running func() []RunningProcess
 	ScanErr error
 	Scans   int
+	// BootServiceMechanism is the boot service (Windows), nil for none;
+	// NewBootService makes one.
+	BootServiceMechanism *Service
+	// RunServiceErr fails RunService at once, as in a process the service
+	// manager did not start. Otherwise RunService runs serve, records the
+	// name in ServedAs, whether serve said it runs in ServedRunning and
+	// what it logged in ServiceLog ("level: msg"), and calls
+	// OnServiceRunning, when set, with the stop that ends serve's context:
+	// a test is the service manager there.
+	RunServiceErr    error
+	ServedAs         string
+	ServedRunning    bool
+	ServiceLog       []string
+	OnServiceRunning func(stop func())
 }
 
 var _ seam.System = (*System)(nil)
@@ -402,6 +416,109 @@ func (st *Startup) Delete() error {
 }
 
 func (st *Startup) DeleteByHand() string { return "delete " + st.Name + " by hand" }
+
+func (s *System) BootService() seam.Service {
+	if s.BootServiceMechanism == nil {
+		return nil
+	}
+	return s.BootServiceMechanism
+}
+
+func (s *System) RunService(name string, serve func(ctx context.Context, run seam.ServiceRun) error) error {
+	if s.RunServiceErr != nil {
+		return s.RunServiceErr
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	s.mu.Lock()
+	s.ServedAs = name
+	s.mu.Unlock()
+	return serve(ctx, seam.ServiceRun{
+		Running: func() {
+			s.mu.Lock()
+			s.ServedRunning = true
+			s.mu.Unlock()
+			if s.OnServiceRunning != nil {
+				s.OnServiceRunning(stop)
+			}
+		},
+		Log: func(level, msg string) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.ServiceLog = append(s.ServiceLog, level+": "+msg)
+		},
+	})
+}
+
+// Service is an in-memory boot service: a Startup whose state is its own
+// (State), not the logon holder's lock.
+type Service struct {
+	Startup
+	// Now is what State reports; StateErr fails it.
+	Now      seam.ServiceState
+	StateErr error
+	// Dirs are ProtectedDirs; DirsErr fails it.
+	Dirs    []string
+	DirsErr error
+	// StopLeavesRunning makes Stop succeed without stopping the service.
+	StopLeavesRunning bool
+}
+
+var _ seam.Service = (*Service)(nil)
+
+// NewBootService gives s a boot service described as name, with
+// C:\Program Files as its protected directory.
+func (s *System) NewBootService(name string) *Service {
+	s.BootServiceMechanism = &Service{Startup: Startup{sys: s, Name: name}, Dirs: []string{`C:\Program Files`}}
+	return s.BootServiceMechanism
+}
+
+func (sv *Service) State() (seam.ServiceState, error) { return sv.Now, sv.StateErr }
+
+func (sv *Service) ProtectedDirs() ([]string, error) { return sv.Dirs, sv.DirsErr }
+
+// Install registers the definition; a new service is stopped.
+func (sv *Service) Install(definition []byte) error {
+	if err := sv.Startup.Install(definition); err != nil {
+		return err
+	}
+	if sv.Now.State == "" {
+		sv.Now = seam.ServiceState{State: "stopped"}
+	}
+	return nil
+}
+
+// Start runs it as process 4242, then calls OnStart.
+func (sv *Service) Start() error {
+	if sv.StartErr != nil {
+		return sv.StartErr
+	}
+	sv.Starts++
+	sv.Now = seam.ServiceState{State: "running", PID: 4242}
+	if sv.OnStart != nil {
+		sv.OnStart()
+	}
+	return nil
+}
+
+func (sv *Service) Stop() error {
+	if sv.StopErr != nil {
+		return sv.StopErr
+	}
+	sv.Stops++
+	if !sv.StopLeavesRunning && sv.Now.State != "" {
+		sv.Now = seam.ServiceState{State: "stopped"}
+	}
+	return nil
+}
+
+func (sv *Service) Delete() error {
+	if err := sv.Startup.Delete(); err != nil {
+		return err
+	}
+	sv.Now = seam.ServiceState{}
+	return nil
+}
 
 func (s *System) Holders(context.Context) (*who.Snapshot, error) {
 	s.mu.Lock()

@@ -1,0 +1,457 @@
+package hold_test
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/persist"
+	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// bootExe is tickscope.exe where --persist --boot accepts it: under
+// Program Files, which the fake's boot service protects.
+const bootExe = `C:\Program Files\tickscope\tickscope.exe`
+
+var bootArgs = []string{"apply", "--resolution", "10000", "--no-esc", "--as-service"}
+
+// bootMachine is an elevated Windows machine whose requests are global,
+// with the logon task and the boot service mechanisms and nothing
+// installed, running bootExe.
+func bootMachine(t *testing.T) (*windowsHost, *seamfake.System, *seamfake.Service) {
+	h, sys, _ := persistMachine(t)
+	sys.Exe, sys.IsElevated = bootExe, true
+	return h, sys, sys.NewBootService("Windows service tickscope")
+}
+
+// serviceOf is a service definition for exe, tickscope's (with its marker)
+// or not.
+func serviceOf(exe string, ours bool) []byte {
+	description := "someone else's service"
+	if ours {
+		description = "Holds 1 ms from boot. " + persist.Marker("0.1.0")
+	}
+	return []byte(persist.ServiceText(persist.BootService(exe, []string{"apply", "--resolution", "10000", "--no-esc", "--as-service"}, description)))
+}
+
+func persistBoot(t *testing.T, h *windowsHost, sys *seamfake.System, o hold.PersistOptions) (*hold.PersistResult, error) {
+	t.Helper()
+	o.Boot, o.Version = true, "test"
+	if o.Sleep == nil {
+		o.Sleep = func(time.Duration) {}
+	}
+	return hold.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs, o)
+}
+
+// The refusals of apply --persist --boot: each changes nothing (no
+// install, no start, no stop), and each but the usage errors is an OS-side
+// refusal (exit 1).
+func TestPersistBootRefusals(t *testing.T) {
+	tests := []struct {
+		name   string
+		dryRun bool
+		setUp  func(h *windowsHost, sys *seamfake.System, sv *seamfake.Service)
+		want   string
+	}{
+		{"not elevated", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) { sys.IsElevated = false },
+			"--persist --boot installs a Windows service, which needs an elevated tickscope: run it from a terminal opened with Run as administrator (nothing was changed"},
+		{"per-process requests (Windows 11 without the key)", false, func(h *windowsHost, _ *seamfake.System, _ *seamfake.Service) { h.global = nil },
+			"--persist refused: requests are per-process here (per-process: Windows 10 2004+), so a service at boot would speed up only itself"},
+		{"per-process requests, a dry run too", true, func(h *windowsHost, _ *seamfake.System, _ *seamfake.Service) { h.global = nil },
+			"so a service at boot would speed up only itself"},
+		{"per-process requests, not elevated: the machine's refusal first", false, func(h *windowsHost, sys *seamfake.System, _ *seamfake.Service) {
+			h.global, sys.IsElevated = nil, false
+		}, "so a service at boot would speed up only itself"},
+		{"Windows 10, which ignores the key", false, func(h *windowsHost, _ *seamfake.System, _ *seamfake.Service) { h.build = 19045 },
+			"this build cannot make them global"},
+		{"a foreign service of that name", false, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+			sv.Definition = serviceOf(`C:\tools\TimerResolution.exe`, false)
+			sv.Now = seam.ServiceState{State: "running", PID: 9}
+		}, "a Windows service tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Windows service tickscope by hand"},
+		{"a foreign service, a dry run too", true, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+			sv.Definition = serviceOf(`C:\tools\TimerResolution.exe`, false)
+		}, "that tickscope did not create"},
+		{"an unreadable service definition", false, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+			sv.Definition = []byte("SERVICE_NAME        : tickscope\n")
+		}, "that tickscope did not create"},
+		{"the service manager cannot be read", false, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+			sv.ReadErr = errors.New("OpenSCManagerW: access denied")
+		}, "access denied"},
+		{"outside Program Files", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) { sys.Exe = `C:\Tools\tickscope.exe` },
+			`--persist --boot refused: the service would run C:\Tools\tickscope.exe as NT AUTHORITY\LocalService at every boot, and a folder outside C:\Program Files may let non-administrators replace it`},
+		{"a look-alike of Program Files", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) {
+			sys.Exe = `C:\Program Fileſ\tickscope\tickscope.exe`
+		}, "copy tickscope.exe into C:\\Program Files\\tickscope"},
+		{"out of Program Files by ..", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) {
+			sys.Exe = `C:\Program Files\..\Users\me\tickscope.exe`
+		}, "may let non-administrators replace it"},
+		{"Program Files unknown", false, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+			sv.DirsErr = errors.New("SHGetKnownFolderPath failed")
+		}, "SHGetKnownFolderPath failed"},
+		{"go run's build", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) {
+			sys.Exe = filepath.Join(sys.Temp, "go-build1", "b001", "exe", "tickscope.exe")
+		}, "is a temporary build (go run)"},
+		{"no service mechanism", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) { sys.BootServiceMechanism = nil },
+			"not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, sys, sv := bootMachine(t)
+			tt.setUp(h, sys, sv)
+			before := string(sv.Definition)
+			res, err := persistBoot(t, h, sys, hold.PersistOptions{DryRun: tt.dryRun})
+			if res != nil {
+				t.Errorf("refused with a result: %+v", res)
+			}
+			wantError(t, err, tt.want)
+			if isUsage(err) {
+				t.Errorf("%v is a usage error (exit 2), want exit 1", err)
+			}
+			if sv.Installs+sv.Starts+sv.Stops+sv.Deletes != 0 || string(sv.Definition) != before {
+				t.Errorf("a refusal changed the service: %d installs, %d starts, %d stops, %d deletes", sv.Installs, sv.Starts, sv.Stops, sv.Deletes)
+			}
+			if st := sys.StartupMechanism; st.Installs+st.Starts != 0 {
+				t.Errorf("a refusal touched the logon task")
+			}
+		})
+	}
+}
+
+// The flags: --boot only with --persist, not on Linux (its unit starts at
+// boot already), and --as-service alone; with --persist --boot the service
+// runs apply --as-service with no console flags.
+func TestPlanApplyBoot(t *testing.T) {
+	win := query(t, newWindows(t, "knee-26100"))
+	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	for _, tt := range []struct {
+		name string
+		q    *timerinfo.Report
+		f    hold.ApplyFlags
+		want string
+	}{
+		{"boot without persist", win, hold.ApplyFlags{MS: 1, MSSet: true, Boot: true}, "--boot says that --persist installs a service that holds from boot: give --persist too"},
+		{"boot on Linux", lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, Boot: true}, "--boot: on Linux the systemd unit --persist installs starts at boot already; give --persist alone"},
+		{"as-service with persist", win, hold.ApplyFlags{MS: 1, MSSet: true, AsService: true, Persist: true}, "--as-service is the boot service's own command line"},
+		{"as-service with for", win, hold.ApplyFlags{MS: 1, MSSet: true, AsService: true, For: time.Second, ForSet: true}, "not with --persist, --for"},
+		{"as-service with as-startup", win, hold.ApplyFlags{MS: 1, MSSet: true, AsService: true, AsStartup: true}, "--as-startup"},
+		{"as-service on the model", win, hold.ApplyFlags{MS: 1, MSSet: true, AsService: true, Simulated: true}, "not with --persist, --listen, --no-console or --as-service, which reach this machine"},
+		{"boot with while", win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, Boot: true, While: "game.exe", WhileSet: true}, "--boot and --while game.exe: the boot service holds from boot"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := hold.PlanApply(tt.q, tt.f)
+			if plan != nil || !isUsage(err) {
+				t.Fatalf("PlanApply = %+v, %v; want a usage error", plan, err)
+			}
+			wantError(t, err, tt.want)
+		})
+	}
+	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, Boot: true})
+	if err != nil || plan.Kind != hold.InstallHolder || strings.Join(plan.HolderArgs, " ") != strings.Join(bootArgs, " ") {
+		t.Errorf("--persist --boot: %+v, %v", plan, err)
+	}
+	plan, err = hold.PlanApply(win, hold.ApplyFlags{Resolution: 10000, ResolutionSet: true, NoEsc: true, AsService: true})
+	if err != nil || plan.Kind != hold.ServeBoot || plan.Setting.Resolution100ns != 10000 {
+		t.Errorf("the service's own command line: %+v, %v", plan, err)
+	}
+}
+
+func TestPersistBootInstallsAndStarts(t *testing.T) {
+	tests := []struct {
+		name        string
+		setUp       func(h *windowsHost, sys *seamfake.System, sv *seamfake.Service)
+		onStart     func(h *windowsHost, sv *seamfake.Service)
+		wantRunning bool
+		wantStops   int
+		wantWarning string
+	}{
+		{"fresh", nil, func(h *windowsHost, _ *seamfake.Service) { h.current = 10000 }, true, 0, ""},
+		{"replaces its own running service, stopped first", func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+			sv.Definition = serviceOf(`C:\Program Files\old\tickscope.exe`, true)
+			sv.Now = seam.ServiceState{State: "running", PID: 7}
+		}, func(h *windowsHost, _ *seamfake.Service) { h.current = 10000 }, true, 1, ""},
+		{"the service stops instead of holding", nil, func(_ *windowsHost, sv *seamfake.Service) {
+			sv.Now = seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true}
+		}, false, 0, "the service stopped instead of holding (service-specific exit code 1): its reason is in the Application event log, source tickscope"},
+		{"running, the setting not in force", nil, func(h *windowsHost, _ *seamfake.Service) { h.current = 156250 }, false, 0,
+			"the setting did not appear within 10 s of starting the service"},
+		{"start fails", func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+			sv.StartErr = errors.New("StartServiceW: the account name is invalid")
+		},
+			nil, false, 0, "starting it now failed: StartServiceW: the account name is invalid (it will start at the next boot)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, sys, sv := bootMachine(t)
+			if tt.setUp != nil {
+				tt.setUp(h, sys, sv)
+			}
+			if tt.onStart != nil {
+				sv.OnStart = func() { tt.onStart(h, sv) }
+			}
+			res, err := persistBoot(t, h, sys, hold.PersistOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Running != tt.wantRunning || sv.Stops != tt.wantStops || sv.Installs != 1 {
+				t.Errorf("Persist = %+v; %d stops, %d installs", res, sv.Stops, sv.Installs)
+			}
+			if tt.wantRunning && res.PID != 4242 {
+				t.Errorf("pid %d, want the service's 4242", res.PID)
+			}
+			installed, err := persist.ParseService(string(sv.Definition))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if exe, args := installed.Words(); exe != bootExe || strings.Join(args, " ") != strings.Join(bootArgs, " ") ||
+				installed.Account != `NT AUTHORITY\LocalService` || !installed.Installed().Ours() || installed.StartType != persist.SERVICE_AUTO_START {
+				t.Errorf("installed %+v", installed)
+			}
+			if res.When != "boot" || res.Account != `NT AUTHORITY\LocalService` || res.Startup != "Windows service tickscope" || res.ElevatedUser {
+				t.Errorf("result %+v", res)
+			}
+			if st := sys.StartupMechanism; st.Installs+st.Starts != 0 {
+				t.Error("--boot touched the logon task")
+			}
+			warnings := strings.Join(report.PersistWarnings(res), "\n")
+			if (tt.wantWarning == "") != (warnings == "") || !strings.Contains(warnings, tt.wantWarning) {
+				t.Errorf("warnings %q, want %q", warnings, tt.wantWarning)
+			}
+		})
+	}
+}
+
+// A dry run prints the service as sc qc would show it, changes nothing,
+// and needs no elevation.
+func TestPersistBootDryRun(t *testing.T) {
+	h, sys, sv := bootMachine(t)
+	sys.IsElevated = false
+	sv.Definition = serviceOf(`C:\Program Files\old\tickscope.exe`, true)
+	sv.Now = seam.ServiceState{State: "running", PID: 7}
+	res, err := persistBoot(t, h, sys, hold.PersistOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`BINARY_PATH_NAME    : "C:\Program Files\tickscope\tickscope.exe" apply --resolution 10000 --no-esc --as-service`,
+		`SERVICE_START_NAME  : NT AUTHORITY\LocalService`,
+		"START_TYPE          : AUTO_START",
+		"[tickscope holder, build test]",
+	} {
+		if !strings.Contains(res.Definition, want) {
+			t.Errorf("the dry run lacks %q:\n%s", want, res.Definition)
+		}
+	}
+	if len(res.Notes) != 1 || res.Notes[0] != "installing it needs an elevated tickscope" {
+		t.Errorf("notes %q", res.Notes)
+	}
+	if sv.Installs+sv.Starts+sv.Stops != 0 || sv.Now.State != "running" {
+		t.Errorf("a dry run changed the service")
+	}
+}
+
+// A service manager that keeps no privilege list (Wine's) is said, not
+// hidden.
+func TestPersistBootSaysWhenPrivilegesAreNotRestricted(t *testing.T) {
+	h, sys, sv := bootMachine(t)
+	sv.OnStart = func() { h.current = 10000 }
+	res, err := persistBoot(t, h, sys, hold.PersistOptions{})
+	if err != nil || len(res.Notes) != 0 {
+		t.Fatalf("with the list kept: %+v, %v", res, err)
+	}
+	h, sys, sv = bootMachine(t)
+	sv.OnStart = func() { h.current = 10000 }
+	unrestricted := &unrestrictingService{Service: sv}
+	sys.BootServiceMechanism = nil
+	res, err = hold.Persist(h, &bootSystem{System: sys, sv: unrestricted}, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs,
+		hold.PersistOptions{Boot: true, Version: "test", Sleep: func(time.Duration) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], `the service manager keeps no list of required privileges here, so the service has all of NT AUTHORITY\LocalService's privileges, not only SeChangeNotifyPrivilege`) {
+		t.Errorf("notes %q", res.Notes)
+	}
+}
+
+// unrestrictingService is a service manager that drops the privilege list
+// it is given, as Wine's does.
+type unrestrictingService struct{ *seamfake.Service }
+
+func (u *unrestrictingService) Install(definition []byte) error {
+	s, err := persist.ParseService(string(definition))
+	if err != nil {
+		return err
+	}
+	s.Privileges = nil
+	return u.Service.Install([]byte(persist.ServiceText(s)))
+}
+
+type bootSystem struct {
+	*seamfake.System
+	sv seam.Service
+}
+
+func (b *bootSystem) BootService() seam.Service { return b.sv }
+
+func TestInsideDir(t *testing.T) {
+	for _, tt := range []struct {
+		path, dir string
+		want      bool
+	}{
+		{`C:\Program Files\tickscope\tickscope.exe`, `C:\Program Files`, true},
+		{`c:\program files\tickscope\tickscope.exe`, `C:\Program Files`, true},
+		{`C:/Program Files/tickscope.exe`, `C:\Program Files\`, true},
+		{`C:\Program Files (x86)\tickscope.exe`, `C:\Program Files`, false},
+		{`C:\Program Files`, `C:\Program Files`, false},
+		{`C:\Program FilesX\tickscope.exe`, `C:\Program Files`, false},
+		{`C:\Program Fileſ\tickscope.exe`, `C:\Program Files`, false},
+		{`C:\Program Files\..\tickscope.exe`, `C:\Program Files`, false},
+		{`C:\Program Files\.\tickscope.exe`, `C:\Program Files`, false},
+		{`C:\Program Files\\tickscope.exe`, `C:\Program Files`, false},
+		{`\\?\C:\Program Files\tickscope.exe`, `C:\Program Files`, false},
+		{`\\server\share\Program Files\tickscope.exe`, `C:\Program Files`, false},
+		{`D:\Program Files\tickscope.exe`, `C:\Program Files`, false},
+		{`C:\Program Files\tickscope.exe`, ``, false},
+	} {
+		if got := hold.InsideDir(tt.path, tt.dir); got != tt.want {
+			t.Errorf("InsideDir(%q, %q) = %v, want %v", tt.path, tt.dir, got, tt.want)
+		}
+	}
+}
+
+// The service holds under the service manager: it says it runs only once
+// the setting is held, and the manager's Stop releases it.
+func TestHoldAsService(t *testing.T) {
+	h := newWindows(t, "knee-26100")
+	h.global = one()
+	sys := &seamfake.System{}
+	var periodWhileRunning uint32
+	sys.OnServiceRunning = func(stop func()) {
+		periodWhileRunning = h.Observe().Current100ns
+		stop()
+	}
+	if err := hold.HoldAsService(h, sys, timerinfo.Setting{Resolution100ns: 10000}); err != nil {
+		t.Fatal(err)
+	}
+	if sys.ServedAs != "tickscope" || !sys.ServedRunning {
+		t.Errorf("served as %q, running %v", sys.ServedAs, sys.ServedRunning)
+	}
+	if periodWhileRunning > 10000 || periodWhileRunning == 0 {
+		t.Errorf("the period while the service ran: %d, want 10000 or finer", periodWhileRunning)
+	}
+	if now := h.Observe().Current100ns; now <= 10000 {
+		t.Errorf("the period after the stop: %d, want it released", now)
+	}
+	log := strings.Join(sys.ServiceLog, "\n")
+	for _, want := range []string{"info: holding 1.0000 ms (10000 x 100ns) (granted 0.9998 ms)", "as the tickscope service; it reaches every process", "info: released 1.0000 ms (10000 x 100ns) after 0s: the service manager stopped the service (0 re-applies)"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the service's log lacks %q:\n%s", want, log)
+		}
+	}
+	// Started by anything but the service manager, it fails at once.
+	sys = &seamfake.System{RunServiceErr: errors.New("this process was not started by the service manager")}
+	if err := hold.HoldAsService(h, sys, timerinfo.Setting{Resolution100ns: 10000}); err == nil || sys.ServedRunning {
+		t.Errorf("outside the service manager: %v, running %v", err, sys.ServedRunning)
+	}
+}
+
+// startup remove stops the boot service (which releases its setting) and
+// deletes it, elevated; it leaves a service of that name tickscope did not
+// create alone, and without elevation changes nothing.
+func TestRemoveStartupWithTheBootService(t *testing.T) {
+	tests := []struct {
+		name     string
+		elevated bool
+		task     []byte
+		service  []byte
+		state    seam.ServiceState
+		want     hold.ServiceRemoval
+		wantTask bool // the task was deleted
+		wantErr  string
+	}{
+		{"nothing", false, nil, nil, seam.ServiceState{}, hold.ServiceRemoval{}, false, ""},
+		{"running", true, nil, serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+			hold.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, false, ""},
+		{"stopped", true, nil, serviceOf(bootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
+			hold.ServiceRemoval{Installed: true, Deleted: true}, false, ""},
+		{"and the logon task", true, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+			hold.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, true, ""},
+		{"not elevated", false, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+			hold.ServiceRemoval{}, false, "stopping and deleting a service needs an elevated tickscope"},
+		{"a foreign service", true, taskOf(t, windowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
+			hold.ServiceRemoval{}, false, "the Windows service tickscope was not created by tickscope: it is left alone; delete it by hand, elevated, with: delete Windows service tickscope by hand"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, sys, sv := bootMachine(t)
+			h.global = nil
+			sys.IsElevated = tt.elevated
+			st := sys.StartupMechanism
+			st.Definition, sv.Definition, sv.Now = tt.task, tt.service, tt.state
+			res, err := hold.RemoveStartup(h, sys)
+			if tt.wantErr != "" {
+				wantError(t, err, tt.wantErr)
+				if sv.Stops+sv.Deletes+st.Stops+st.Deletes != 0 || sv.Now != tt.state {
+					t.Errorf("a refusal changed something: service %d stops %d deletes, task %d stops %d deletes", sv.Stops, sv.Deletes, st.Stops, st.Deletes)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.want.Service = "Windows service tickscope"
+			if res.Service == nil || *res.Service != tt.want {
+				t.Errorf("service removal %+v, want %+v", res.Service, tt.want)
+			}
+			if res.Deleted != tt.wantTask {
+				t.Errorf("task deleted %v, want %v", res.Deleted, tt.wantTask)
+			}
+			if tt.want.Installed && (sv.Definition != nil || sv.Now.State != "") {
+				t.Errorf("the service is still there: %+v", sv.Now)
+			}
+		})
+	}
+}
+
+// status reads the boot service: installed, whose, what it runs and as
+// whom, its state, how it last stopped, and stale when it runs another
+// tickscope.exe than this one.
+func TestStatusReadsTheBootService(t *testing.T) {
+	tests := []struct {
+		name       string
+		definition []byte
+		state      seam.ServiceState
+		want       hold.StartupState
+	}{
+		{"nothing", nil, seam.ServiceState{}, hold.StartupState{}},
+		{"running", serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+			hold.StartupState{Installed: true, Ours: true, Exe: bootExe, Holds: "--resolution 10000", Running: true, PID: 31, State: "running", Account: `NT AUTHORITY\LocalService`}},
+		{"stopped with an error", serviceOf(bootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
+			hold.StartupState{Installed: true, Ours: true, Exe: bootExe, Holds: "--resolution 10000", State: "stopped", Exit: "service-specific exit code 1", Account: `NT AUTHORITY\LocalService`}},
+		{"another tickscope.exe", serviceOf(`C:\Program Files\old\tickscope.exe`, true), seam.ServiceState{State: "stopped"},
+			hold.StartupState{Installed: true, Ours: true, Exe: `C:\Program Files\old\tickscope.exe`, Holds: "--resolution 10000", State: "stopped", Stale: true, Account: `NT AUTHORITY\LocalService`}},
+		{"foreign", serviceOf(`C:\tools\x.exe`, false), seam.ServiceState{State: "running", PID: 8},
+			hold.StartupState{Installed: true, Exe: `C:\tools\x.exe`, Holds: "--resolution 10000", Running: true, PID: 8, State: "running", Stale: true, Account: `NT AUTHORITY\LocalService`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, sys, sv := bootMachine(t)
+			sv.Definition, sv.Now = tt.definition, tt.state
+			got := hold.ReadBootService(sys)
+			got.Args = nil
+			tt.want.Mechanism = "Windows service tickscope"
+			if !reflect.DeepEqual(*got, tt.want) {
+				t.Errorf("ReadBootService = %+v\nwant %+v", *got, tt.want)
+			}
+		})
+	}
+	if got := hold.ReadBootService(&seamfake.System{}); got != nil {
+		t.Errorf("no boot service: %+v, want nil", got)
+	}
+}
