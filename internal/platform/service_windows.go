@@ -257,8 +257,13 @@ func (s bootService) State() (seam.ServiceState, error) {
 			return &seam.OSError{Call: "QueryServiceStatusEx(" + s.name + ")", Err: err}
 		}
 		state = seam.ServiceState{State: stateName(status.State), PID: int(status.ProcessId), ExitCode: status.Win32ExitCode}
-		if status.Win32ExitCode == uint32(windows.ERROR_SERVICE_SPECIFIC_ERROR) {
+		switch status.Win32ExitCode {
+		case uint32(windows.ERROR_SERVICE_SPECIFIC_ERROR):
 			state.ExitCode, state.ServiceSpecific = status.ServiceSpecificExitCode, true
+		case uint32(windows.ERROR_SERVICE_NEVER_STARTED):
+			// What a service that has not run since the manager started
+			// reports: no exit at all.
+			state.ExitCode = 0
 		}
 		return nil
 	})

@@ -328,8 +328,10 @@ func WriteBootService(w io.Writer, s *hold.StartupState) {
 	switch {
 	case s.PID != 0:
 		state += fmt.Sprintf(" (process %d)", s.PID)
-	case s.Exit != "":
+	case s.Exit != "" && s.Ours:
 		state += " (" + s.Exit + "; the Application event log, source " + persist.ServiceName + ", says why)"
+	case s.Exit != "":
+		state += " (" + s.Exit + ")"
 	}
 	if s.State == "running" && s.Ours {
 		if s.InForce {
