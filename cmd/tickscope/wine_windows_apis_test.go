@@ -24,7 +24,6 @@ func wineWindowsAPIs(t *testing.T, w *wineSetup) {
 		{"lock-access-denied", "TestAMutexThatDeniesAccessIsHeld"},
 		{"holder-probe", "TestHolderProbeNeverTakesTheLock"},
 		{"end-holder-refuses", "TestEndHolderRefusesAProcessThatIsNotTickscope"},
-		{"holder-exited", "TestAnOpenMutexIsHeldOnlyWhileTheRecordedProcessRuns"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := w.commandWithin(wineCommandDeadline, prefix, w.wine, exe, "-test.run", "^"+c.test+"$", "-test.count=1", "-test.v")

@@ -218,16 +218,13 @@ func (system) Lock(name string) (release func(), err error) {
 	}, nil
 }
 
-// heldHolder tells whether the startup holder runs. Its mutex is probed
-// without being created (CreateMutexW would, and a holder starting at that
-// instant would find it there): OpenMutexW with SYNCHRONIZE, the least
-// access, fails with ERROR_FILE_NOT_FOUND when no mutex of the name
-// exists, and with ERROR_ACCESS_DENIED when one does whose security
-// descriptor denies even that, an elevated holder's to a process that is
-// not elevated ("OpenMutexW function", Microsoft Learn): held. A mutex
-// that opens says less: a probe or a refused Lock keeps it open for an
-// instant after its holder exited, so it counts as held only while the
-// process the record names still runs.
+// heldHolder tells whether the startup holder's mutex exists, without
+// creating it (CreateMutexW would, and a holder starting at that instant
+// would find it there): OpenMutexW with SYNCHRONIZE, the least access,
+// fails with ERROR_FILE_NOT_FOUND when no mutex of the name exists, and
+// with ERROR_ACCESS_DENIED when one does whose security descriptor denies
+// even that, an elevated holder's to a process that is not elevated
+// ("OpenMutexW function", Microsoft Learn).
 func heldHolder() (heldLock, bool) {
 	name, err := windows.UTF16PtrFromString(mutexName(seam.HolderLock))
 	if err != nil {
@@ -237,31 +234,10 @@ func heldHolder() (heldLock, bool) {
 	switch {
 	case err == nil:
 		windows.CloseHandle(h)
-		rec := readRecord(seam.HolderLock)
-		return rec, processRuns(rec.PID)
 	case !errors.Is(err, windows.ERROR_ACCESS_DENIED):
 		return heldLock{}, false
 	}
 	return readRecord(seam.HolderLock), true
-}
-
-// processRuns tells whether process pid runs: a process object is
-// signalled when the process ends, so waiting on it for no time times out
-// while it runs ("WaitForSingleObject function", Microsoft Learn).
-// OpenProcess fails with ERROR_INVALID_PARAMETER for an id no process
-// has, and with ERROR_ACCESS_DENIED for a process that exists but whose
-// security descriptor denies SYNCHRONIZE to the caller: that one runs.
-func processRuns(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := windows.OpenProcess(windows.SYNCHRONIZE, false, uint32(pid))
-	if err != nil {
-		return errors.Is(err, windows.ERROR_ACCESS_DENIED)
-	}
-	defer windows.CloseHandle(p)
-	event, _ := windows.WaitForSingleObject(p, 0)
-	return event == waitTimedOut
 }
 
 func (system) Holder() (pid int, running bool) {
