@@ -19,23 +19,34 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 	return newProcScanner("/proc", programs)
 }
 
-// A procScanner finds the processes of named programs in /proc, at a cost
-// of about one system call per user process a scan, so that a holder that
-// scans every second stays near idle:
-//   - the process ids come from one getdents pass over /proc, on a
-//     directory descriptor kept open;
+// A procScanner finds the processes of named programs in /proc, reading
+// as little as a scan every second allows (BENCHMARKS.md measures it):
+//   - /proc/loadavg's last process id, read first with pread on a
+//     descriptor kept open, changes whenever any process or thread is
+//     created: while it stays (at this scan and the one before), no
+//     process is new, and /proc is not listed;
+//     otherwise, and every fullScanEvery scans whatever it says, the
+//     process ids come from one getdents pass over /proc, on a directory
+//     descriptor kept open;
 //   - a process seen for the first time has its stat read once: a kernel
 //     thread (PF_KTHREAD) runs no program and is not read again;
-//   - a user process's comm (/proc/PID/comm) is read at every scan, with
-//     pread on a descriptor kept open: comm changes when the process
-//     executes another program (a launcher or a shell script that execs
-//     the game keeps its process id), and a descriptor kept open names the
+//   - a user process's comm (/proc/PID/comm) is read with pread on a
+//     descriptor kept open: comm changes when the process executes another
+//     program, keeping its id, and a descriptor kept open names the
 //     process, not the number, so a read of one that has exited fails with
-//     ESRCH even when its id was taken again;
+//     ESRCH even when its id was taken again. It is read at every scan for
+//     a process of a watched program (to see it exit) and for one first
+//     seen fewer than youngScans scans ago (a launcher forks, then
+//     executes the game within moments); any other process's, once every
+//     rotateScans scans, by its id: a shell that has run for a while and
+//     then executes the game is seen within rotateScans seconds, not one;
 //   - only a process whose comm is a watched program's has its executable
 //     (/proc/PID/exe) and its stat read, for a name longer than comm
 //     holds, a program named by its path, its state (a zombie has exited)
 //     and its start time.
+//
+// Reading every user process's comm at every scan, as a first version did,
+// cost this machine's holder twice the CPU (BENCHMARKS.md).
 //
 // The alternatives: the netlink process connector announces every fork,
 // exec and exit, but needs CAP_NET_ADMIN in the initial user namespace,
@@ -55,7 +66,23 @@ type procScanner struct {
 	// boot is when the machine booted, read once so that a process's
 	// start time is the same at every scan.
 	boot time.Time
+	// loadavg is a descriptor on /proc/loadavg (-1 when it could not be
+	// opened), lastPID its last process id at the last listing of /proc,
+	// and lastFull the scan that listed it.
+	loadavg  int
+	lastPID  []byte
+	lastFull uint64
+	// createdBefore is set when the scan before saw the last process id
+	// change.
+	createdBefore bool
 }
+
+// How often a scanner reads what (procScanner), in scans.
+const (
+	fullScanEvery = 10
+	youngScans    = 5
+	rotateScans   = 10
+)
 
 // maxKeptComm bounds the descriptors a scanner keeps open, well inside
 // the soft limit Go sets for itself (it raises RLIMIT_NOFILE to the hard
@@ -90,7 +117,10 @@ type procEntry struct {
 	comm int
 	// kernel is set for a kernel thread, whose comm is not read again.
 	kernel bool
-	seen   uint64
+	// seen is the last scan that saw it, first the first; matched is set
+	// while it runs a watched program.
+	seen, first uint64
+	matched     bool
 }
 
 func newProcScanner(root string, programs []string) (*procScanner, error) {
@@ -99,6 +129,9 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 		return nil, &seam.OSError{Call: "open " + root, Err: err}
 	}
 	sc := &procScanner{root: root, dir: dir, buf: make([]byte, 32<<10), entries: map[int]*procEntry{}, boot: bootTime()}
+	if sc.loadavg, err = unix.Open(root+"/loadavg", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+		sc.loadavg = -1
+	}
 	for _, program := range programs {
 		base := filepath.Base(program)
 		p := procProgram{comm: base[:min(len(base), commLen)]}
@@ -121,14 +154,36 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 		return nil, errors.New("scan after Close")
 	}
 	sc.scan++
-	pids, err := sc.readPIDs()
-	if err != nil {
-		return nil, err
+	// A process id is allocated a moment before the process shows in
+	// /proc: /proc is listed again at the scan after a change too.
+	created := sc.processCreated()
+	full := created || sc.createdBefore || sc.lastFull == 0 || sc.scan-sc.lastFull >= fullScanEvery
+	sc.createdBefore = created
+	var pids []int
+	if full {
+		var err error
+		if pids, err = sc.readPIDs(); err != nil {
+			return nil, err
+		}
+		sc.lastFull = sc.scan
+	} else {
+		pids = make([]int, 0, len(sc.entries))
+		for pid := range sc.entries {
+			pids = append(pids, pid)
+		}
 	}
 	var out []seam.ProgramProcess
 	name := make([]byte, 64)
 	for _, pid := range pids {
+		if e := sc.entries[pid]; e != nil && !e.matched && sc.scan-e.first >= youngScans && uint64(pid)%rotateScans != sc.scan%rotateScans {
+			e.seen = sc.scan
+			continue
+		}
 		comm, ok := sc.readComm(pid, name)
+		e := sc.entries[pid]
+		if e != nil {
+			e.matched = false
+		}
 		if !ok {
 			continue
 		}
@@ -136,23 +191,49 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 			if string(comm) != p.comm {
 				continue
 			}
-			started, running := sc.matches(pid, p)
-			if running {
+			if started, running := sc.matches(pid, p); running {
 				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started})
+				e.matched = true
 				break
 			}
 		}
 	}
-	for pid, e := range sc.entries {
-		if e.seen != sc.scan {
-			if e.comm >= 0 {
-				unix.Close(e.comm)
-				sc.kept--
+	if full {
+		for pid, e := range sc.entries {
+			if e.seen != sc.scan {
+				if e.comm >= 0 {
+					unix.Close(e.comm)
+					sc.kept--
+				}
+				delete(sc.entries, pid)
 			}
-			delete(sc.entries, pid)
 		}
 	}
 	return out, nil
+}
+
+// processCreated reports whether a process or thread may have been
+// created since /proc was last listed: /proc/loadavg's last field, the
+// last process id allocated, changed (or cannot be read).
+func (sc *procScanner) processCreated() bool {
+	if sc.loadavg < 0 {
+		return true
+	}
+	buf := make([]byte, 128)
+	n, err := unix.Pread(sc.loadavg, buf, 0)
+	if err != nil || n == 0 {
+		return true
+	}
+	fields := bytes.Fields(buf[:n])
+	if len(fields) != 5 {
+		return true
+	}
+	last := fields[4]
+	if bytes.Equal(last, sc.lastPID) {
+		return false
+	}
+	sc.lastPID = append(sc.lastPID[:0], last...)
+	return true
 }
 
 // readPIDs lists the process ids in /proc: the directories whose names
@@ -241,7 +322,7 @@ func (sc *procScanner) readComm(pid int, buf []byte) ([]byte, bool) {
 		if !ok {
 			return nil, false
 		}
-		e = &procEntry{comm: -1, kernel: kernel, seen: sc.scan}
+		e = &procEntry{comm: -1, kernel: kernel, seen: sc.scan, first: sc.scan}
 		sc.entries[pid] = e
 		if kernel {
 			return nil, false
@@ -378,6 +459,10 @@ func (sc *procScanner) Close() {
 		delete(sc.entries, pid)
 	}
 	sc.kept = 0
+	if sc.loadavg >= 0 {
+		unix.Close(sc.loadavg)
+		sc.loadavg = -1
+	}
 	if sc.dir >= 0 {
 		unix.Close(sc.dir)
 		sc.dir = -1

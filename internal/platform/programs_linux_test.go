@@ -189,3 +189,77 @@ func BenchmarkScanPrograms(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(sc.(*procScanner).entries)), "processes")
 }
+
+// TestScanSeesAnOldProcessExec: a process that has run for longer than
+// youngScans scans and then executes the program keeps its id; the scan
+// that re-reads its comm in turn finds it, within rotateScans scans.
+func TestScanSeesAnOldProcessExec(t *testing.T) {
+	dir := t.TempDir()
+	prog := program(t, dir, "tswold"+strconv.Itoa(os.Getpid()))
+	sc, err := system{}.ScanPrograms([]string{filepath.Base(prog)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	marker := filepath.Join(dir, "go")
+	shell := exec.Command("/bin/sh", "-c", `while [ ! -e "$1" ]; do sleep 0.05; done; exec "$0" 30`, prog, marker)
+	if err := shell.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { shell.Process.Kill(); shell.Wait() }()
+	time.Sleep(100 * time.Millisecond)
+	for range youngScans + 1 {
+		if _, ok := scanFor(t, sc)[shell.Process.Pid]; ok {
+			t.Fatal("the shell matched before it executed the program")
+		}
+	}
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	for n := 1; ; n++ {
+		if p, ok := scanFor(t, sc)[shell.Process.Pid]; ok {
+			if p.Program != 0 {
+				t.Errorf("found as program %d", p.Program)
+			}
+			t.Logf("found at the %d. scan after it executed the program", n)
+			break
+		}
+		if n == rotateScans {
+			t.Fatalf("not found %d scans after it executed the program", n)
+		}
+	}
+}
+
+// TestScanListsProcAfterACreation: /proc is listed again only when the
+// last process id has changed (at that scan or the one before), or every
+// fullScanEvery scans.
+func TestScanListsProcAfterACreation(t *testing.T) {
+	sc, err := newProcScanner("/proc", []string{"tickscope-absent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	sc.Scan()
+	if sc.lastFull != 1 {
+		t.Fatalf("the first scan did not list /proc")
+	}
+	// A process created now changes the last process id: the next two
+	// scans list /proc.
+	if err := exec.Command("true").Run(); err != nil {
+		t.Skip(err)
+	}
+	sc.Scan()
+	sc.Scan()
+	if sc.lastFull != 3 {
+		t.Errorf("after a process was created, /proc was last listed at scan %d, want 3", sc.lastFull)
+	}
+	// This machine is shared: a process anyone creates lists /proc again.
+	// At most fullScanEvery scans pass without a listing.
+	for range 3 * fullScanEvery {
+		sc.Scan()
+		if sc.scan-sc.lastFull >= fullScanEvery {
+			t.Fatalf("scan %d: /proc last listed at scan %d", sc.scan, sc.lastFull)
+		}
+	}
+}

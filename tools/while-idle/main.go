@@ -16,8 +16,13 @@
 // BENCHMARKS.md's rows. CPU time is the process's own, not the wall
 // clock's: the machine may be loaded.
 //
+// A scan lists /proc only when a process or thread was created since the
+// scan before (/proc/loadavg's last process id): -churn starts a process
+// every 200 ms for the whole run, so that every scan lists /proc, as on a
+// busy machine.
+//
 //	go build -o /tmp/tickscope ./cmd/tickscope
-//	go run ./tools/while-idle -exe /tmp/tickscope [-for 10m]
+//	go run ./tools/while-idle -exe /tmp/tickscope [-for 10m] [-churn]
 package main
 
 import (
@@ -44,7 +49,15 @@ func main() {
 	exe := flag.String("exe", "tickscope", "the tickscope binary")
 	span := flag.Duration("for", 10*time.Minute, "how long to measure, after -settle")
 	settle := flag.Duration("settle", 10*time.Second, "how long the holders run before measuring (start-up is not idle)")
+	churn := flag.Bool("churn", false, "start a process every 200 ms, so that every scan lists /proc")
 	flag.Parse()
+	if *churn {
+		go func() {
+			for range time.Tick(200 * time.Millisecond) {
+				exec.Command("true").Run()
+			}
+		}()
+	}
 	if err := run(*exe, *span, *settle); err != nil {
 		fmt.Fprintln(os.Stderr, "while-idle:", err)
 		os.Exit(1)
