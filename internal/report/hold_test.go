@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
@@ -12,7 +13,7 @@ import (
 )
 
 func TestHoldTexts(t *testing.T) {
-	zero := int32(0)
+	zero, dflt := int32(0), int32(timerinfo.DMALatencyDefaultUs)
 	one := uint32(1)
 	check := &hold.WaitCheck{Method: "sleep", DelayNs: 1e6, Samples: 50, P50Ns: 1_996_000, P99Ns: 2_500_000}
 	perProcess := &timerinfo.Windows{Build: 26100, RequestModel: timerinfo.RequestModelPerProcess}
@@ -37,6 +38,32 @@ func TestHoldTexts(t *testing.T) {
 			report.WriteReleased(b, &hold.HoldReport{HeldNs: 1_000_400_000, EndedBy: "for"})
 		},
 			"released after 1s (--for elapsed)\n"},
+		{"waiting", func(b *bytes.Buffer) {
+			report.WriteWaiting(b, &hold.HoldReport{Requested: timerinfo.Setting{CPUDMALatencyUs: &zero}, Until: "Ctrl+C",
+				While: &hold.WhileReport{Programs: []string{"game", "/opt/x"}, ScanEveryNs: 1e9}})
+		}, "waiting for game, /opt/x (looked for every 1s): nothing is held until one runs\n  requested      cpu_dma_latency 0 µs\n" +
+			"  reaches        every CPU's idle-state choice, while one of the programs runs\nwatching until Ctrl+C\n"},
+		{"a program starts: held", func(b *bytes.Buffer) {
+			after := int64(520e6)
+			report.WriteProgramEvent(b, hold.WhileState{Holding: true}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.Local), Event: hold.EventStarted,
+				Program: "game.exe", PID: 42, NoticedAfterNs: &after, Setting: hold.SettingHeld, Granted: &timerinfo.Setting{Resolution100ns: 9998}, Check: check})
+		}, "03:04:05.006  game.exe (pid 42) started 0.52s ago: holding, granted 0.9998 ms\n" +
+			"  check          sleep 1 ms takes p50 1.9960 ms, p99 2.5000 ms now (50 waits, measured)\n"},
+		{"another starts", func(b *bytes.Buffer) {
+			report.WriteProgramEvent(b, hold.WhileState{Holding: true, Running: []hold.ProgramRunning{{Program: "a", PID: 1}, {Program: "b", PID: 2}}},
+				&hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventStarted, Program: "b", PID: 2})
+		}, "03:04:05.000  b (pid 2) started: holding for a (pid 1), b (pid 2)\n"},
+		{"the last exits: released", func(b *bytes.Buffer) {
+			report.WriteProgramEvent(b, hold.WhileState{}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventExited,
+				Program: "game", PID: 7, Setting: hold.SettingReleased, InForce: &timerinfo.Setting{CPUDMALatencyUs: &dflt}})
+		}, "03:04:05.000  game (pid 7) exited: released, cpu_dma_latency 2000000000 µs in force now\n"},
+		{"a take fails", func(b *bytes.Buffer) {
+			report.WriteProgramEvent(b, hold.WhileState{}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventStarted,
+				Program: "game", PID: 7, Setting: hold.SettingFailed, Error: "denied\x1b[2J"})
+		}, "03:04:05.000  game (pid 7) started: holding failed: denied\\x1b[2J\n"},
+		{"ended, --while", func(b *bytes.Buffer) {
+			report.WriteReleased(b, &hold.HoldReport{HeldNs: 7e9, EndedBy: "signal", While: &hold.WhileReport{Holds: 2, HeldNs: 3.5e9}})
+		}, "ended after 7s (interrupted): the setting was held 3.5s in all, taken 2 times\n"},
 		{"removed a holder whose pid is unreadable", func(b *bytes.Buffer) {
 			report.WriteRemove(b, &hold.RemoveResult{Startup: "task", Ended: true})
 		}, "ended the holder (its process id was unreadable)\n"},
@@ -84,6 +111,11 @@ func TestStatusStartupLines(t *testing.T) {
 			[]string{"  state          running (process 4), the timer is at what it holds or finer\n", "  last logged    holding until the process is ended\n"}},
 		{"running, not holding", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4},
 			[]string{"  state          running (process 4), the timer is not at what it holds\n"}},
+		{"waiting for its programs", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4, While: []string{"game.exe", "other.exe"}},
+			[]string{"  while          game.exe, other.exe\n", "  state          running (process 4), waiting for game.exe, other.exe (nothing held)\n"}},
+		{"holding for a program", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4, InForce: true, While: []string{"game.exe"},
+			HoldingFor: []hold.ProgramRunning{{Program: "game.exe", PID: 4242}}},
+			[]string{"  state          running (process 4), holding for game.exe (pid 4242), the timer is at what it holds or finer\n"}},
 		{"stopped, its error logged", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Stale: true, Log: "tickscope: error: another startup holder runs"},
 			[]string{"stale: it runs another executable than this tickscope's holder", "  state          not running\n", "  last logged    tickscope: error: another startup holder runs\n"}},
 	}

@@ -206,7 +206,7 @@ func SimulatedPrefix(scenario string) string {
 
 // WriteScenarios lists the model's scenarios (--simulate list).
 func WriteScenarios(w io.Writer, scenarios []winmodel.Scenario) {
-	fmt.Fprintln(w, SimulatedLabel+"scenarios of the model of Windows timers (--simulate NAME with measure, bench, curve or ui):")
+	fmt.Fprintln(w, SimulatedLabel+"scenarios of the model of Windows timers (--simulate NAME with measure, bench, curve, apply or ui):")
 	for _, sc := range scenarios {
 		fmt.Fprintf(w, "%s%-16s %s\n", SimulatedLabel, sc.Name, sc.Summary)
 	}
