@@ -3,16 +3,15 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/analysis"
 	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 )
 
 func (a *app) analyzeCommand() *cobra.Command {
-	var j plan.JudgeFlags
+	var j measure.JudgeFlags
 	cmd := &cobra.Command{
 		Use:     "analyze FILE",
 		Aliases: []string{"report"},
@@ -37,7 +36,7 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 			f, err := rawfile.ReadFileContext(cmd.Context(), args[0])
 			if err != nil {
 				return options.FileError(args[0], err)
-			} else if err := analysis.CheckFlags(f, options.Value(args[0]), cmd.Flags().Changed); err != nil {
+			} else if err := measure.CheckFlags(f, options.Value(args[0]), cmd.Flags().Changed); err != nil {
 				return err
 			}
 			r := report.Print(f, report.Judging{Prefs: prefs, Rows: j.Rows})

@@ -7,8 +7,8 @@ import (
 
 	"github.com/tickscope/tickscope/internal/escape"
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/metrics"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/version"
@@ -75,12 +75,12 @@ game-session scenario runs game.exe twice), changing nothing on this machine.
 --json prints the result as JSON when the hold ends (docs/json.md).`,
 		Args: noArgs,
 	}
-	var sim plan.Simulation
+	var sim measure.Simulation
 	a.onHost(cmd, &sim, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
 		sys := machineSystem()
 		if model, ok := host.(*winmodel.Host); ok {
 			paced := winmodel.NewPaced(model)
-			host, sys, f.Simulated = paced, plan.SimulatedSystem(paced), true
+			host, sys, f.Simulated = paced, measure.SimulatedSystem(paced), true
 			if !asJSON {
 				a.stdout = report.SimulatedWriter(a.stdout, sim.Scenario)
 			}
@@ -88,7 +88,7 @@ game-session scenario runs game.exe twice), changing nothing on this machine.
 		return a.apply(cmd, host, sys, f, asJSON)
 	})
 	fl := cmd.Flags()
-	plan.RegisterApply(fl, &f)
+	measure.RegisterApply(fl, &f)
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	return cmd
 }
@@ -98,7 +98,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 	if err != nil {
 		return err
 	}
-	if err := plan.CheckApply(cmd, q, &f); err != nil {
+	if err := measure.CheckApply(cmd, q, &f); err != nil {
 		return err
 	}
 	p, err := hold.PlanApply(q, f)

@@ -6,9 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
-	"github.com/tickscope/tickscope/internal/measuring"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/outfile"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -16,13 +15,13 @@ import (
 )
 
 type benchOptions struct {
-	judge      plan.JudgeFlags
+	judge      measure.JudgeFlags
 	samples    int
 	from, to   uint32
 	exhaustive bool
 	raw        string
-	sim        plan.Simulation
-	load       plan.LoadFlag
+	sim        measure.Simulation
+	load       measure.LoadFlag
 }
 
 func (a *app) benchCommand() *cobra.Command {
@@ -101,7 +100,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 		return err
 	}
 	changed := cmd.Flags().Changed
-	b, err := plan.NewBench(host, q, &rawfile.File{Command: "bench", Simulated: o.sim.Scenario, Query: q}, plan.BenchOptions{
+	b, err := measure.NewBench(host, q, &rawfile.File{Command: "bench", Simulated: o.sim.Scenario, Query: q}, measure.BenchOptions{
 		Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.sim.Seed, Prefs: prefs,
 		From: o.from, FromSet: changed("from"), To: o.to, ToSet: changed("to"), Changed: changed,
 	})
@@ -112,7 +111,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	bar := progress.New(a.stderr, b.Total, report.SimulatedPrefix(o.sim.Scenario)+"bench (ESC or Ctrl+C stops early)")
 	finish := sync.OnceFunc(func() { bar.Finish(); done() })
 	defer finish()
-	r, err := measuring.RunBench(ctx, b, machineSystem(), load, report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.UpdateTotal, finish, raw))
+	r, err := measure.RunBench(ctx, b, machineSystem(), load, report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.UpdateTotal, finish, raw))
 	if err != nil {
 		return err
 	}

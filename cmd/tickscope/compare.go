@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/outfile"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
@@ -22,7 +22,7 @@ type compareOptions struct {
 	settings string
 	raw      string
 	asJSON   bool
-	load     plan.LoadFlag
+	load     measure.LoadFlag
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -70,7 +70,7 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if err != nil {
 		return err
 	}
-	matrix, err := plan.Compare(host, q, o.interval, o.cycles, o.methods, o.settings)
+	matrix, err := measure.Compare(host, q, o.interval, o.cycles, o.methods, o.settings)
 	if err != nil {
 		return err
 	}

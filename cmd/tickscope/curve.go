@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/outfile"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -23,7 +23,7 @@ type curveOptions struct {
 	method         string
 	raw            string
 	asJSON         bool
-	sim            plan.Simulation
+	sim            measure.Simulation
 }
 
 func (a *app) curveCommand() *cobra.Command {
@@ -60,7 +60,7 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if err != nil {
 		return err
 	}
-	specs, err := plan.Curve(host, plan.Where(q, o.sim.Scenario), o.method, o.from, o.to, o.step, o.samples)
+	specs, err := measure.Curve(host, measure.Where(q, o.sim.Scenario), o.method, o.from, o.to, o.step, o.samples)
 	if err != nil {
 		return err
 	}

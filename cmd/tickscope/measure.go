@@ -7,10 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/extraout"
-	"github.com/tickscope/tickscope/internal/measuring"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -28,8 +27,8 @@ type measureOptions struct {
 	slack      time.Duration
 	raw        string
 	asJSON     bool
-	sim        plan.Simulation
-	load       plan.LoadFlag
+	sim        measure.Simulation
+	load       measure.LoadFlag
 }
 
 func (a *app) measureCommand() *cobra.Command {
@@ -42,7 +41,7 @@ func (a *app) measureCommand() *cobra.Command {
 high-resolution clock, from a thread locked to its OS thread.
 
 Methods on this OS (the first is the default):
-` + plan.MethodList(methods) + `
+` + seam.MethodList(methods) + `
 --resolution and --ms (Windows) request a timer period in this process for the
 measurement and release it after; --slack (Linux) sets the measuring thread's
 timer slack. Nothing outlives the command.
@@ -61,7 +60,7 @@ beside the measurement; the result and --raw's file say so (not with
 		return a.measure(cmd, host, &o)
 	})
 	f := cmd.Flags()
-	f.StringVar(&o.method, "method", "", "wait method: "+plan.MethodNames(methods)+" (default "+methods[0].Name+")")
+	f.StringVar(&o.method, "method", "", "wait method: "+seam.MethodNames(methods)+" (default "+methods[0].Name+")")
 	f.DurationVar(&o.delay, "delay", time.Millisecond, "requested delay of each wait (at most 1s)")
 	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d)", sample.MaxSamples))
 	f.Uint32Var(&o.resolution, "resolution", 0, "Windows: request this timer period, in 100 ns units")
@@ -83,7 +82,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if err != nil {
 		return err
 	}
-	spec, err := plan.Measure(host, plan.Where(q, o.sim.Scenario), o.method, o.delay, o.samples)
+	spec, err := measure.Measure(host, measure.Where(q, o.sim.Scenario), o.method, o.delay, o.samples)
 	if err != nil {
 		return err
 	}
@@ -96,7 +95,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 		return err
 	}
 	bar := progress.New(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(o.sim.Scenario)+"measuring "+spec.Method)
-	file, r, err := measuring.RunMeasure(cmd.Context(), host, q, spec, load, report.Judging{RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.Update, bar.Finish, raw))
+	file, r, err := measure.RunMeasure(cmd.Context(), host, q, spec, load, report.Judging{RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.Update, bar.Finish, raw))
 	if err != nil {
 		return err
 	}
@@ -106,8 +105,8 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 // reporting is where measure's and bench's runs report on the terminal:
 // the progress bar, hints and warnings on standard error, the samples to
 // --raw's file.
-func (a *app) reporting(scenario string, progress func(int, int), finished func(), raw *outfile.Raw) measuring.Reporting {
-	return measuring.Reporting{
+func (a *app) reporting(scenario string, progress func(int, int), finished func(), raw *outfile.Raw) measure.Reporting {
+	return measure.Reporting{
 		Scenario: scenario, Progress: progress, Finished: finished,
 		Hint:    func(msg string) { a.hintf("%s", msg) },
 		Warn:    func(msg string) { a.warnf("%s", msg) },

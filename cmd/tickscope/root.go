@@ -15,8 +15,8 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/machine"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/seam"
@@ -99,7 +99,7 @@ than from one number. It changes nothing unless a command says so.`,
 			if !hold.DoubleClicked(machineSystem()) {
 				return cmd.Help()
 			}
-			return a.ui(cmd.Context(), machineHost(), plan.Simulation{}, false)
+			return a.ui(cmd.Context(), machineHost(), measure.Simulation{}, false)
 		},
 	}
 	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand(), a.whoCommand(), a.watchCommand(), a.uiCommand())

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/plan"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/winmodel"
@@ -12,7 +12,7 @@ import (
 // onHost declares --simulate and --seed on cmd and makes cmd run measure on
 // the host they name: this machine, or the model. --simulate list prints
 // the scenarios instead.
-func (a *app) onHost(cmd *cobra.Command, sim *plan.Simulation, seedUsage string, measure func(*cobra.Command, seam.Host) error) {
+func (a *app) onHost(cmd *cobra.Command, sim *measure.Simulation, seedUsage string, run func(*cobra.Command, seam.Host) error) {
 	sim.Register(cmd.Flags(), seedUsage)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		host, err := sim.Host(machineHost())
@@ -22,6 +22,6 @@ func (a *app) onHost(cmd *cobra.Command, sim *plan.Simulation, seedUsage string,
 		} else if err != nil {
 			return err
 		}
-		return measure(cmd, host)
+		return run(cmd, host)
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/machine"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
@@ -49,14 +49,14 @@ func TestLimitsAreTheCommandsMaxima(t *testing.T) {
 			t.Errorf("a file of %d CPUs with a load of %d threads: %v", cpus, threads, err)
 		}
 	}
-	if plan.MaxCurvePoints != rawfile.MaxCurvePoints {
-		t.Errorf("curve measures at most %d delays; the reader allows %d", plan.MaxCurvePoints, rawfile.MaxCurvePoints)
+	if measure.MaxCurvePoints != rawfile.MaxCurvePoints {
+		t.Errorf("curve measures at most %d delays; the reader allows %d", measure.MaxCurvePoints, rawfile.MaxCurvePoints)
 	}
 	host := machine.Host()
-	if _, err := plan.Curve(host, "here", "", time.Millisecond, 2*time.Millisecond, time.Millisecond, rawfile.MaxCurveSamples); err != nil {
+	if _, err := measure.Curve(host, "here", "", time.Millisecond, 2*time.Millisecond, time.Millisecond, rawfile.MaxCurveSamples); err != nil {
 		t.Errorf("curve refuses %d samples: %v", rawfile.MaxCurveSamples, err)
 	}
-	if _, err := plan.Curve(host, "here", "", time.Millisecond, 2*time.Millisecond, time.Millisecond, rawfile.MaxCurveSamples+1); err == nil {
+	if _, err := measure.Curve(host, "here", "", time.Millisecond, 2*time.Millisecond, time.Millisecond, rawfile.MaxCurveSamples+1); err == nil {
 		t.Errorf("curve takes %d samples; the reader allows %d", rawfile.MaxCurveSamples+1, rawfile.MaxCurveSamples)
 	}
 	if n := len(host.Methods()); n > rawfile.MaxCompareMethods {
@@ -85,15 +85,15 @@ func TestLimitsAreTheCommandsMaxima(t *testing.T) {
 	windows := &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{Finest100ns: 5000, Coarsest100ns: 156250}}
 	linux := &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{Root: true}}
 	for _, q := range []*timerinfo.Report{windows, linux} {
-		if n := len(plan.CompareSettings(q)); n > rawfile.MaxCompareSettings {
+		if n := len(measure.CompareSettings(q)); n > rawfile.MaxCompareSettings {
 			t.Errorf("compare offers %d settings on %s; a compare file may hold %d", n, q.OS, rawfile.MaxCompareSettings)
 		}
 	}
 	if q, err := host.Query(); err == nil {
-		if _, err := plan.Compare(host, q, time.Millisecond, rawfile.MaxCompareCycles, "", ""); err != nil {
+		if _, err := measure.Compare(host, q, time.Millisecond, rawfile.MaxCompareCycles, "", ""); err != nil {
 			t.Errorf("compare refuses --cycles %d: %v", rawfile.MaxCompareCycles, err)
 		}
-		if _, err := plan.Compare(host, q, time.Millisecond, rawfile.MaxCompareCycles+1, "", ""); err == nil {
+		if _, err := measure.Compare(host, q, time.Millisecond, rawfile.MaxCompareCycles+1, "", ""); err == nil {
 			t.Errorf("compare takes --cycles %d; the reader allows %d", rawfile.MaxCompareCycles+1, rawfile.MaxCompareCycles)
 		}
 	}

@@ -48,19 +48,19 @@ const (
 	// MaxMeasureSamples is measure's --samples maximum (sample.MaxSamples):
 	// a measure file is one point of at most this many.
 	MaxMeasureSamples = 100_000
-	// MaxCurvePoints and MaxCurveSamples are curve's maxima (plan.Curve):
+	// MaxCurvePoints and MaxCurveSamples are curve's maxima (measure.Curve):
 	// at most 1,000 delays of at most 1,000 samples.
 	MaxCurvePoints  = 1_000
 	MaxCurveSamples = 1_000
 	// A compare file is one point per method and setting, each of at most
-	// --cycles 100,000 samples (plan.Compare). Windows offers 12 methods
+	// --cycles 100,000 samples (measure.Compare). Windows offers 12 methods
 	// (6 native, 3 of Go's, precise, precise-ticker, spin) and 4 settings
 	// (none, timeBeginPeriod(1), 1 ms, 0.5 ms); Linux 11 and 3.
 	MaxCompareMethods  = 12
 	MaxCompareSettings = 4
 	MaxCompareCycles   = 100_000
 	// A bench samples each candidate at most --samples 20..1000 times
-	// (plan.NewBench). The Windows grid (sweep.Grid) holds at most 1,710
+	// (measure.NewBench). The Windows grid (sweep.Grid) holds at most 1,710
 	// requests even over a range of 100 ns .. 1 s (the coarsest period a
 	// file may hold; real ranges hold about 625), the Linux one 20
 	// (sweep.SlackGrid); the bench measures one point per distinct granted

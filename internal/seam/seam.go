@@ -138,6 +138,25 @@ type Waiter interface {
 	Close() error
 }
 
+// MethodNames lists the host's methods, comma-separated.
+func MethodNames(methods []Method) string {
+	names := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// MethodList lists the host's methods one a line, with their summaries,
+// for a command's help.
+func MethodList(methods []Method) string {
+	var b strings.Builder
+	for _, m := range methods {
+		fmt.Fprintf(&b, "  %-12s %s\n", m.Name, m.Summary)
+	}
+	return b.String()
+}
+
 // FindMethod returns the host's method with that name, or an error listing
 // the valid names.
 func FindMethod(h Host, name string) (Method, error) {

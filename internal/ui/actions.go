@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/version"
@@ -171,14 +171,14 @@ func (s *Server) apply(req applyRequest, persist bool) (command string, q *timer
 		return s.onModel(strings.Join(shown, " "))
 	}
 	command = show(args)
-	cmd, f, err := plan.ParseApply(args)
+	cmd, f, err := measure.ParseApply(args)
 	if err != nil {
 		return command, nil, nil, err
 	}
 	if q, err = s.host.Query(); err != nil {
 		return command, nil, nil, err
 	}
-	if err := plan.CheckApply(cmd, q, f); err != nil {
+	if err := measure.CheckApply(cmd, q, f); err != nil {
 		return command, nil, nil, err
 	}
 	p, err = hold.PlanApply(q, *f)

@@ -13,9 +13,8 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/htmlreport"
-	"github.com/tickscope/tickscope/internal/measuring"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sweep"
@@ -218,13 +217,13 @@ func (s *Server) measure(req measureRequest) *Outcome {
 	if err != nil {
 		return failed(command, err)
 	}
-	spec, err := plan.Measure(s.host, plan.Where(q, s.o.Scenario), req.Method, time.Millisecond, req.Samples)
+	spec, err := measure.Measure(s.host, measure.Where(q, s.o.Scenario), req.Method, time.Millisecond, req.Samples)
 	if err != nil {
 		return failed(command, err)
 	}
 	return s.start("measure", command, spec.Samples+spec.Warmup, func(ctx context.Context, j *job) *Outcome {
 		out := &Outcome{Warnings: []string{}}
-		file, printed, err := measuring.RunMeasure(ctx, s.host, q, spec, nil, report.Judging{}, s.reporting(out, j))
+		file, printed, err := measure.RunMeasure(ctx, s.host, q, spec, nil, report.Judging{}, s.reporting(out, j))
 		if err != nil {
 			return failed(command, err)
 		}
@@ -235,8 +234,8 @@ func (s *Server) measure(req measureRequest) *Outcome {
 
 // reporting is where a job's run reports: its progress to the page, its
 // hints and warnings to its outcome.
-func (s *Server) reporting(out *Outcome, j *job) measuring.Reporting {
-	return measuring.Reporting{
+func (s *Server) reporting(out *Outcome, j *job) measure.Reporting {
+	return measure.Reporting{
 		Scenario: s.o.Scenario, Progress: j.progress,
 		Hint: func(msg string) { out.warn("hint: %s", msg) },
 		Warn: func(msg string) { out.warn("%s", msg) },
@@ -258,7 +257,7 @@ func (s *Server) bench(req benchRequest) *Outcome {
 		command += " --prefer " + options.Value(req.Prefer)
 	}
 	command += s.simFlags()
-	prefs, err := plan.Preferences(req.Prefer, time.Duration(defaults.BudgetP50), time.Duration(defaults.BudgetP95), time.Duration(defaults.BudgetLateness))
+	prefs, err := measure.Preferences(req.Prefer, time.Duration(defaults.BudgetP50), time.Duration(defaults.BudgetP95), time.Duration(defaults.BudgetLateness))
 	if err != nil {
 		return failed(command, err)
 	}
@@ -266,13 +265,13 @@ func (s *Server) bench(req benchRequest) *Outcome {
 	if err != nil {
 		return failed(command, err)
 	}
-	b, err := plan.NewBench(s.host, q, &rawfile.File{Command: "bench", Simulated: s.o.Scenario, Query: q}, plan.BenchOptions{Samples: req.Samples, Seed: s.o.Seed, Prefs: prefs})
+	b, err := measure.NewBench(s.host, q, &rawfile.File{Command: "bench", Simulated: s.o.Scenario, Query: q}, measure.BenchOptions{Samples: req.Samples, Seed: s.o.Seed, Prefs: prefs})
 	if err != nil {
 		return failed(command, err)
 	}
 	return s.start("bench", command, b.Total, func(ctx context.Context, j *job) *Outcome {
 		out := &Outcome{Warnings: []string{}}
-		printed, err := measuring.RunBench(ctx, b, s.o.System, nil, report.Judging{Prefs: prefs}, s.reporting(out, j))
+		printed, err := measure.RunBench(ctx, b, s.o.System, nil, report.Judging{Prefs: prefs}, s.reporting(out, j))
 		if err != nil {
 			failure := failed(command, err)
 			failure.Warnings = out.Warnings

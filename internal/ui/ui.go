@@ -3,10 +3,10 @@
 // what the commands do (measure, bench, apply, apply --persist, startup
 // remove, global on|off), each showing the command line that does the
 // same. It adds no second implementation of anything: every action calls
-// what the command calls (plan and sample for measure, plan.NewBench and
-// report.Print for bench, htmlreport for the charts, package hold for the
-// holds, the startup holder and the global key), and a refusal is the
-// command's own error, word for word.
+// what the command calls (package measure for measure and bench,
+// report.Print for the judgement, htmlreport for the charts, package hold
+// for the holds, the startup holder and the global key), and a refusal is
+// the command's own error, word for word.
 //
 // A server on the loopback that can change system settings is reachable by
 // every web page the user opens (through the browser) and by every local

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/stats"
@@ -108,7 +107,7 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 		method = host.Methods()[0].Name
 	}
 	if _, err := seam.FindMethod(host, method); err != nil {
-		return Options{}, options.BadFlag("method", method, "the methods here are %s", plan.MethodNames(host.Methods()))
+		return Options{}, options.BadFlag("method", method, "the methods here are %s", seam.MethodNames(host.Methods()))
 	}
 	if err := CheckLog("log", f.Log); err != nil {
 		return Options{}, err

@@ -1,4 +1,4 @@
-package plan_test
+package measure_test
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sweep"
@@ -64,7 +64,7 @@ func TestMeasure(t *testing.T) {
 		{"whole milliseconds", windowsHost, "sleep", 1500 * time.Microsecond, 10, "", "--delay 1.5ms: method sleep waits whole milliseconds: use 1ms, 2ms, ..."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec, err := plan.Measure(tt.h, "here", tt.method, tt.delay, tt.samples)
+			spec, err := measure.Measure(tt.h, "here", tt.method, tt.delay, tt.samples)
 			usage(t, err, tt.err)
 			if err == nil && (spec.Method != tt.want || spec.Delay != tt.delay || spec.Samples != tt.samples || spec.Warmup < 5) {
 				t.Errorf("spec = %+v", spec)
@@ -96,7 +96,7 @@ func TestCurve(t *testing.T) {
 		{"unknown method", windowsHost, "bogus", ms, 10 * ms, ms, 10, "", 0, "--method bogus: valid methods on the model: sleep, waitable-hr, timesetevent"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			specs, err := plan.Curve(tt.h, "the model", tt.method, tt.from, tt.to, tt.step, tt.samples)
+			specs, err := measure.Curve(tt.h, "the model", tt.method, tt.from, tt.to, tt.step, tt.samples)
 			usage(t, err, tt.err)
 			if err != nil {
 				return
@@ -122,7 +122,7 @@ func TestCompareSettings(t *testing.T) {
 		{"elsewhere", &timerinfo.Report{}, "none"},
 	} {
 		var names []string
-		for _, s := range plan.CompareSettings(tt.q) {
+		for _, s := range measure.CompareSettings(tt.q) {
 			names = append(names, s.Name)
 		}
 		if got := strings.Join(names, " "); got != tt.want {
@@ -146,7 +146,7 @@ func TestPick(t *testing.T) {
 		{" ", "", `--methods " ": an empty name in the list; valid here: a, b, c`},
 		{"a\nb", "", `--methods "a\nb": unknown "a\nb"; valid here: a, b, c`},
 	} {
-		got, err := plan.Pick("methods", tt.selection, valid)
+		got, err := measure.Pick("methods", tt.selection, valid)
 		usage(t, err, tt.err)
 		if strings.Join(got, " ") != tt.want {
 			t.Errorf("Pick(%q) = %v, want %s", tt.selection, got, tt.want)
@@ -177,7 +177,7 @@ func TestCompare(t *testing.T) {
 		{"unknown setting", linuxHost, linux, time.Millisecond, 100, "", "dma-0", 0, `--settings dma-0: unknown "dma-0"; valid here: default, slack-1ns`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := plan.Compare(tt.h, tt.q, tt.interval, tt.cycles, tt.methods, tt.settings)
+			m, err := measure.Compare(tt.h, tt.q, tt.interval, tt.cycles, tt.methods, tt.settings)
 			usage(t, err, tt.err)
 			if err != nil {
 				return
@@ -199,7 +199,7 @@ func TestCompare(t *testing.T) {
 // TestCompareSaysWhatItLeavesOut: a matrix of all methods leaves out those
 // that cannot wait the interval, and says which, rather than rows of "-".
 func TestCompareSaysWhatItLeavesOut(t *testing.T) {
-	m, err := plan.Compare(windowsHost, windows, 1500*time.Microsecond, 100, "", "none")
+	m, err := measure.Compare(windowsHost, windows, 1500*time.Microsecond, 100, "", "none")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestBenchRange(t *testing.T) {
 		{"above the coarsest", 0, false, 200000, true, 0, 0, "--to 200000: allowed 5000..156250 (100 ns units) on this machine"},
 		{"from above to", 6000, true, 5500, true, 0, 0, "--from 6000 is above --to 5500"},
 	} {
-		from, to, err := plan.BenchRange(win, tt.from, tt.fromSet, tt.to, tt.toSet)
+		from, to, err := measure.BenchRange(win, tt.from, tt.fromSet, tt.to, tt.toSet)
 		usage(t, err, tt.err)
 		if from != tt.wantFrom || to != tt.wantTo {
 			t.Errorf("%s: %d..%d, want %d..%d", tt.name, from, to, tt.wantFrom, tt.wantTo)
@@ -246,7 +246,7 @@ func TestPreferences(t *testing.T) {
 		{"latency", ms, -ms, ms, "--budget-p95 -1ms: must be above 0"},
 		{"latency", ms, ms, 0, "--budget-lateness 0s: must be above 0"},
 	} {
-		prefs, err := plan.Preferences(tt.prefer, tt.p50, tt.p95, tt.lateness)
+		prefs, err := measure.Preferences(tt.prefer, tt.p50, tt.p95, tt.lateness)
 		usage(t, err, tt.err)
 		if err == nil && prefs != (sweep.Preferences{Prefer: tt.prefer, BudgetP50: int64(tt.p50), BudgetP95: int64(tt.p95), BudgetLateness: int64(tt.lateness)}) {
 			t.Errorf("prefs = %+v", prefs)
@@ -276,7 +276,7 @@ func TestNewBench(t *testing.T) {
 		{"samples", windows, 10, "", "", 0, 0, "--samples 10: allowed 20..1000"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := plan.NewBench(windowsHost, tt.q, &rawfile.File{Command: "bench", Query: tt.q}, plan.BenchOptions{
+			b, err := measure.NewBench(windowsHost, tt.q, &rawfile.File{Command: "bench", Query: tt.q}, measure.BenchOptions{
 				Samples: tt.samples, Prefs: sweep.DefaultPreferences(), Changed: func(flag string) bool { return flag == tt.changed },
 			})
 			usage(t, err, tt.err)
@@ -291,16 +291,16 @@ func TestNewBench(t *testing.T) {
 			}
 		})
 	}
-	if _, err := plan.NewBench(windowsHost, &timerinfo.Report{OS: "darwin"}, &rawfile.File{}, plan.BenchOptions{Samples: 200}); !errors.Is(err, seam.ErrUnsupported) {
+	if _, err := measure.NewBench(windowsHost, &timerinfo.Report{OS: "darwin"}, &rawfile.File{}, measure.BenchOptions{Samples: 200}); !errors.Is(err, seam.ErrUnsupported) {
 		t.Errorf("bench elsewhere: %v, want seam.ErrUnsupported", err)
 	}
 }
 
 func TestWhere(t *testing.T) {
-	if got := plan.Where(linux, ""); got != "linux" {
+	if got := measure.Where(linux, ""); got != "linux" {
 		t.Errorf("Where = %q", got)
 	}
-	if got := plan.Where(windows, "narrow-band"); got != "the model" {
+	if got := measure.Where(windows, "narrow-band"); got != "the model" {
 		t.Errorf("Where simulated = %q", got)
 	}
 }
@@ -332,7 +332,7 @@ func TestLoadFlag(t *testing.T) {
 		{"the model", &clockHost{linuxHost}, []string{"--load", "1"}, "narrow-band", "--load 1: the model of Windows timers (--simulate narrow-band) runs on a virtual clock", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var l plan.LoadFlag
+			var l measure.LoadFlag
 			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 			l.Register(fs)
 			if err := fs.Parse(tc.args); err != nil {

@@ -1,15 +1,9 @@
-// Package measuring runs measure and bench as the commands run them, for
-// the command line and for tickscope ui alike: the plan (package plan)
-// measured, its warnings, the bench lock, stopping early, the raw file's
-// samples, and the judgement printed (package report). Package plan cannot
-// hold it: report imports watch, which imports plan.
-package measuring
+package measure
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
@@ -83,7 +77,7 @@ func RunMeasure(ctx context.Context, host seam.Host, q *timerinfo.Report, spec s
 // none; b measures on the host sample.Loaded gave with it), stopped early
 // when ctx ends, and the judgement printed as bench prints it; a sweep
 // with nothing usable is its error.
-func RunBench(ctx context.Context, b *plan.Bench, sys seam.System, load *sample.Load, judging report.Judging, r Reporting) (report.Printed, error) {
+func RunBench(ctx context.Context, b *Bench, sys seam.System, load *sample.Load, judging report.Judging, r Reporting) (report.Printed, error) {
 	for _, hint := range b.Hints {
 		r.Hint(hint)
 	}

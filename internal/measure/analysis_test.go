@@ -1,4 +1,4 @@
-package analysis_test
+package measure_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickscope/tickscope/internal/analysis"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -44,7 +44,7 @@ func TestCheckFlags(t *testing.T) {
 		{"bench", "windows", []string{"budget-lateness"}, "--budget-lateness judges the Linux bench; f.json is from the Windows bench"},
 	}
 	for _, tt := range tests {
-		err := analysis.CheckFlags(file(tt.command, tt.os), "f.json", func(flag string) bool { return slices.Contains(tt.flags, flag) })
+		err := measure.CheckFlags(file(tt.command, tt.os), "f.json", func(flag string) bool { return slices.Contains(tt.flags, flag) })
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s file from %s with %v: refused: %v", tt.command, tt.os, tt.flags, err)

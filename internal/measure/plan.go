@@ -1,11 +1,22 @@
-// Package plan turns the measurement commands' options (measure, curve,
-// compare, bench) into what to measure, checked against the host: the
+// Package measure is what the measurement commands (measure, curve,
+// compare, bench, analyze) measure and how they run it, for the command
+// line and for tickscope ui alike.
+//
+// Their options become what to measure, checked against the host: the
 // specs the one measurement loop (sample.Series) takes, or the bench's
 // range. A value that is not allowed is a usage error naming the flag, the
 // value and what is allowed (package options), returned before anything is
-// measured. The commands only parse flags and call here, so every rule is
-// testable without a command line.
-package plan
+// measured, so every rule is testable without a command line.
+//
+// RunMeasure and RunBench run the plan as the commands do: its warnings,
+// the bench lock, stopping early, the raw file's samples, and the
+// judgement printed (package report).
+//
+// CheckFlags decides which of the judgement flags analyze shares with
+// bench apply to a raw file: a flag that cannot change the result is
+// refused (exit 2, naming the flag) rather than silently ignored, so that
+// nobody believes a measure file was judged --prefer power.
+package measure
 
 import (
 	"context"
@@ -32,25 +43,6 @@ func Where(q *timerinfo.Report, simulated string) string {
 	return q.OS
 }
 
-// MethodNames lists the host's methods, comma-separated.
-func MethodNames(methods []seam.Method) string {
-	names := make([]string, len(methods))
-	for i, m := range methods {
-		names[i] = m.Name
-	}
-	return strings.Join(names, ", ")
-}
-
-// MethodList lists the host's methods one a line, with their summaries,
-// for a command's help.
-func MethodList(methods []seam.Method) string {
-	var b strings.Builder
-	for _, m := range methods {
-		fmt.Fprintf(&b, "  %-12s %s\n", m.Name, m.Summary)
-	}
-	return b.String()
-}
-
 // method finds the named method on host; "" is the default, the host's
 // first method (firstRelative: its first relative one, if any).
 func method(host seam.Host, where, name string, firstRelative bool) (seam.Method, error) {
@@ -63,7 +55,7 @@ func method(host seam.Host, where, name string, firstRelative bool) (seam.Method
 	}
 	m, err := seam.FindMethod(host, name)
 	if err != nil {
-		return m, options.BadFlag("method", name, "valid methods on %s: %s", where, MethodNames(methods))
+		return m, options.BadFlag("method", name, "valid methods on %s: %s", where, seam.MethodNames(methods))
 	}
 	return m, nil
 }

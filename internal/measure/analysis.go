@@ -1,24 +1,14 @@
-// Package analysis holds what `tickscope analyze` decides about a raw file
-// before it renders it: which of the judgement flags it shares with bench
-// apply to the file. A flag that cannot change the result is refused (exit
-// 2, naming the flag) rather than silently ignored, so that nobody believes
-// a measure file was judged --prefer power.
-package analysis
+package measure
 
 import (
 	"slices"
 
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/plan"
 	"github.com/tickscope/tickscope/internal/rawfile"
 )
 
 // BenchFlags are the judgement flags that only a bench's file takes.
 var BenchFlags = []string{"prefer", "rows", "budget-p50", "budget-p95", "budget-lateness"}
-
-// LinuxBenchFlags are the judgement flags only the Linux bench takes; the
-// Windows bench's are plan.WindowsBenchFlags.
-var LinuxBenchFlags = []string{"budget-lateness"}
 
 // CheckFlags refuses a judgement flag that does not apply to f, read from
 // path: any bench flag on a measure, curve or compare file, and a flag of
@@ -32,7 +22,7 @@ func CheckFlags(f *rawfile.File, path string, changed func(flag string) bool) er
 		switch {
 		case f.Command != "bench":
 			return options.Usagef("--%s judges a bench's file; %s is a %s file, which analyze summarises without judging", flag, path, f.Command)
-		case f.Query.Linux != nil && slices.Contains(plan.WindowsBenchFlags, flag):
+		case f.Query.Linux != nil && slices.Contains(WindowsBenchFlags, flag):
 			return options.Usagef("--%s judges the Windows bench; %s is from the Linux bench (its budget is --budget-lateness)", flag, path)
 		case f.Query.Linux == nil && slices.Contains(LinuxBenchFlags, flag):
 			return options.Usagef("--%s judges the Linux bench; %s is from the Windows bench (its budgets are --budget-p50 and --budget-p95)", flag, path)
