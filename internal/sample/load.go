@@ -3,7 +3,9 @@ package sample
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,8 +80,11 @@ type Load struct {
 	mu      sync.Mutex
 	slots   []*busyThread
 	started bool
-	// procs is GOMAXPROCS before Start raised it.
-	procs int
+	// procs is GOMAXPROCS before Start raised it; procsDefault says it
+	// was Go's default, which the runtime keeps in step with the CPUs and
+	// the cgroup's CPU limit, and which Stop turns back on.
+	procs        int
+	procsDefault bool
 	// hostCPU is the last CPU time the loaded host gave: it never gives
 	// less (see loadedHost).
 	hostCPU atomic.Int64
@@ -146,7 +151,8 @@ func (l *Load) Start() error {
 	l.started = true
 	l.mu.Unlock()
 	l.procs = runtime.GOMAXPROCS(0)
-	runtime.GOMAXPROCS(l.procs + l.threads)
+	l.procsDefault = defaultMaxProcs()
+	setMaxProcs(l.procs + l.threads)
 	ready := make(chan error, l.threads)
 	for range l.threads {
 		l.wg.Add(1)
@@ -191,7 +197,10 @@ func (l *Load) busy(ready chan<- error) {
 }
 
 // Stop stops the busy threads, waits for them to end their work, and
-// puts GOMAXPROCS back. It may be called more than once.
+// puts GOMAXPROCS back: Go's default again when it was the default (a
+// value set by runtime.GOMAXPROCS would end the runtime's updates for the
+// rest of the process), the value it had otherwise. It may be called more
+// than once.
 func (l *Load) Stop() {
 	if l == nil {
 		return
@@ -203,7 +212,27 @@ func (l *Load) Stop() {
 		return
 	}
 	l.wg.Wait()
-	runtime.GOMAXPROCS(l.procs)
+	if l.procsDefault {
+		setDefaultMaxProcs()
+	} else {
+		setMaxProcs(l.procs)
+	}
+}
+
+// setMaxProcs and setDefaultMaxProcs are the runtime's, replaced by tests
+// to see which one Stop calls: whether the runtime updates GOMAXPROCS is
+// not observable but over time.
+var (
+	setMaxProcs        = runtime.GOMAXPROCS
+	setDefaultMaxProcs = runtime.SetDefaultGOMAXPROCS
+)
+
+// defaultMaxProcs reports whether GOMAXPROCS is Go's default: no
+// GOMAXPROCS variable set it at start-up (the runtime ignores one that is
+// not a positive number), and tickscope sets it only while a load runs.
+func defaultMaxProcs() bool {
+	n, err := strconv.ParseInt(os.Getenv("GOMAXPROCS"), 10, 32)
+	return err != nil || n <= 0
 }
 
 // CPU is the CPU time the busy threads have used so far.

@@ -3,6 +3,7 @@ package sample_test
 import (
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -194,5 +195,40 @@ func TestCPUBoundLoadHere(t *testing.T) {
 	// loaded host leaves out about loadUsed, at least half of it surely.
 	if left := processUsed - loadedUsed; left < loadUsed/2 || loadedUsed > processUsed {
 		t.Errorf("the process used %v, the loaded host says %v: it left %v of the load's %v out", processUsed, loadedUsed, left, loadUsed)
+	}
+}
+
+// TestLoadGivesBackDefaultMaxProcs: a GOMAXPROCS that was Go's default
+// (no GOMAXPROCS variable) is Go's default again after the load, which
+// keeps the runtime following the CPUs and the cgroup's CPU limit, not a
+// value set once that turns those updates off for the rest of the
+// process; one the variable set is put back as it was.
+func TestLoadGivesBackDefaultMaxProcs(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	for _, tt := range []struct {
+		env  string
+		want []int
+	}{
+		{"", []int{procs + 2, -1}},
+		{"0", []int{procs + 2, -1}},
+		{"junk", []int{procs + 2, -1}},
+		{"3", []int{procs + 2, procs}},
+	} {
+		t.Run("GOMAXPROCS="+tt.env, func(t *testing.T) {
+			t.Setenv("GOMAXPROCS", tt.env)
+			var calls []int
+			sample.RecordMaxProcs(t, &calls)
+			_, load, err := sample.Loaded(&clockHost{fakeHost: &fakeHost{}}, 2, idle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := load.Start(); err != nil {
+				t.Fatal(err)
+			}
+			load.Stop()
+			if !slices.Equal(calls, tt.want) {
+				t.Errorf("GOMAXPROCS set to %v (-1: Go's default), want %v", calls, tt.want)
+			}
+		})
 	}
 }
