@@ -33,7 +33,8 @@ const serviceAwaitLooks = 100
 // its own account at every boot: one a user could replace would be theirs
 // to run), and over a service of that name tickscope did not create. A
 // service of tickscope's that runs is stopped first, so that the new
-// setting is the one held.
+// setting is the one held, and started again when the new one cannot be
+// installed.
 func persistBoot(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, args []string, o PersistOptions) (*PersistResult, error) {
 	sv := sys.BootService()
 	if sv == nil || q.Windows == nil {
@@ -78,7 +79,15 @@ func persistBoot(host seam.Host, sys seam.System, q *timerinfo.Report, req timer
 		}
 	}
 	if err := sv.Install([]byte(definition)); err != nil {
-		return nil, err
+		if !state.Running() {
+			return nil, err
+		}
+		// The old service was stopped only to be replaced: a failed
+		// replacement leaves it as it was, running.
+		if startErr := sv.Start(); startErr != nil {
+			return nil, fmt.Errorf("%w; the service that ran before was stopped to be replaced, and starting it again failed too: %v", err, startErr)
+		}
+		return nil, fmt.Errorf("%w; the service that ran before was started again", err)
 	}
 	// What the service manager kept: one that keeps no privilege list
 	// (Wine's) leaves the service every privilege of its account.

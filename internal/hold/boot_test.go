@@ -455,3 +455,44 @@ func TestStatusReadsTheBootService(t *testing.T) {
 		t.Errorf("no boot service: %+v, want nil", got)
 	}
 }
+
+// A reinstall that fails leaves the service that ran before running: it
+// was stopped only to be replaced. The error says what happened to it.
+func TestPersistBootFailedReinstallRestartsTheOldService(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		running    bool
+		startErr   error
+		want       string
+		wantStarts int
+		wantState  string
+	}{
+		{"running before: started again", true, nil,
+			"CreateServiceW: access denied; the service that ran before was started again", 1, "running"},
+		{"running before, the restart fails", true, errors.New("StartServiceW: the service is disabled"),
+			"CreateServiceW: access denied; the service that ran before was stopped to be replaced, and starting it again failed too: StartServiceW: the service is disabled", 0, "stopped"},
+		{"stopped before: left stopped", false, nil, "CreateServiceW: access denied", 0, "stopped"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, sys, sv := bootMachine(t)
+			old := serviceOf(`C:\Program Files\old\tickscope.exe`, true)
+			sv.Definition = old
+			sv.Now = seam.ServiceState{State: "stopped"}
+			if tt.running {
+				sv.Now = seam.ServiceState{State: "running", PID: 7}
+			}
+			sv.InstallErr = errors.New("CreateServiceW: access denied")
+			sv.StartErr = tt.startErr
+			res, err := persistBoot(t, h, sys, hold.PersistOptions{})
+			if res != nil || err == nil || err.Error() != tt.want {
+				t.Fatalf("Persist = %+v, %v; want the error %q", res, err, tt.want)
+			}
+			if !errors.Is(err, sv.InstallErr) {
+				t.Errorf("%v does not wrap the install's error", err)
+			}
+			if sv.Starts != tt.wantStarts || sv.Now.State != tt.wantState || string(sv.Definition) != string(old) {
+				t.Errorf("%d starts, the service %q; want %d starts, %q, and the old definition", sv.Starts, sv.Now.State, tt.wantStarts, tt.wantState)
+			}
+		})
+	}
+}
