@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,14 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 //   - only a process whose comm is a watched program's has its executable
 //     (/proc/PID/exe) and its stat read, for a name longer than comm
 //     holds, a program named by its path, its state (a zombie has exited)
-//     and its start time.
+//     and its start time;
+//   - a process once matched stays matched until it has gone (its comm
+//     descriptor's read fails, or its stat cannot be read, shows a zombie
+//     or another start time: its id was taken again), whatever its comm
+//     says: programs rename their main thread (prctl(PR_SET_NAME); Wine
+//     for SetThreadDescription, many game engines), which changes comm.
+//     When comm changes, its executable is read again: only an exec into
+//     another executable ends the match (then comm is compared afresh).
 //
 // Reading every user process's comm at every scan, as a first version did,
 // cost this machine's holder twice the CPU (BENCHMARKS.md).
@@ -100,9 +108,12 @@ const clockTicksPerSecond = 100
 
 // procProgram is one watched program as /proc shows it.
 type procProgram struct {
-	// comm is what /proc/PID/comm reads for a process of it: the base
-	// name, cut to commLen bytes.
-	comm string
+	// comms are what /proc/PID/comm reads for a process of it: the base
+	// name of the name or path as given, and of the path a link leads to,
+	// each cut to commLen bytes (the kernel's comm is the base name of the
+	// path executed: a program started by its link's target has the
+	// target's).
+	comms []string
 	// name is the bare name as given, "" for a path.
 	name string
 	// paths are the path as given and, when a link leads elsewhere, where
@@ -117,10 +128,16 @@ type procEntry struct {
 	comm int
 	// kernel is set for a kernel thread, whose comm is not read again.
 	kernel bool
-	// seen is the last scan that saw it, first the first; matched is set
-	// while it runs a watched program.
+	// seen is the last scan that saw it, first the first.
 	seen, first uint64
-	matched     bool
+	// match is the index of the watched program it runs, -1 for none;
+	// for a match, matchComm is the comm it had when last checked, exe
+	// its executable ("" when it could not be read: another user's) and
+	// started its start time.
+	match     int
+	matchComm string
+	exe       string
+	started   time.Time
 }
 
 func newProcScanner(root string, programs []string) (*procScanner, error) {
@@ -133,8 +150,7 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 		sc.loadavg = -1
 	}
 	for _, program := range programs {
-		base := filepath.Base(program)
-		p := procProgram{comm: base[:min(len(base), commLen)]}
+		p := procProgram{}
 		if strings.HasPrefix(program, "/") {
 			p.paths = []string{program}
 			if resolved, err := filepath.EvalSymlinks(program); err == nil && resolved != program {
@@ -143,9 +159,21 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 		} else {
 			p.name = program
 		}
+		for _, name := range append([]string{program}, p.paths...) {
+			if comm := commOf(name); !slices.Contains(p.comms, comm) {
+				p.comms = append(p.comms, comm)
+			}
+		}
 		sc.programs = append(sc.programs, p)
 	}
 	return sc, nil
+}
+
+// commOf is the comm of a process that executed path: its base name, cut
+// to commLen bytes.
+func commOf(path string) string {
+	base := filepath.Base(path)
+	return base[:min(len(base), commLen)]
 }
 
 // Scan lists the running processes of the watched programs.
@@ -175,25 +203,32 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 	var out []seam.ProgramProcess
 	name := make([]byte, 64)
 	for _, pid := range pids {
-		if e := sc.entries[pid]; e != nil && !e.matched && sc.scan-e.first >= youngScans && uint64(pid)%rotateScans != sc.scan%rotateScans {
+		if e := sc.entries[pid]; e != nil && e.match < 0 && sc.scan-e.first >= youngScans && uint64(pid)%rotateScans != sc.scan%rotateScans {
 			e.seen = sc.scan
 			continue
 		}
 		comm, ok := sc.readComm(pid, name)
 		e := sc.entries[pid]
-		if e != nil {
-			e.matched = false
-		}
 		if !ok {
+			if e != nil {
+				e.match = -1
+			}
 			continue
 		}
-		for i, p := range sc.programs {
-			if string(comm) != p.comm {
+		if e.match >= 0 {
+			if sc.stillRuns(pid, e, comm) {
+				out = append(out, seam.ProgramProcess{PID: pid, Program: e.match, Started: e.started})
 				continue
 			}
-			if started, running := sc.matches(pid, p); running {
+			e.match = -1
+		}
+		for i, p := range sc.programs {
+			if !slices.Contains(p.comms, string(comm)) {
+				continue
+			}
+			if exe, started, running := sc.matches(pid, p); running {
 				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started})
-				e.matched = true
+				e.match, e.matchComm, e.exe, e.started = i, string(comm), exe, started
 				break
 			}
 		}
@@ -255,25 +290,15 @@ func (sc *procScanner) readPIDs() ([]int, error) {
 	}
 }
 
-// appendDirentPIDs appends the process ids among getdents64's records:
-// each is d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1) and the
-// NUL-terminated name.
+// appendDirentPIDs appends the process ids among getdents64's records
+// (unix.ParseDirent reads them in the machine's byte order): the names
+// that are decimal numbers. In /proc only a process's directory has one.
 func appendDirentPIDs(pids []int, buf []byte) []int {
-	for len(buf) >= 19 {
-		reclen := int(buf[16]) | int(buf[17])<<8
-		if reclen < 19 || reclen > len(buf) {
-			break
+	_, _, names := unix.ParseDirent(buf, -1, nil)
+	for _, name := range names {
+		if pid, ok := parsePID([]byte(name)); ok {
+			pids = append(pids, pid)
 		}
-		if buf[18] == unix.DT_DIR {
-			name := buf[19:reclen]
-			if end := bytes.IndexByte(name, 0); end >= 0 {
-				name = name[:end]
-			}
-			if pid, ok := parsePID(name); ok {
-				pids = append(pids, pid)
-			}
-		}
-		buf = buf[reclen:]
 	}
 	return pids
 }
@@ -311,7 +336,7 @@ func (sc *procScanner) readComm(pid int, buf []byte) ([]byte, bool) {
 			// id is another's now (or the read failed): start again.
 			unix.Close(e.comm)
 			sc.kept--
-			e.comm = -1
+			e.comm, e.match, e.first = -1, -1, sc.scan
 			if kernel, ok := sc.kernelThread(pid); !ok || kernel {
 				e.kernel = kernel
 				return nil, false
@@ -322,7 +347,7 @@ func (sc *procScanner) readComm(pid int, buf []byte) ([]byte, bool) {
 		if !ok {
 			return nil, false
 		}
-		e = &procEntry{comm: -1, kernel: kernel, seen: sc.scan, first: sc.scan}
+		e = &procEntry{comm: -1, match: -1, kernel: kernel, seen: sc.scan, first: sc.scan}
 		sc.entries[pid] = e
 		if kernel {
 			return nil, false
@@ -358,39 +383,60 @@ func (sc *procScanner) kernelThread(pid int) (kernel, ok bool) {
 // pfKthread is PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h).
 const pfKthread = 0x00200000
 
-// matches reports whether the process pid, whose comm is p's, runs p and
-// has not exited, and when it started.
-func (sc *procScanner) matches(pid int, p procProgram) (time.Time, bool) {
+// matches reports whether the process pid, whose comm is one of p's,
+// runs p and has not exited, with its executable ("" when it cannot be
+// read: another user's process, named by a short bare name) and its start
+// time.
+func (sc *procScanner) matches(pid int, p procProgram) (exe string, started time.Time, running bool) {
+	exe, readable := sc.exe(pid)
 	if p.name == "" || len(p.name) > commLen {
-		link := make([]byte, 4096)
-		n, err := unix.Readlink(sc.root+"/"+strconv.Itoa(pid)+"/exe", link)
-		if err != nil || n >= len(link) {
-			return time.Time{}, false
-		}
-		// A replaced executable shows as "PATH (deleted)": the program
-		// runs on.
-		path := strings.TrimSuffix(string(link[:n]), " (deleted)")
 		switch {
-		case p.name != "" && filepath.Base(path) != p.name:
-			return time.Time{}, false
-		case p.name == "" && !containsString(p.paths, path):
-			return time.Time{}, false
+		case !readable:
+			return "", time.Time{}, false
+		case p.name != "" && filepath.Base(exe) != p.name:
+			return "", time.Time{}, false
+		case p.name == "" && !slices.Contains(p.paths, exe):
+			return "", time.Time{}, false
 		}
 	}
 	st, err := sc.stat(pid)
 	if err != nil || st.state == 'Z' || st.state == 'X' {
-		return time.Time{}, false
+		return "", time.Time{}, false
 	}
-	return st.started, true
+	return exe, st.started, true
 }
 
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
+// stillRuns reports whether the process pid, which matched a watched
+// program at an earlier scan and has comm now, is the same process and
+// runs the same executable: its stat reads, shows no zombie and the same
+// start time, and when comm has changed, /proc/PID/exe is the executable
+// it had (a changed comm alone is a renamed thread).
+func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) bool {
+	st, err := sc.stat(pid)
+	if err != nil || st.state == 'Z' || st.state == 'X' || !st.started.Equal(e.started) {
+		return false
 	}
-	return false
+	if string(comm) == e.matchComm {
+		return true
+	}
+	if exe, _ := sc.exe(pid); exe != e.exe {
+		return false
+	}
+	e.matchComm = string(comm)
+	return true
+}
+
+// exe reads /proc/PID/exe, the executable the process runs, links
+// resolved; a replaced executable shows as "PATH (deleted)", and is read
+// as PATH: the program runs on. ok is false when it cannot be read
+// (another user's process, or one that has exited).
+func (sc *procScanner) exe(pid int) (path string, ok bool) {
+	link := make([]byte, 4096)
+	n, err := unix.Readlink(sc.root+"/"+strconv.Itoa(pid)+"/exe", link)
+	if err != nil || n >= len(link) {
+		return "", false
+	}
+	return strings.TrimSuffix(string(link[:n]), " (deleted)"), true
 }
 
 // procStat is what a scanner reads from /proc/PID/stat.
@@ -447,7 +493,18 @@ func bootTime() time.Time {
 	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
 		return time.Time{}
 	}
-	return time.Now().Add(-time.Duration(ts.Nano()))
+	return bootTimeAt(time.Now(), time.Duration(ts.Nano()))
+}
+
+// bootTimeAt is when the machine booted, sinceBoot (CLOCK_BOOTTIME) before
+// now, by the wall clock only: time.Now's monotonic reading is stripped,
+// as Go's monotonic clock (CLOCK_MONOTONIC) stops during a suspend while
+// CLOCK_BOOTTIME and /proc's start times do not. With it kept, Sub
+// between now and a start time would use the monotonic readings and come
+// short by the time suspended since the scanner began (a process
+// started N s ago would read as just started).
+func bootTimeAt(now time.Time, sinceBoot time.Duration) time.Time {
+	return now.Round(0).Add(-sinceBoot)
 }
 
 // Close closes the descriptors the scanner keeps.

@@ -1,44 +1,42 @@
 package platform
 
 import (
-	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
-func TestAppendDirentPIDs(t *testing.T) {
-	var buf []byte
-	record := func(name string, typ byte) {
-		reclen := (19 + len(name) + 1 + 7) &^ 7
-		r := make([]byte, reclen)
-		binary.LittleEndian.PutUint16(r[16:], uint16(reclen))
-		r[18] = typ
-		copy(r[19:], name)
-		buf = append(buf, r...)
+// TestReadPIDs lists a directory as /proc is listed: getdents records read
+// by unix.ParseDirent, in the machine's byte order, and the names that are
+// process ids kept.
+func TestReadPIDs(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"1", "self", "4242", "017", "12a", "4194304", "99999999999", "sys"} {
+		if err := os.Mkdir(filepath.Join(root, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	const dtDir, dtReg = 4, 8
-	record("1", dtDir)
-	record("self", 10)
-	record("4242", dtDir)
-	record("017", dtDir)     // not how the kernel names a process
-	record("99", dtReg)      // not a directory
-	record("12a", dtDir)     // not a number
-	record("4194304", dtDir) // PID_MAX_LIMIT
-	record("99999999999", dtDir)
-	got := appendDirentPIDs(nil, buf)
+	sc, err := newProcScanner(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	// A buffer too small for every record at once: several getdents calls.
+	sc.buf = make([]byte, 64)
+	got, err := sc.readPIDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
 	if want := []int{1, 4242, 4194304}; !slices.Equal(got, want) {
 		t.Errorf("pids %v, want %v", got, want)
-	}
-	// A record cut short ends the parse, it does not read past the buffer.
-	if got := appendDirentPIDs(nil, buf[:30]); !slices.Equal(got, []int{1}) {
-		t.Errorf("a cut buffer gave %v", got)
 	}
 }
 
@@ -67,11 +65,17 @@ func TestParseProcStat(t *testing.T) {
 // machine runs.
 func program(t *testing.T, dir, name string) string {
 	t.Helper()
-	sleep, err := exec.LookPath("sleep")
+	return copyProgram(t, "sleep", dir, name)
+}
+
+// copyProgram copies the program of that name in PATH to dir/name.
+func copyProgram(t *testing.T, from, dir, name string) string {
+	t.Helper()
+	src, err := exec.LookPath(from)
 	if err != nil {
-		t.Skip("no sleep(1)")
+		t.Skipf("no %s", from)
 	}
-	data, err := os.ReadFile(sleep)
+	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +99,48 @@ func scanFor(t *testing.T, sc seam.ProgramScanner) map[int]seam.ProgramProcess {
 	return out
 }
 
+// poll calls done until it reports true, failing the test at a deadline.
+func poll(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s, still not %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// procField reads /proc/PID/NAME ("exe" as its link), "" when it cannot.
+func procField(pid int, name string) string {
+	path := "/proc/" + strconv.Itoa(pid) + "/" + name
+	if name == "exe" {
+		link, _ := os.Readlink(path)
+		return link
+	}
+	data, _ := os.ReadFile(path)
+	return strings.TrimSuffix(string(data), "\n")
+}
+
+// procState is the state letter of /proc/PID/stat, 0 when unreadable.
+func procState(pid int) byte {
+	stat := procField(pid, "stat")
+	if end := strings.LastIndexByte(stat, ')'); end >= 0 && end+2 < len(stat) {
+		return stat[end+2]
+	}
+	return 0
+}
+
+func start(t *testing.T, path string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(path, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
 // TestScanPrograms runs programs of unique names and finds them in the
 // real /proc by name, by a name longer than comm holds, and by path; a
 // process that execs one is found once it has; an exited one (a zombie
@@ -112,30 +158,29 @@ func TestScanPrograms(t *testing.T) {
 	if found := scanFor(t, sc); len(found) != 0 {
 		t.Fatalf("before any started: %v", found)
 	}
-	start := func(path string, args ...string) *exec.Cmd {
-		cmd := exec.Command(path, args...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		return cmd
-	}
 	before := time.Now()
-	a := start(short, "30")
-	b := start(long, "30")
-	c := start(byPath, "30")
+	a := start(t, short, "30")
+	b := start(t, long, "30")
+	c := start(t, byPath, "30")
 	// Another program of the same base name but another path is not the
 	// program named by its path.
 	other := program(t, t.TempDir(), "tswpath")
-	d := start(other, "30")
+	d := start(t, other, "30")
 	// A shell that execs the program later keeps its process id.
-	e := start("/bin/sh", "-c", "sleep 0.5; exec "+short+" 30")
-	time.Sleep(100 * time.Millisecond)
-	found := scanFor(t, sc)
+	marker := filepath.Join(dir, "exec")
+	e := start(t, "/bin/sh", "-c", `while [ ! -e "$0" ]; do sleep 0.05; done; exec "$1" 30`, marker, short)
+	var found map[int]seam.ProgramProcess
+	poll(t, "found the three programs", func() bool {
+		found = scanFor(t, sc)
+		_, okA := found[a.Process.Pid]
+		_, okB := found[b.Process.Pid]
+		_, okC := found[c.Process.Pid]
+		return okA && okB && okC
+	})
 	for cmd, program := range map[*exec.Cmd]int{a: 0, b: 1, c: 2} {
-		p, ok := found[cmd.Process.Pid]
-		if !ok || p.Program != program {
-			t.Errorf("process %d of program %d: found %+v, %v", cmd.Process.Pid, program, p, ok)
+		p := found[cmd.Process.Pid]
+		if p.Program != program {
+			t.Errorf("process %d of program %d: found %+v", cmd.Process.Pid, program, p)
 			continue
 		}
 		// /proc's start time counts in 10 ms ticks.
@@ -152,13 +197,16 @@ func TestScanPrograms(t *testing.T) {
 	if len(found) != 3 {
 		t.Errorf("found %v, want 3 processes", found)
 	}
-	time.Sleep(time.Second)
-	if p, ok := scanFor(t, sc)[e.Process.Pid]; !ok || p.Program != 0 {
-		t.Errorf("the shell that executed the program is not found as it: %+v, %v", p, ok)
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
+	poll(t, "found the shell that executed the program, as it", func() bool {
+		p, ok := scanFor(t, sc)[e.Process.Pid]
+		return ok && p.Program == 0
+	})
 	// Exited but not yet reaped (a zombie), then reaped.
 	a.Process.Kill()
-	time.Sleep(100 * time.Millisecond)
+	poll(t, "a zombie", func() bool { return procState(a.Process.Pid) == 'Z' })
 	if _, ok := scanFor(t, sc)[a.Process.Pid]; ok {
 		t.Errorf("a zombie is listed as running")
 	}
@@ -169,6 +217,70 @@ func TestScanPrograms(t *testing.T) {
 	if _, ok := scanFor(t, sc)[b.Process.Pid]; !ok {
 		t.Errorf("a running process is no longer found")
 	}
+}
+
+// TestScanKeepsARenamedProcess: a process that renames itself (its comm,
+// as prctl(PR_SET_NAME) and Wine's SetThreadDescription do) still runs
+// its program and stays found; once it executes another program, it is
+// not found.
+func TestScanKeepsARenamedProcess(t *testing.T) {
+	dir := t.TempDir()
+	// A copy of the shell under a unique name runs the script: it renames
+	// itself (the redirection is the shell's own write to its comm), then
+	// executes sleep(1).
+	shell := copyProgram(t, "sh", dir, "tswren"+strconv.Itoa(os.Getpid()))
+	rename, execute := filepath.Join(dir, "rename"), filepath.Join(dir, "exec")
+	script := `while [ ! -e "$0" ]; do sleep 0.05; done; printf renamed > /proc/$$/comm
+while [ ! -e "$1" ]; do sleep 0.05; done; exec sleep 30`
+	sc, err := system{}.ScanPrograms([]string{filepath.Base(shell)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	cmd := start(t, shell, "-c", script, rename, execute)
+	pid := cmd.Process.Pid
+	poll(t, "found the program", func() bool { _, ok := scanFor(t, sc)[pid]; return ok })
+	if err := os.WriteFile(rename, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "renamed", func() bool { return procField(pid, "comm") == "renamed" })
+	for range rotateScans + 1 {
+		if _, ok := scanFor(t, sc)[pid]; !ok {
+			t.Fatal("a process that renamed itself is no longer found")
+		}
+	}
+	if err := os.WriteFile(execute, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "executed sleep", func() bool { return procField(pid, "comm") == "sleep" })
+	if p, ok := scanFor(t, sc)[pid]; ok {
+		t.Errorf("a process that executed another program is still found: %+v", p)
+	}
+}
+
+// TestScanFindsALinksTarget: a program named by a link's path is found
+// when started by its link and when started by the link's target, whose
+// base name (and so comm) differs.
+func TestScanFindsALinksTarget(t *testing.T) {
+	dir := t.TempDir()
+	target := program(t, dir, "tswtarget-bin")
+	link := filepath.Join(dir, "tswlink")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := system{}.ScanPrograms([]string{link})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	byTarget := start(t, target, "30")
+	byLink := start(t, link, "30")
+	poll(t, "found both", func() bool {
+		found := scanFor(t, sc)
+		_, okTarget := found[byTarget.Process.Pid]
+		_, okLink := found[byLink.Process.Pid]
+		return okTarget && okLink
+	})
 }
 
 // BenchmarkScanPrograms is one scan of this machine's /proc by a scanner
@@ -202,12 +314,7 @@ func TestScanSeesAnOldProcessExec(t *testing.T) {
 	}
 	defer sc.Close()
 	marker := filepath.Join(dir, "go")
-	shell := exec.Command("/bin/sh", "-c", `while [ ! -e "$1" ]; do sleep 0.05; done; exec "$0" 30`, prog, marker)
-	if err := shell.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { shell.Process.Kill(); shell.Wait() }()
-	time.Sleep(100 * time.Millisecond)
+	shell := start(t, "/bin/sh", "-c", `while [ ! -e "$1" ]; do sleep 0.05; done; exec "$0" 30`, prog, marker)
 	for range youngScans + 1 {
 		if _, ok := scanFor(t, sc)[shell.Process.Pid]; ok {
 			t.Fatal("the shell matched before it executed the program")
@@ -216,7 +323,7 @@ func TestScanSeesAnOldProcessExec(t *testing.T) {
 	if err := os.WriteFile(marker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	poll(t, "executed the program", func() bool { return procField(shell.Process.Pid, "exe") == prog })
 	for n := 1; ; n++ {
 		if p, ok := scanFor(t, sc)[shell.Process.Pid]; ok {
 			if p.Program != 0 {
@@ -261,5 +368,24 @@ func TestScanListsProcAfterACreation(t *testing.T) {
 		if sc.scan-sc.lastFull >= fullScanEvery {
 			t.Fatalf("scan %d: /proc last listed at scan %d", sc.scan, sc.lastFull)
 		}
+	}
+}
+
+// TestBootTimeHasNoMonotonicReading: a start time made from the boot time
+// is compared with time.Now by the wall clock, which counts a suspend as
+// CLOCK_BOOTTIME and /proc's start times do; with a monotonic reading
+// (CLOCK_MONOTONIC, which stops during a suspend) Sub would use that.
+func TestBootTimeHasNoMonotonicReading(t *testing.T) {
+	now := time.Now()
+	boot := bootTimeAt(now, time.Hour)
+	if strings.Contains(boot.String(), "m=") {
+		t.Errorf("the boot time %v keeps a monotonic reading", boot)
+	}
+	if !boot.Equal(now.Add(-time.Hour)) {
+		t.Errorf("boot %v, want an hour before %v", boot, now)
+	}
+	started := boot.Add(30 * time.Minute)
+	if strings.Contains(started.String(), "m=") {
+		t.Errorf("a start time %v keeps a monotonic reading", started)
 	}
 }
