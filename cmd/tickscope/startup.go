@@ -28,12 +28,14 @@ func (a *app) startupCommand() *cobra.Command {
 the timer setting is still raised afterwards (another program holds one).
 On Windows it also stops the service "tickscope" that apply --persist --boot
 installed, which releases its setting, and deletes it: that needs an
-elevated tickscope, and without one nothing is changed.
+elevated tickscope. Without one, or when a service of that name is not
+tickscope's, the service is left as it was and the error says why, the
+task is removed all the same, and the exit status is 1.
 
-A task, unit or service of that name that tickscope did not create is
-left alone, and the command that deletes it by hand is printed; then
-nothing else is changed either. With nothing installed it says so and
-changes nothing.`,
+A task or unit of that name that tickscope did not create is left alone,
+and the command that deletes it by hand is printed; then nothing else is
+changed either. With nothing installed it says so and changes nothing.
+The exit status is 0 only when everything found was removed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.startupRemove(asJSON) },
 	}
@@ -52,6 +54,9 @@ func (a *app) startupRemove(asJSON bool) error {
 	}
 	if res.StillRaised != "" {
 		a.warnf("%s", res.StillRaised)
+	}
+	if left := res.NotDone(); left != "" {
+		return &hold.ExitStatus{Code: 1, Msg: left}
 	}
 	return nil
 }

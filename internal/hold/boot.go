@@ -16,9 +16,9 @@ import (
 // elevation: only an administrator may install a service.
 var ErrBootNeedsElevation = errors.New("--persist --boot installs a Windows service, which needs an elevated tickscope: run it from a terminal opened with Run as administrator (nothing was changed; --dry-run shows the service without elevation)")
 
-// ErrRemoveNeedsElevation is startup remove's refusal to stop and delete
-// the boot service without elevation.
-var ErrRemoveNeedsElevation = errors.New("the Windows service " + persist.ServiceName + " is installed, and stopping and deleting a service needs an elevated tickscope: run startup remove from a terminal opened with Run as administrator (nothing was changed)")
+// ErrRemoveNeedsElevation is why startup remove leaves the boot service
+// installed without elevation.
+var ErrRemoveNeedsElevation = errors.New("the Windows service " + persist.ServiceName + " is installed, and stopping and deleting a service needs an elevated tickscope: it is left as it was; run startup remove from a terminal opened with Run as administrator to remove it")
 
 // serviceAwaitLooks make the 10 s a started service has to hold its
 // setting: the service manager starts a process, which measures the

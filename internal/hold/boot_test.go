@@ -362,9 +362,14 @@ func TestHoldAsService(t *testing.T) {
 }
 
 // startup remove stops the boot service (which releases its setting) and
-// deletes it, elevated; it leaves a service of that name tickscope did not
-// create alone, and without elevation changes nothing.
+// deletes it, elevated. A service of that name tickscope did not create,
+// or tickscope's without elevation, is left as it was and said why
+// (NotDone, exit 1), and the user's own logon task is removed all the same.
 func TestRemoveStartupWithTheBootService(t *testing.T) {
+	const (
+		needsElevation = "the Windows service tickscope is installed, and stopping and deleting a service needs an elevated tickscope: it is left as it was; run startup remove from a terminal opened with Run as administrator to remove it"
+		foreign        = "the Windows service tickscope was not created by tickscope: it is left alone; delete it by hand, elevated, with: delete Windows service tickscope by hand"
+	)
 	tests := []struct {
 		name     string
 		elevated bool
@@ -373,19 +378,26 @@ func TestRemoveStartupWithTheBootService(t *testing.T) {
 		state    seam.ServiceState
 		want     hold.ServiceRemoval
 		wantTask bool // the task was deleted
-		wantErr  string
 	}{
-		{"nothing", false, nil, nil, seam.ServiceState{}, hold.ServiceRemoval{}, false, ""},
+		{"nothing", false, nil, nil, seam.ServiceState{}, hold.ServiceRemoval{}, false},
 		{"running", true, nil, serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, false, ""},
+			hold.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, false},
 		{"stopped", true, nil, serviceOf(bootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
-			hold.ServiceRemoval{Installed: true, Deleted: true}, false, ""},
+			hold.ServiceRemoval{Installed: true, Deleted: true}, false},
 		{"and the logon task", true, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, true, ""},
-		{"not elevated", false, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{}, false, "stopping and deleting a service needs an elevated tickscope"},
-		{"a foreign service", true, taskOf(t, windowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{}, false, "the Windows service tickscope was not created by tickscope: it is left alone; delete it by hand, elevated, with: delete Windows service tickscope by hand"},
+			hold.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, true},
+		{"not elevated: the task removed, the service left", false, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+			hold.ServiceRemoval{Left: needsElevation}, true},
+		{"not elevated, no task: the service left", false, nil, serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+			hold.ServiceRemoval{Left: needsElevation}, false},
+		{"not elevated, no service: the task removed", false, taskOf(t, windowsHolder, true), nil, seam.ServiceState{},
+			hold.ServiceRemoval{}, true},
+		{"a foreign service: the task removed, the service left", true, taskOf(t, windowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
+			hold.ServiceRemoval{Left: foreign}, true},
+		{"a foreign service, not elevated: the task removed", false, taskOf(t, windowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
+			hold.ServiceRemoval{Left: foreign}, true},
+		{"an unreadable service definition is not tickscope's", true, nil, []byte("SERVICE_NAME        : tickscope\n"), seam.ServiceState{State: "stopped"},
+			hold.ServiceRemoval{Left: foreign}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -395,13 +407,6 @@ func TestRemoveStartupWithTheBootService(t *testing.T) {
 			st := sys.StartupMechanism
 			st.Definition, sv.Definition, sv.Now = tt.task, tt.service, tt.state
 			res, err := hold.RemoveStartup(h, sys)
-			if tt.wantErr != "" {
-				wantError(t, err, tt.wantErr)
-				if sv.Stops+sv.Deletes+st.Stops+st.Deletes != 0 || sv.Now != tt.state {
-					t.Errorf("a refusal changed something: service %d stops %d deletes, task %d stops %d deletes", sv.Stops, sv.Deletes, st.Stops, st.Deletes)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -409,11 +414,17 @@ func TestRemoveStartupWithTheBootService(t *testing.T) {
 			if res.Service == nil || *res.Service != tt.want {
 				t.Errorf("service removal %+v, want %+v", res.Service, tt.want)
 			}
-			if res.Deleted != tt.wantTask {
+			if res.NotDone() != tt.want.Left {
+				t.Errorf("not done %q, want %q", res.NotDone(), tt.want.Left)
+			}
+			if res.Deleted != tt.wantTask || (st.Definition == nil) != (tt.wantTask || tt.task == nil) {
 				t.Errorf("task deleted %v, want %v", res.Deleted, tt.wantTask)
 			}
-			if tt.want.Installed && (sv.Definition != nil || sv.Now.State != "") {
+			switch {
+			case tt.want.Installed && (sv.Definition != nil || sv.Now.State != ""):
 				t.Errorf("the service is still there: %+v", sv.Now)
+			case !tt.want.Installed && (sv.Stops+sv.Deletes != 0 || sv.Now != tt.state || string(sv.Definition) != string(tt.service)):
+				t.Errorf("a service left alone was changed: %d stops, %d deletes, %+v", sv.Stops, sv.Deletes, sv.Now)
 			}
 		})
 	}

@@ -30,15 +30,32 @@ type ServiceRemoval struct {
 	PID     int  `json:"pid"`
 	Stopped bool `json:"stopped"`
 	Deleted bool `json:"deleted"`
+	// Left says what was found and why it was left installed (a service
+	// of that name tickscope did not create, or no elevation to remove
+	// tickscope's), "" when nothing was left.
+	Left string `json:"left"`
+}
+
+// NotDone is what startup remove was asked and did not do, "" when it
+// did everything: then its exit status is 0.
+func (r *RemoveResult) NotDone() string {
+	if r.Service != nil {
+		return r.Service.Left
+	}
+	return ""
 }
 
 // RemoveStartup ends a running startup holder and deletes the definition
 // apply --persist installed, and stops and deletes the boot service apply
-// --persist --boot installed (elevated only). A definition tickscope did
-// not write is left alone, with the command that deletes it by hand, and
-// so is everything else then. Afterwards it says when
-// the timer is still at or finer than what the holder held (another
-// program's request, which the user may have expected to end too).
+// --persist --boot installed (elevated only). A logon definition tickscope
+// did not write is left alone, with the command that deletes it by hand,
+// and so is everything else then. The boot service is the machine's, not
+// the user's: a service of that name tickscope did not create, or
+// tickscope's own without elevation, is left installed and said why
+// (RemoveResult.NotDone), and the user's own holder is removed all the
+// same. Afterwards it says when the timer is still at or finer than what
+// the holder held (another program's request, which the user may have
+// expected to end too).
 func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 	st := sys.Startup()
 	if st == nil {
@@ -64,8 +81,8 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 		res.Installed = true
 		held = installed.HeldSetting()
 	}
-	// The boot service is checked before anything is changed, so that a
-	// refusal changes nothing.
+	// The boot service is read before anything is changed, so that a
+	// failure to read it changes nothing.
 	sv := sys.BootService()
 	var serviceHeld timerinfo.Setting
 	if sv != nil {
@@ -104,20 +121,23 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 }
 
 // checkServiceRemovable reads the boot service: a service of that name
-// tickscope did not create is left alone (an error with the command that
-// deletes it by hand), and one of tickscope's needs elevation to remove.
-// It returns the setting the service holds.
+// tickscope did not create is left alone (r.Left, with the command that
+// deletes it by hand), and so is one of tickscope's without elevation,
+// which removing it needs. It returns the setting the service holds when
+// it is to be removed.
 func checkServiceRemovable(sys seam.System, sv seam.Service, r *ServiceRemoval) (timerinfo.Setting, error) {
 	definition, err := sv.Read()
 	if err != nil || definition == nil {
 		return timerinfo.Setting{}, err
 	}
 	installed, err := parseDefinition(definition)
-	if err != nil || !installed.Ours() {
-		return timerinfo.Setting{}, fmt.Errorf("the %s was not created by tickscope: it is left alone; delete it by hand, elevated, with: %s", sv.Describe(), sv.DeleteByHand())
-	}
-	if !sys.Elevated() {
-		return timerinfo.Setting{}, ErrRemoveNeedsElevation
+	switch {
+	case err != nil || !installed.Ours():
+		r.Left = fmt.Sprintf("the %s was not created by tickscope: it is left alone; delete it by hand, elevated, with: %s", sv.Describe(), sv.DeleteByHand())
+		return timerinfo.Setting{}, nil
+	case !sys.Elevated():
+		r.Left = ErrRemoveNeedsElevation.Error()
+		return timerinfo.Setting{}, nil
 	}
 	r.Installed = true
 	return installed.HeldSetting(), nil

@@ -373,10 +373,10 @@ func WriteGlobal(w io.Writer, res *hold.GlobalResult) {
 	fmt.Fprintf(w, "undo: %s\n", res.Undo)
 }
 
-// WriteRemove is startup remove; the still-raised warning is the
-// command's.
+// WriteRemove is startup remove; the still-raised warning and what was
+// left (RemoveResult.NotDone) are the command's.
 func WriteRemove(w io.Writer, res *hold.RemoveResult) {
-	if !res.Installed && !res.Ended && (res.Service == nil || !res.Service.Installed) {
+	if !res.Installed && !res.Ended && (res.Service == nil || !res.Service.Installed && res.Service.Left == "") {
 		fmt.Fprintf(w, "nothing to remove: no %s is installed and no holder runs\n", res.Startup)
 	}
 	switch {

@@ -69,6 +69,12 @@ func TestHoldTexts(t *testing.T) {
 		}, "ended the holder (its process id was unreadable)\n"},
 		{"nothing to remove", func(b *bytes.Buffer) { report.WriteRemove(b, &hold.RemoveResult{Startup: "task"}) },
 			"nothing to remove: no task is installed and no holder runs\n"},
+		{"the task removed, the service left (the command's error says why)", func(b *bytes.Buffer) {
+			report.WriteRemove(b, &hold.RemoveResult{Startup: "task", Installed: true, Deleted: true, Service: &hold.ServiceRemoval{Service: "service", Left: "why"}})
+		}, "deleted the task\n"},
+		{"only a service left: not nothing to remove", func(b *bytes.Buffer) {
+			report.WriteRemove(b, &hold.RemoveResult{Startup: "task", Service: &hold.ServiceRemoval{Service: "service", Left: "why"}})
+		}, ""},
 		{"global already on", func(b *bytes.Buffer) { report.WriteGlobal(b, &hold.GlobalResult{Key: "K", After: &one}) },
 			"K is already 1; nothing was changed\n"},
 		{"global off", func(b *bytes.Buffer) {

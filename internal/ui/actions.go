@@ -412,6 +412,9 @@ func (s *Server) removeStartup() *Outcome {
 	if res.StillRaised != "" {
 		out.warn("%s", res.StillRaised)
 	}
+	if left := res.NotDone(); left != "" {
+		out.Error = options.OneLine(left)
+	}
 	return out
 }
 
