@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -293,9 +294,9 @@ type HoldOptions struct {
 	// (options.Programs checked them), looked for every ScanEvery (0:
 	// ScanEvery): nil holds it throughout. Such a hold calls Waiting once,
 	// when it starts to watch with nothing held, instead of Holding, and
-	// Changed at each start and exit of a program (with the event), and
-	// when a take that had failed succeeds (with nil); Checked is called
-	// only while the setting is held.
+	// Changed at each start and exit of a program, and when a take that
+	// had failed succeeds (EventRetried), with the event; Checked is
+	// called only while the setting is held.
 	While     []string
 	ScanEvery time.Duration
 	Waiting   func(*HoldReport)
@@ -328,27 +329,20 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	if len(o.While) > 0 {
 		return holdWhile(ctx, host, sys, q, req, o, rep)
 	}
-	granted, release, err := holdSetting(host, req, o.Warn)
+	// What goes wrong once the hold has begun is told at once and kept
+	// for the report.
+	o.Warn = rep.warner(o.Warn)
+	granted, release, warnings, err := grant(host, q, req, o.Warn)
 	if err != nil {
 		return nil, err
 	}
-	k := &keeper{host: host, req: req, granted: granted, release: release, o: o}
+	k := &keeper{host: host, req: req, granted: granted, target: keepTarget(req, granted), release: release, o: o}
 	defer func() { k.release() }()
 	rep.Granted = granted
-	if q.Linux != nil {
-		// The kernel applies the smallest request of all processes: read
-		// back what is in force.
-		if now, err := host.Query(); err == nil && now.Linux != nil && now.Linux.CPUDMALatencyUs != nil {
-			rep.Granted.CPUDMALatencyUs = now.Linux.CPUDMALatencyUs
-		}
-	}
-	if q.Windows != nil && timerinfo.GrantShowsFinerHold(req.Resolution100ns, granted.Resolution100ns) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("granted %s ms, finer than requested: another process holds a finer period", timerinfo.FormatPeriodMS(granted.Resolution100ns)))
-	}
+	rep.Warnings = append(rep.Warnings, warnings...)
 	if rep.Check, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
 		return nil, err
 	}
-	k.granted, k.target = rep.Granted, keepTarget(req, rep.Granted)
 	if o.Checked != nil {
 		if now, err := host.Query(); err == nil {
 			o.Checked(now, req, false)
@@ -367,6 +361,48 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	rep.HeldNs = int64(time.Since(start))
 	rep.Reapplies = k.reapplies
 	return rep, nil
+}
+
+// grant requests req from the calling (locked) thread (holdSetting) and
+// reads back what is granted: on Linux the kernel applies the smallest
+// cpu_dma_latency request of all processes, so the grant is what is in
+// force. warnings are what the hold's report says of the grant: on
+// Windows, a period finer than requested (another process holds one).
+func grant(host seam.Host, q *timerinfo.Report, req timerinfo.Setting, warn func(string)) (granted timerinfo.Setting, release func(), warnings []string, err error) {
+	granted, release, err = holdSetting(host, req, warn)
+	if err != nil {
+		return granted, nil, nil, err
+	}
+	if q.Linux != nil {
+		if now, err := host.Query(); err == nil && now.Linux != nil && now.Linux.CPUDMALatencyUs != nil {
+			granted.CPUDMALatencyUs = now.Linux.CPUDMALatencyUs
+		}
+	}
+	if q.Windows != nil && timerinfo.GrantShowsFinerHold(req.Resolution100ns, granted.Resolution100ns) {
+		warnings = append(warnings, fmt.Sprintf("granted %s ms, finer than requested: another process holds a finer period", timerinfo.FormatPeriodMS(granted.Resolution100ns)))
+	}
+	return granted, release, warnings, nil
+}
+
+// maxWarnings bounds the warnings a hold keeps for its report, as
+// maxEvents bounds its events: a startup holder runs for months.
+const maxWarnings = 100
+
+// warner returns a warn that tells warn (at once) and keeps the warning in
+// the report (its Warnings, the last maxWarnings, a warning already kept
+// not kept twice), so that --json says what the text said.
+func (rep *HoldReport) warner(warn func(string)) func(string) {
+	return func(msg string) {
+		if !slices.Contains(rep.Warnings, msg) {
+			if len(rep.Warnings) == maxWarnings {
+				rep.Warnings = append(rep.Warnings[:0], rep.Warnings[1:]...)
+			}
+			rep.Warnings = append(rep.Warnings, msg)
+		}
+		if warn != nil {
+			warn(msg)
+		}
+	}
 }
 
 // waitForEnd blocks until the hold ends: --for elapses, ESC is pressed,

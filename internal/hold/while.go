@@ -44,7 +44,7 @@ type ProgramEvent struct {
 	Time time.Time `json:"time"`
 	// AtNs is the time since the hold began.
 	AtNs int64 `json:"at_ns"`
-	// Event is EventStarted or EventExited.
+	// Event is EventStarted, EventExited or EventRetried.
 	Event   string `json:"event"`
 	Program string `json:"program"`
 	PID     int    `json:"pid"`
@@ -52,9 +52,10 @@ type ProgramEvent struct {
 	// the scan saw it, where the OS tells when it started.
 	NoticedAfterNs *int64 `json:"noticed_after_ns,omitempty"`
 	// Setting is what the event did to the setting: SettingHeld (the first
-	// program to run), SettingReleased (the last to exit), SettingFailed
-	// (taking it failed: Error says why), or "" (another program was
-	// running already, or still runs).
+	// program to run, or a take tried again that succeeded),
+	// SettingReleased (the last to exit), SettingFailed (taking it failed:
+	// Error says why), or "" (another program was running already, or
+	// still runs, and the setting is held).
 	Setting string `json:"setting,omitempty"`
 	// Granted is what the OS granted, when the setting was taken.
 	Granted *timerinfo.Setting `json:"granted,omitempty"`
@@ -76,8 +77,12 @@ type ProgramRunning struct {
 
 // What ProgramEvent says.
 const (
-	EventStarted    = "started"
-	EventExited     = "exited"
+	EventStarted = "started"
+	EventExited  = "exited"
+	// EventRetried is a take that had failed, tried again at a later scan
+	// while a program runs, succeeding: the event names the first of the
+	// programs' processes running.
+	EventRetried    = "retried"
 	SettingHeld     = "held"
 	SettingReleased = "released"
 	SettingFailed   = "failed"
@@ -120,7 +125,9 @@ type whileHold struct {
 	heldSince time.Time
 	reapplies int
 	// scanErr and takeErr are the last scan's and take's failure already
-	// said, so that one failing every second is said once.
+	// warned of, so that one failing every second is warned of once;
+	// takeErr is forgotten when no program runs, so that the next start's
+	// failure is warned of again.
 	scanErr, takeErr string
 }
 
@@ -142,6 +149,8 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("requests are per-process here (%s), so the period held while %s runs reaches tickscope only, not the program; %s",
 			w.RequestModel, strings.Join(o.While, " or "), w.GlobalAdvice()))
 	}
+	// What goes wrong is told at once and kept for the report, as Hold's.
+	o.Warn = rep.warner(o.Warn)
 	h := &whileHold{host: host, scanner: scanner, q: q, req: req, o: o, rep: rep, start: time.Now(), ctx: ctx,
 		programs: o.While, running: map[int]seam.ProgramProcess{}}
 	defer h.end()
@@ -197,6 +206,9 @@ func (h *whileHold) scan() {
 	slices.SortFunc(exited, byPID)
 	slices.SortFunc(started, byPID)
 	h.running = next
+	if len(next) == 0 {
+		h.takeErr = ""
+	}
 	for i, p := range exited {
 		e := h.event(now, EventExited, p)
 		if i == len(exited)-1 && len(next) == 0 && h.k != nil {
@@ -220,10 +232,10 @@ func (h *whileHold) scan() {
 	// and said again only when its error changes.
 	if len(started) == 0 && len(next) > 0 && h.k == nil {
 		first := h.runningList()[0]
-		e := ProgramEvent{Program: first.Program, PID: first.PID}
+		e := ProgramEvent{Time: now, AtNs: int64(now.Sub(h.start)), Event: EventRetried, Program: first.Program, PID: first.PID}
 		if h.take(now, &e) {
 			h.warn(fmt.Sprintf("holding %s for %s (pid %d) now, granted %s", h.req, first.Program, first.PID, e.Granted))
-			h.changed(nil)
+			h.record(e)
 		}
 	}
 }
@@ -243,8 +255,7 @@ func (h *whileHold) record(e ProgramEvent) {
 	h.changed(&e)
 }
 
-// changed tells HoldOptions.Changed of an event, or of a change of the
-// state without one (e nil).
+// changed tells HoldOptions.Changed of an event.
 func (h *whileHold) changed(e *ProgramEvent) {
 	if h.o.Changed != nil {
 		h.o.Changed(WhileState{Programs: h.programs, Holding: h.k != nil, Running: h.runningList()}, e)
@@ -252,36 +263,31 @@ func (h *whileHold) changed(e *ProgramEvent) {
 }
 
 // take requests the setting for the program of e, noting in e what came
-// of it; it reports whether the setting is held. The first take also
-// checks the default wait with the setting in force, for the report.
+// of it (a failure always; the warning only when its error is not the one
+// warned of last); it reports whether the setting is held. The first take
+// also checks the default wait with the setting in force, for the report.
 func (h *whileHold) take(now time.Time, e *ProgramEvent) bool {
-	granted, release, err := holdSetting(h.host, h.req, h.o.Warn)
+	granted, release, warnings, err := grant(h.host, h.q, h.req, h.warn)
 	if err != nil {
-		if msg := err.Error(); msg != h.takeErr {
+		msg := err.Error()
+		e.Setting, e.Error = SettingFailed, msg
+		if msg != h.takeErr {
 			h.takeErr = msg
-			e.Setting, e.Error = SettingFailed, msg
 			h.warn(fmt.Sprintf("holding %s for %s (pid %d) failed: %v; tried again every %v while it runs", h.req, e.Program, e.PID, err, time.Duration(h.rep.While.ScanEveryNs)))
 		}
 		return false
 	}
 	h.takeErr = ""
-	if h.q.Linux != nil {
-		// The kernel applies the smallest request of all processes: read
-		// back what is in force.
-		if now, err := h.host.Query(); err == nil && now.Linux != nil && now.Linux.CPUDMALatencyUs != nil {
-			granted.CPUDMALatencyUs = now.Linux.CPUDMALatencyUs
-		}
-	}
 	h.k = &keeper{host: h.host, req: h.req, granted: granted, target: keepTarget(h.req, granted), release: release, o: h.o}
 	h.heldSince = now
 	w := h.rep.While
 	w.Holds++
 	e.Setting, e.Granted, e.InForce = SettingHeld, &granted, inForceNow(h.host)
+	for _, msg := range warnings {
+		h.warn(msg)
+	}
 	if w.Holds == 1 {
 		h.rep.Granted = granted
-		if h.q.Windows != nil && timerinfo.GrantShowsFinerHold(h.req.Resolution100ns, granted.Resolution100ns) {
-			h.warn(fmt.Sprintf("granted %s ms, finer than requested: another process holds a finer period", timerinfo.FormatPeriodMS(granted.Resolution100ns)))
-		}
 		if check, err := Check(h.ctx, h.host, h.q, timerinfo.Setting{}); err == nil {
 			h.rep.Check, e.Check = check, check
 		} else {

@@ -260,7 +260,8 @@ func TestWhileRetriesAFailedTake(t *testing.T) {
 	r.none()
 	host.fail.Store(false)
 	r.tick(time.Second)
-	if c := r.next(); c.event != nil || !c.state.Holding {
+	if c := r.next(); c.event == nil || c.event.Event != hold.EventRetried || c.event.PID != 1 || c.event.Setting != hold.SettingHeld ||
+		c.event.Granted == nil || c.event.Granted.Resolution100ns != 9998 || c.event.Check == nil || !c.state.Holding {
 		t.Errorf("a take that succeeds later: %+v, %+v", c.event, c.state)
 	}
 	if p := r.period(); p != 9998 {
@@ -276,8 +277,52 @@ func TestWhileRetriesAFailedTake(t *testing.T) {
 		!strings.Contains(w[2], "looking for game.exe: snapshot failed (test); looking again every 1s") {
 		t.Errorf("warnings %q", w)
 	}
-	if rep.While.Holds != 1 || len(rep.While.Events) != 1 {
-		t.Errorf("%d holds, events %+v", rep.While.Holds, rep.While.Events)
+	if rep.While.Holds != 1 || len(rep.While.Events) != 2 || rep.While.Events[1].Event != hold.EventRetried || rep.Granted.Resolution100ns != 9998 {
+		t.Errorf("%d holds, granted %v, events %+v", rep.While.Holds, rep.Granted, rep.While.Events)
+	}
+	// The report's warnings are what was warned of.
+	if fmt.Sprint(rep.Warnings) != fmt.Sprint(w) {
+		t.Errorf("the report's warnings %q, warned %q", rep.Warnings, w)
+	}
+}
+
+// A take that fails again with the same error after the programs had all
+// exited is marked on its event and warned of again: the "nothing held"
+// of a start without a setting means another program held it.
+func TestWhileSaysAFailedTakeAfterAnExit(t *testing.T) {
+	model, _ := winmodel.New("game-session", 1)
+	host := &failingHost{Host: model}
+	host.fail.Store(true)
+	r := startWhile(t, host, model, "game.exe")
+	r.procs.set(game(1, "game.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.Setting != hold.SettingFailed {
+		t.Fatalf("the first take: %+v", c.event)
+	}
+	r.procs.set()
+	r.tick(time.Second)
+	if c := r.next(); c.event.Event != hold.EventExited || c.event.Setting != "" {
+		t.Fatalf("the exit: %+v", c.event)
+	}
+	r.procs.set(game(2, "game.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.Event != hold.EventStarted || c.event.Setting != hold.SettingFailed || !strings.Contains(c.event.Error, "STATUS_ACCESS_DENIED") {
+		t.Errorf("the second start's take: %+v", c.event)
+	}
+	// Another start while the take still fails with that error: marked,
+	// not warned of again.
+	r.procs.set(game(2, "game.exe"), game(3, "game.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.PID != 3 || c.event.Setting != hold.SettingFailed {
+		t.Errorf("the third start's take: %+v", c.event)
+	}
+	rep := r.stop()
+	w := r.warnings()
+	if len(w) != 2 || !strings.Contains(w[0], "for game.exe (pid 1) failed") || !strings.Contains(w[1], "for game.exe (pid 2) failed") {
+		t.Errorf("warnings %q", w)
+	}
+	if len(rep.Warnings) != 2 {
+		t.Errorf("the report's warnings %q", rep.Warnings)
 	}
 }
 
@@ -417,5 +462,28 @@ func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {
 	}
 	if held, while := hold.StartupDefinition(sys, true); held.Resolution100ns != 10000 || len(while) != 2 {
 		t.Errorf("StartupDefinition = %v, %v", held, while)
+	}
+}
+
+// A take with --while reads back its grant as a hold without does: a
+// grant finer than requested is warned of and kept in the report's
+// warnings, as Hold keeps it.
+func TestWhileWarnsOfAFinerGrantAsHoldDoes(t *testing.T) {
+	model, _ := winmodel.New("contaminated", 1) // another process holds 0.5 ms
+	r := startWhile(t, model, model, "game.exe")
+	r.procs.set(game(1, "game.exe"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.Setting != hold.SettingHeld || c.event.Granted.Resolution100ns != 5000 {
+		t.Fatalf("the take: %+v", c.event)
+	}
+	rep := r.stop()
+	// The first is the warning of per-process requests, said when the
+	// hold began to wait.
+	const finer = "granted 0.5000 ms, finer than requested: another process holds a finer period"
+	if len(rep.Warnings) != 2 || rep.Warnings[1] != finer {
+		t.Errorf("the report's warnings %q", rep.Warnings)
+	}
+	if w := r.warnings(); len(w) != 1 || w[0] != finer {
+		t.Errorf("warned %q", w)
 	}
 }

@@ -77,10 +77,14 @@ func WriteWaiting(w io.Writer, rep *hold.HoldReport) {
 }
 
 // WriteProgramEvent is apply --while's line for a program starting or
-// exiting, and what it did to the setting, with the time (to the
+// exiting (or running when a failed take, tried again, succeeded), and
+// what it did to the setting, with the time (to the
 // millisecond) it was seen; the first hold's check follows it.
 func WriteProgramEvent(w io.Writer, state hold.WhileState, e *hold.ProgramEvent) {
 	what := e.Event
+	if e.Event == hold.EventRetried {
+		what = "runs, tried again"
+	}
 	if e.NoticedAfterNs != nil {
 		what += fmt.Sprintf(" %.2fs ago", time.Duration(*e.NoticedAfterNs).Seconds())
 	}

@@ -61,6 +61,10 @@ func TestHoldTexts(t *testing.T) {
 			report.WriteProgramEvent(b, hold.WhileState{}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventStarted,
 				Program: "game", PID: 7, Setting: hold.SettingFailed, Error: "denied\x1b[2J"})
 		}, "03:04:05.000  game (pid 7) started: holding failed: denied\\x1b[2J\n"},
+		{"a take tried again succeeds", func(b *bytes.Buffer) {
+			report.WriteProgramEvent(b, hold.WhileState{Holding: true}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventRetried,
+				Program: "game", PID: 7, Setting: hold.SettingHeld, InForce: &timerinfo.Setting{CPUDMALatencyUs: &zero}})
+		}, "03:04:05.000  game (pid 7) runs, tried again: holding, cpu_dma_latency 0 µs in force\n"},
 		{"ended, --while", func(b *bytes.Buffer) {
 			report.WriteReleased(b, &hold.HoldReport{HeldNs: 7e9, EndedBy: "signal", While: &hold.WhileReport{Holds: 2, HeldNs: 3.5e9}})
 		}, "ended after 7s (interrupted): the setting was held 3.5s in all, taken 2 times\n"},
