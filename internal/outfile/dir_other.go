@@ -3,6 +3,7 @@
 package outfile
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -18,6 +19,7 @@ type heldDir struct {
 }
 
 func openDir(dir string) (heldDir, error) {
+	testHook("resolved")
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return heldDir{}, err
@@ -35,6 +37,36 @@ func (d heldDir) check() error {
 		return fmt.Errorf("the directory %s was replaced during the run; another user may have swapped it to choose where the file goes, so nothing was written", d.dir)
 	}
 	return nil
+}
+
+// createNamed creates a temporary file of tickscope's in the directory.
+func (d heldDir) createNamed(flag string) (*os.File, error) {
+	return os.CreateTemp(d.dir, tempPrefix+flag+"-*")
+}
+
+// tryName creates and removes path when it does not exist yet, so that a
+// name the directory cannot hold (a reserved or invalid name on Windows)
+// is refused before the measurement instead of at the rename after it.
+// O_EXCL guarantees the file removed is the one created here.
+func (d heldDir) tryName(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return nil // it exists, so its name fits: Target checked its type
+	case err != nil:
+		return UnwrapPath(err)
+	}
+	f.Close()
+	return os.Remove(path)
+}
+
+// mode is the type of what path is now, a symlink not followed.
+func (d heldDir) mode(path string) (fs.FileMode, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode().Type(), nil
 }
 
 func (d heldDir) rename(old, path string) error { return os.Rename(old, path) }

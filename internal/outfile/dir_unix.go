@@ -3,41 +3,44 @@
 package outfile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tickscope/tickscope/internal/options"
 )
 
-// heldDir is the output's directory, held open from Open to Commit: the
-// temporary file is linked and renamed relative to the descriptor, not by
-// the directory's name, so that whoever owns a directory on the way and
-// swaps it for a symlink during the run cannot choose where the file goes.
+// heldDir is the output's directory, held open from Open to Commit: every
+// operation on a name in it (the trial of the final name, the temporary
+// file, the check of what the name is now, the link, the rename, the
+// sweep, the removal of a temporary) is relative to the descriptor, never
+// by the directory's name, so that whoever owns a directory on the way and
+// swaps it for a symlink during the run cannot choose where the file goes
+// or which file is removed.
 type heldDir struct{ f *os.File }
 
 // openDir opens dir, its symlinks resolved under the protected_symlinks
-// rule, without following a link in its last name.
+// rule, then opened without following any link (openDirNoFollow): a
+// directory on the way swapped for a symlink between the two is refused.
 func openDir(dir string) (heldDir, error) {
 	resolved, err := followLinks(dir)
 	if err != nil {
 		return heldDir{}, err
 	}
+	testHook("resolved")
 	f, err := openDirNoFollow(resolved)
 	return heldDir{f}, err
 }
 
-func openDirNoFollow(path string) (*os.File, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	return os.NewFile(uintptr(fd), path), nil
-}
-
 func (d heldDir) path() string { return d.f.Name() }
+
+func (d heldDir) fd() int { return int(d.f.Fd()) }
 
 // check fails when the directory's name no longer names the directory
 // held: it was renamed away and something else, a symlink to another
@@ -66,10 +69,75 @@ func (d heldDir) check() error {
 	return nil
 }
 
+// createNamed creates a temporary file of tickscope's in the directory,
+// under a name no other file has (O_EXCL).
+func (d heldDir) createNamed(flag string) (*os.File, error) {
+	for range 10000 {
+		base := tempPrefix + flag + "-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		fd, err := unix.Openat(d.fd(), base, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		switch {
+		case err == nil:
+			return os.NewFile(uintptr(fd), filepath.Join(d.path(), base)), nil
+		case !errors.Is(err, unix.EEXIST):
+			return nil, &os.PathError{Op: "openat", Path: filepath.Join(d.path(), base), Err: err}
+		}
+	}
+	return nil, errors.New("no free temporary name in " + d.path())
+}
+
+// tryName creates and removes the last name of path in the directory when
+// it does not exist yet, so that a name the directory cannot hold (over
+// 255 bytes on most file systems) is refused before the measurement
+// instead of at the rename after it. O_EXCL guarantees the file removed is
+// the one created here.
+func (d heldDir) tryName(path string) error {
+	base := filepath.Base(path)
+	fd, err := unix.Openat(d.fd(), base, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	switch {
+	case errors.Is(err, unix.EEXIST):
+		return nil // it exists, so its name fits: Target checked its type
+	case err != nil:
+		return err
+	}
+	unix.Close(fd)
+	return unix.Unlinkat(d.fd(), base, 0)
+}
+
+// mode is the type of what the last name of path is in the directory now,
+// a symlink not followed.
+func (d heldDir) mode(path string) (fs.FileMode, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd(), filepath.Base(path), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return 0, err
+	}
+	return fileType(uint32(st.Mode)), nil
+}
+
+// fileType is the fs.FileMode type of a stat mode.
+func fileType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	case unix.S_IFREG:
+		return 0
+	}
+	return fs.ModeIrregular
+}
+
 // rename renames the file named old in the directory over the name of
 // path, both relative to the directory held.
 func (d heldDir) rename(old, path string) error {
-	if err := unix.Renameat(int(d.f.Fd()), filepath.Base(old), int(d.f.Fd()), filepath.Base(path)); err != nil {
+	if err := unix.Renameat(d.fd(), filepath.Base(old), d.fd(), filepath.Base(path)); err != nil {
 		return &os.LinkError{Op: "renameat", Old: old, New: path, Err: err}
 	}
 	return nil
@@ -77,7 +145,7 @@ func (d heldDir) rename(old, path string) error {
 
 // remove removes the file named name from the directory held.
 func (d heldDir) remove(name string) {
-	unix.Unlinkat(int(d.f.Fd()), filepath.Base(name), 0)
+	unix.Unlinkat(d.fd(), filepath.Base(name), 0)
 }
 
 func (d heldDir) close() {

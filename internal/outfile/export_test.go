@@ -22,3 +22,15 @@ func WithUnnamed(t *testing.T, flag, path string, f *os.File) *File {
 	}
 	return &File{flag: flag, path: path, tmp: f, unnamed: true, dir: dir}
 }
+
+// AtStage calls f when Open or Commit reaches stage ("resolved",
+// "opened", "checked"), for the rest of t: a test changes the file system
+// there, as another user could at that moment.
+func AtStage(t *testing.T, stage string, f func()) {
+	testHook = func(s string) {
+		if s == stage {
+			f()
+		}
+	}
+	t.Cleanup(func() { testHook = func(string) {} })
+}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxLinks is how many symlinks one path may pass through, as the
@@ -126,17 +128,25 @@ func trustLink(link string, fi fs.FileInfo) error {
 	return &UntrustedLinkError{Link: link, Dir: dir, Owner: userName(linkOwner)}
 }
 
-// openAppend opens path for appending without following a symlink in its
-// last name: O_NOFOLLOW fails with ELOOP on one. O_NONBLOCK keeps a FIFO
-// put there since the check from blocking the open; the caller refuses it.
+// openAppend opens path for appending: its directory opened as Open
+// opens an output's (openDir, no link followed), and the file relative to
+// it without following a symlink in its name (O_NOFOLLOW fails with ELOOP
+// on one). O_NONBLOCK keeps a FIFO put there since the check from
+// blocking the open; the caller refuses it.
 func openAppend(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
-	if errors.Is(err, syscall.ELOOP) {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("it became a symlink since it was checked; not followed")}
-	}
+	dir, err := openDir(filepath.Dir(path))
 	if err != nil {
 		return nil, err
 	}
+	defer dir.close()
+	fd, err := unix.Openat(dir.fd(), filepath.Base(path), unix.O_RDWR|unix.O_APPEND|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("it became a symlink since it was checked; not followed")}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
 	// Writes block as usual once the file is known to be a regular file
 	// (the flag means nothing for one; cleared for clarity).
 	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {

@@ -70,18 +70,24 @@ var tryUnnamed = true
 // written before it is left from an earlier run (sweepStale).
 var runStart = time.Now()
 
+// testHook is called at each stage a test may change the file system
+// between: "resolved" (the directory's links resolved, not yet opened),
+// "opened" (the directory held), "checked" (Commit found the directory
+// the same).
+var testHook = func(stage string) {}
+
 // createTemp creates the temporary file in dir: unnamed where the OS and
 // the file system can (O_TMPFILE), named otherwise. Either is locked
 // (flock, where the OS has it) while this run holds it, so that another
 // run's sweepStale leaves it alone.
-func createTemp(dir, flag string) (*os.File, bool, error) {
+func createTemp(dir heldDir, flag string) (*os.File, bool, error) {
 	if tryUnnamed {
 		if f, err := createUnnamed(dir); err == nil {
 			lockTemp(f)
 			return f, true, nil
 		}
 	}
-	f, err := os.CreateTemp(dir, tempPrefix+flag+"-*")
+	f, err := dir.createNamed(flag)
 	if err != nil {
 		return nil, false, err
 	}
@@ -112,19 +118,19 @@ func Open(flag, path string) (*File, error) {
 		return nil, bad("cannot write there: %v", err)
 	}
 	o.path = final
-	dir := filepath.Dir(final)
-	if o.dir, err = openDir(dir); err != nil {
+	if o.dir, err = openDir(filepath.Dir(final)); err != nil {
 		if errors.As(err, &untrusted) {
 			return nil, bad("%v", err)
 		}
 		return nil, bad("cannot write there: %v", UnwrapPath(err))
 	}
-	sweepStale(dir)
-	if o.tmp, o.unnamed, err = createTemp(dir, flag); err != nil {
+	testHook("opened")
+	sweepStale(o.dir)
+	if o.tmp, o.unnamed, err = createTemp(o.dir, flag); err != nil {
 		o.dir.close()
 		return nil, bad("cannot write there: %v", UnwrapPath(err))
 	}
-	if err := tryName(final); err != nil {
+	if err := o.dir.tryName(final); err != nil {
 		o.Close()
 		return nil, bad("cannot write there: %v", err)
 	}
@@ -239,23 +245,6 @@ func OpenAppend(flag, path string) (*os.File, error) {
 	return f, nil
 }
 
-// tryName creates and removes the final name when it does not exist yet,
-// so that a name the directory cannot hold (over 255 bytes on most Linux
-// file systems, a reserved or invalid name on Windows) is refused before
-// the measurement instead of at the rename after it. O_EXCL guarantees the
-// file removed is the one created here.
-func tryName(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	switch {
-	case errors.Is(err, fs.ErrExist):
-		return nil // it exists, so its name fits: Target checked its type
-	case err != nil:
-		return UnwrapPath(err)
-	}
-	f.Close()
-	return os.Remove(path)
-}
-
 // UnwrapPath drops the path from an *fs.PathError: the message names the
 // path already, and a 300-character name printed twice helps nobody.
 func UnwrapPath(err error) error {
@@ -297,8 +286,9 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 	if err := o.dir.check(); err != nil {
 		return fail(err)
 	}
-	if fi, err := os.Lstat(o.path); err == nil && !fi.Mode().IsRegular() {
-		return fail(fmt.Errorf("it became %s during the run; left it alone", options.FileKind(fi.Mode())))
+	testHook("checked")
+	if mode, err := o.dir.mode(o.path); err == nil && !mode.IsRegular() {
+		return fail(fmt.Errorf("it became %s during the run; left it alone", options.FileKind(mode)))
 	}
 	name := tmp.Name()
 	if unnamed {
@@ -326,7 +316,7 @@ func nameTemp(f *os.File, dir heldDir, flag string) (string, error) {
 	if name, err := linkTemp(f, dir, flag); err == nil {
 		return name, nil
 	}
-	named, err := os.CreateTemp(dir.path(), tempPrefix+flag+"-*")
+	named, err := dir.createNamed(flag)
 	if err != nil {
 		return "", err
 	}
@@ -342,7 +332,7 @@ func nameTemp(f *os.File, dir heldDir, flag string) (string, error) {
 		err = closeErr
 	}
 	if err != nil {
-		os.Remove(named.Name())
+		dir.remove(named.Name())
 		return "", err
 	}
 	return named.Name(), nil
@@ -353,7 +343,7 @@ func (o *File) Close() {
 	if o.tmp != nil {
 		o.tmp.Close()
 		if !o.unnamed {
-			os.Remove(o.tmp.Name())
+			o.dir.remove(o.tmp.Name())
 		}
 		o.tmp = nil
 		o.dir.close()

@@ -9,4 +9,4 @@ func lockTemp(*os.File) {}
 
 // sweepStale removes nothing on an OS where tickscope cannot tell whose a
 // file is.
-func sweepStale(string) {}
+func sweepStale(heldDir) {}

@@ -4,7 +4,6 @@ package outfile
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -16,32 +15,41 @@ import (
 // then relies on the file's age alone.
 func lockTemp(f *os.File) { unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) }
 
-// sweepStale removes from dir the temporary files an earlier run of
-// tickscope left behind when it was killed (a named temporary, where
-// O_TMPFILE is not available, or one killed in the instant between its
-// link and its rename): a regular file named as tickscope names them,
-// owned by the caller, last written before this run began, and locked by
-// no running tickscope. Another user's file, or anything else, is left
-// alone; a failure leaves the file, which harms nothing but space.
-func sweepStale(dir string) {
-	entries, err := os.ReadDir(dir)
+// sweepStale removes from the directory held the temporary files an
+// earlier run of tickscope left behind when it was killed (a named
+// temporary, where O_TMPFILE is not available, or one killed in the
+// instant between its link and its rename): a regular file named as
+// tickscope names them, owned by the caller, last written before this run
+// began, and locked by no running tickscope. Another user's file, or
+// anything else, is left alone; a failure leaves the file, which harms
+// nothing but space. The directory is read, and each file opened and
+// removed, relative to the descriptor held.
+func sweepStale(d heldDir) {
+	fd, err := unix.Openat(d.fd(), ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	dir := os.NewFile(uintptr(fd), d.path())
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		if e.Type().IsRegular() && staleTemp.MatchString(e.Name()) {
-			removeIfStale(filepath.Join(dir, e.Name()))
+			removeIfStale(d, e.Name())
 		}
 	}
 }
 
-func removeIfStale(path string) {
+func removeIfStale(d heldDir, name string) {
 	// Opened without following a link or blocking, then checked by what
 	// was opened, so that the checks are of the file removed.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	fd, err := unix.Openat(d.fd(), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
+	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || !fi.ModTime().Before(runStart) {
@@ -53,7 +61,10 @@ func removeIfStale(path string) {
 	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
 		return // a running tickscope holds it
 	}
-	if now, err := os.Lstat(path); err == nil && os.SameFile(fi, now) {
-		os.Remove(path)
+	opened, ok := fi.Sys().(*syscall.Stat_t)
+	var now unix.Stat_t
+	if ok && unix.Fstatat(d.fd(), name, &now, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+		uint64(now.Dev) == uint64(opened.Dev) && uint64(now.Ino) == uint64(opened.Ino) {
+		unix.Unlinkat(d.fd(), name, 0)
 	}
 }

@@ -13,14 +13,15 @@ import (
 // running tickscope's temporary survives sweepStale's delete as it is.
 func lockTemp(*os.File) {}
 
-// sweepStale removes from dir the temporary files an earlier run of
+// sweepStale removes from the directory the temporary files an earlier run of
 // tickscope left behind when it was killed: a regular file named as
 // tickscope names them, owned by the caller (its token's user, or the
 // owner its token gives new files: the Administrators group when
 // elevated), last written before this run began. A running tickscope's is
 // held open and cannot be deleted; another user's, or anything else, is
 // left alone, and so is any file whose owner cannot be read.
-func sweepStale(dir string) {
+func sweepStale(d heldDir) {
+	dir := d.path()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

@@ -10,17 +10,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// createUnnamed creates an unnamed file in dir (O_TMPFILE): it has no
-// name until linkTemp gives it one, so a run killed before then leaves
-// nothing in dir. File systems without O_TMPFILE refuse it (EOPNOTSUPP,
-// or EISDIR from kernels before 3.11), and the caller falls back to a
-// named temporary.
-func createUnnamed(dir string) (*os.File, error) {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+// createUnnamed creates an unnamed file in the directory held
+// (O_TMPFILE): it has no name until linkTemp gives it one, so a run killed
+// before then leaves nothing there. File systems without O_TMPFILE refuse
+// it (EOPNOTSUPP, or EISDIR from kernels before 3.11), and the caller
+// falls back to a named temporary.
+func createUnnamed(dir heldDir) (*os.File, error) {
+	fd, err := unix.Openat(dir.fd(), ".", unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return nil, &os.PathError{Op: "open O_TMPFILE", Path: dir, Err: err}
+		return nil, &os.PathError{Op: "openat O_TMPFILE", Path: dir.path(), Err: err}
 	}
-	return os.NewFile(uintptr(fd), filepath.Join(dir, "(unnamed temporary)")), nil
+	return os.NewFile(uintptr(fd), filepath.Join(dir.path(), "(unnamed temporary)")), nil
 }
 
 // linkTemp links the unnamed file f into the directory held under a
@@ -29,7 +29,7 @@ func createUnnamed(dir string) (*os.File, error) {
 // CAP_DAC_READ_SEARCH, which root has); without it, /proc/self/fd/N
 // names it.
 func linkTemp(f *os.File, dir heldDir, flag string) (string, error) {
-	fd, dirfd := int(f.Fd()), int(dir.f.Fd())
+	fd, dirfd := int(f.Fd()), dir.fd()
 	for range 100 {
 		base := tempPrefix + flag + "-" + strconv.FormatUint(uint64(rand.Uint32()), 10)
 		name := filepath.Join(dir.path(), base)
