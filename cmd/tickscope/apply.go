@@ -63,11 +63,16 @@ before and after and the command that puts it back.
 runs: it waits with nothing held, takes the setting within about a second of
 the first one starting and releases it when the last one exits, printing each
 start and exit with the program, its process id and the time. A PROGRAM is a
-name (Windows: the image name, game.exe, in any case; Linux: the process name
-the kernel shows, or a longer executable name) or the absolute path of the
-executable. It looks every second (Linux: /proc; Windows: a process snapshot),
-at a cost BENCHMARKS.md gives. With --persist the startup holder does the
-same. Not with --slack: a process's slack is its own; use run --slack.
+name (Windows: the image name, game.exe, in any case, and a name without .exe
+is matched with it: game is game.exe; Linux: the process name the kernel
+shows, or a longer executable name) or the absolute path of the executable
+(Windows: also without .exe; Linux: a link matches the program it leads to,
+started by either path). A process once found is held for until it exits,
+also when it renames itself. A process whose path cannot be read (another
+user's) is not counted, and said once. It looks every second (Linux: /proc;
+Windows: a process snapshot), at a cost BENCHMARKS.md gives. With --persist
+the startup holder does the same. Not with --slack: a process's slack is its
+own; use run --slack.
 
 --simulate SCENARIO holds on the model of Windows timers instead (its
 game-session scenario runs game.exe twice), changing nothing on this machine.

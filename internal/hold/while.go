@@ -184,6 +184,10 @@ func (h *whileHold) scan() {
 		return
 	}
 	h.scanErr = ""
+	for _, u := range h.scanner.Unreadable() {
+		h.warn(fmt.Sprintf("process %d may be %s, but its executable's path could not be read (%v): it is not counted as %s while it runs",
+			u.PID, h.programs[u.Program], u.Err, h.programs[u.Program]))
+	}
 	next := make(map[int]seam.ProgramProcess, len(found))
 	for _, p := range found {
 		next[p.PID] = p

@@ -73,8 +73,16 @@ type change struct {
 
 func startWhile(t *testing.T, host seam.Host, model *winmodel.Host, programs ...string) *whileRun {
 	t.Helper()
+	return startWhileOn(t, host, model, &seamfake.System{}, programs...)
+}
+
+// startWhileOn is startWhile on a fake OS of the test's, whose Running it
+// sets.
+func startWhileOn(t *testing.T, host seam.Host, model *winmodel.Host, sys *seamfake.System, programs ...string) *whileRun {
+	t.Helper()
 	r := &whileRun{t: t, model: model, procs: &processes{}, scan: make(chan time.Time), recheck: make(chan time.Time), changes: make(chan change, 16)}
-	r.sys = &seamfake.System{Running: r.procs.running}
+	sys.Running = r.procs.running
+	r.sys = sys
 	var mu sync.Mutex
 	var warned []string
 	r.warnings = func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), warned...) }
@@ -485,5 +493,58 @@ func TestWhileWarnsOfAFinerGrantAsHoldDoes(t *testing.T) {
 	}
 	if w := r.warnings(); len(w) != 1 || w[0] != finer {
 		t.Errorf("warned %q", w)
+	}
+}
+
+// The fake OS follows Linux's rules when asked: a hold watches comm (15
+// bytes) and the executable a link leads to, as the /proc scanner does.
+func TestWhileFollowsLinuxRules(t *testing.T) {
+	model, _ := winmodel.New("game-session", 1)
+	r := startWhileOn(t, model, model, &seamfake.System{LinuxPrograms: true, Links: map[string]string{"/x/game": "/x/game-bin"}},
+		"/x/game", "tickscope-while-test")
+	// Started by the link's target: its comm and executable are the
+	// target's.
+	r.procs.set(seamfake.RunningProcess{PID: 10, Name: "game-bin", Path: "/x/game-bin"})
+	r.tick(time.Second)
+	if c := r.next(); c.event.PID != 10 || c.event.Program != "/x/game" || c.event.Setting != hold.SettingHeld {
+		t.Errorf("the link's target: %+v", c.event)
+	}
+	// A name longer than comm holds: its comm is cut, its executable
+	// tells; another program whose comm reads the same is not it; names
+	// compare with case.
+	r.procs.set(seamfake.RunningProcess{PID: 10, Name: "game-bin", Path: "/x/game-bin"},
+		seamfake.RunningProcess{PID: 11, Name: "tickscope-while", Path: "/opt/tickscope-while-test"},
+		seamfake.RunningProcess{PID: 12, Name: "tickscope-while", Path: "/opt/tickscope-while-other"},
+		seamfake.RunningProcess{PID: 13, Name: "GAME-BIN", Path: "/x/GAME-BIN"})
+	r.tick(time.Second)
+	if c := r.next(); c.event.PID != 11 || c.event.Program != "tickscope-while-test" {
+		t.Errorf("the long name: %+v", c.event)
+	}
+	r.none()
+	if rep := r.stop(); len(rep.While.Running) != 2 {
+		t.Errorf("running at the end: %+v", rep.While.Running)
+	}
+}
+
+// On Windows a name without .exe is the program with it; a process whose
+// image name is a path-named program's but whose path cannot be read is
+// not counted, and said once.
+func TestWhileWindowsNamesAndUnreadablePaths(t *testing.T) {
+	model, _ := winmodel.New("game-session", 1)
+	r := startWhile(t, model, model, "game", `C:\Games\other.exe`)
+	r.procs.set(seamfake.RunningProcess{PID: 20, Name: "other.exe", PathErr: errors.New("Access is denied (test)")})
+	r.none()
+	r.none()
+	r.procs.set(seamfake.RunningProcess{PID: 20, Name: "other.exe", PathErr: errors.New("Access is denied (test)")}, game(21, "GAME.EXE"))
+	r.tick(time.Second)
+	if c := r.next(); c.event.PID != 21 || c.event.Program != "game" || c.event.Setting != hold.SettingHeld {
+		t.Errorf("game without .exe: %+v", c.event)
+	}
+	rep := r.stop()
+	if w := r.warnings(); len(w) != 1 || w[0] != `process 20 may be C:\Games\other.exe, but its executable's path could not be read (Access is denied (test)): it is not counted as C:\Games\other.exe while it runs` {
+		t.Errorf("warnings %q", w)
+	}
+	if len(rep.Warnings) != 1 {
+		t.Errorf("the report's warnings %q", rep.Warnings)
 	}
 }

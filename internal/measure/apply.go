@@ -29,7 +29,7 @@ func RegisterApply(fl *pflag.FlagSet, f *hold.ApplyFlags) {
 	fl.BoolVar(&f.Boot, "boot", false, "Windows, with --persist: install a service that holds from boot, before anyone logs on (elevated)")
 	fl.BoolVar(&f.AsService, "as-service", false, "Windows: hold as the boot service, under the service manager (the service passes it)")
 	fl.StringVar(&f.Listen, "listen", "", "serve the holder's state as Prometheus metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1)")
-	fl.StringVar(&f.While, "while", "", "hold only while one of these programs runs: PROGRAM[,PROGRAM...], each a name (game.exe) or an executable's absolute path")
+	fl.StringVar(&f.While, "while", "", "hold only while one of these programs runs: PROGRAM[,PROGRAM...], each a name (game.exe; on Windows game is game.exe) or an executable's absolute path")
 }
 
 // CheckApply refuses, as usage errors, the flags of apply that cmd was

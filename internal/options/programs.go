@@ -1,6 +1,7 @@
 package options
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -50,13 +51,16 @@ func Programs(flag, value string, windows bool) ([]string, error) {
 		}
 		key := name
 		if windows {
+			// Windows compares names without case, and matches a name
+			// without .exe as with it (Program).
 			key = strings.ToLower(strings.ReplaceAll(name, "/", `\`))
+			key = strings.TrimSuffix(key, windowsExe)
 		}
 		if first, twice := seen[key]; twice {
 			if first == name {
 				return bad("%s is given twice; name each program once", Value(name))
 			}
-			return bad("%s and %s name the same program (Windows compares names without case); name each program once", Value(first), Value(name))
+			return bad("%s and %s name the same program (Windows compares names without case, and a name without .exe as with it); name each program once", Value(first), Value(name))
 		}
 		seen[key] = name
 	}
@@ -161,8 +165,128 @@ func ProgramBase(program string, windows bool) string {
 	return program[strings.LastIndexAny(program, separators)+1:]
 }
 
-// ProgramIsPath reports whether a checked program is a path (it holds a
-// separator) rather than a bare name.
-func ProgramIsPath(program string, windows bool) bool {
-	return ProgramBase(program, windows) != program
+// CommLen is the most bytes of a name Linux's comm holds (TASK_COMM_LEN
+// less its terminating NUL, include/linux/sched.h).
+const CommLen = 15
+
+// windowsExe is the extension a Windows program's image has, which a name
+// or path given without it is matched with (Program).
+const windowsExe = ".exe"
+
+// A Program is one program of a checked list (Programs), as an OS's rules
+// tell its processes: first by the short name the OS shows for every
+// process (Windows' image name from a process snapshot; Linux's comm, the
+// base name of the path executed, cut to CommLen bytes), then, where that
+// cannot tell, by the executable's path (Windows' image path; Linux's
+// /proc/PID/exe, links resolved). The scanners of each OS and the fake OS
+// match with it, so that one set of rules is tested.
+//
+// On Windows names and paths compare without case, either slash, and a
+// name or path without ".exe" also matches the program with ".exe" added,
+// as the command prompt runs it (the image name always carries its
+// extension). On Linux they compare exactly: a name longer than comm holds
+// and a path are told by the executable, and a path that is a link also
+// matches its target (a process started by the target has the target's
+// comm and executable).
+type Program struct {
+	windows bool
+	// name is the bare name as given, "" for a path.
+	name string
+	// paths are the path as given and, on Linux, where its links lead;
+	// on Windows with backslashes, and with ".exe" added when it lacked
+	// it.
+	paths []string
+	// shortNames are the short names a process of it shows.
+	shortNames []string
+}
+
+// NewProgram reads a program Programs checked by the rules of the OS it
+// was checked for. resolve, on Linux, gives where a path's links lead
+// (filepath.EvalSymlinks; nil or an error: nowhere else).
+func NewProgram(program string, windows bool, resolve func(string) (string, error)) Program {
+	p := Program{windows: windows}
+	base := ProgramBase(program, windows)
+	if base == program {
+		p.name = program
+	}
+	if windows {
+		names := []string{base}
+		if !hasExe(base) {
+			names = append(names, base+windowsExe)
+		}
+		p.shortNames = names
+		if p.name == "" {
+			path := strings.ReplaceAll(program, "/", `\`)
+			p.paths = []string{path}
+			if !hasExe(path) {
+				p.paths = append(p.paths, path+windowsExe)
+			}
+		}
+		return p
+	}
+	if p.name == "" {
+		p.paths = []string{program}
+		if resolve != nil {
+			if target, err := resolve(program); err == nil && target != program {
+				p.paths = append(p.paths, target)
+			}
+		}
+	}
+	for _, path := range append([]string{program}, p.paths...) {
+		comm := ProgramBase(path, false)
+		comm = comm[:min(len(comm), CommLen)]
+		if !slices.Contains(p.shortNames, comm) {
+			p.shortNames = append(p.shortNames, comm)
+		}
+	}
+	return p
+}
+
+func hasExe(name string) bool {
+	return len(name) >= len(windowsExe) && strings.EqualFold(name[len(name)-len(windowsExe):], windowsExe)
+}
+
+// ShortNameMatches reports whether a process showing this short name
+// (Windows' image name, Linux's comm) may run the program: for a process
+// whose short name does not, nothing else need be read.
+func (p Program) ShortNameMatches(short string) bool {
+	for _, name := range p.shortNames {
+		if short == name || p.windows && strings.EqualFold(short, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// NeedsPath reports whether a process whose short name matches must have
+// its executable's path read as well: a program named by its path, and on
+// Linux a name longer than comm holds.
+func (p Program) NeedsPath() bool {
+	return p.name == "" || !p.windows && len(p.name) > CommLen
+}
+
+// PathMatches reports whether a process whose short name matches, running
+// the executable at path, runs the program (NeedsPath).
+func (p Program) PathMatches(path string) bool {
+	if p.name != "" {
+		return ProgramBase(path, p.windows) == p.name || p.windows && p.ShortNameMatches(ProgramBase(path, true))
+	}
+	if p.windows {
+		path = strings.ReplaceAll(path, "/", `\`)
+	}
+	for _, want := range p.paths {
+		if path == want || p.windows && strings.EqualFold(path, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// Matches reports whether a process showing short, running the executable
+// at path ("" when it could not be read), runs the program.
+func (p Program) Matches(short, path string) bool {
+	if !p.ShortNameMatches(short) {
+		return false
+	}
+	return !p.NeedsPath() || path != "" && p.PathMatches(path)
 }

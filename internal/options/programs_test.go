@@ -32,7 +32,9 @@ func TestPrograms(t *testing.T) {
 		{",game", false, nil, "--while ,game: program 1 of 2 is empty"},
 		{"a,,b", false, nil, "--while a,,b: program 2 of 3 is empty"},
 		{"game,game", false, nil, "--while game,game: game is given twice; name each program once"},
-		{"Game.exe,game.EXE", true, nil, "--while Game.exe,game.EXE: Game.exe and game.EXE name the same program (Windows compares names without case)"},
+		{"Game.exe,game.EXE", true, nil, "--while Game.exe,game.EXE: Game.exe and game.EXE name the same program (Windows compares names without case"},
+		{"game,Game.exe", true, nil, "game and Game.exe name the same program"},
+		{"game,game.exe", false, []string{"game", "game.exe"}, ""},
 		{`C:\g\x.exe,c:/G/X.EXE`, true, nil, `name the same program`},
 		{"game, other", false, nil, `--while "game, other": " other" starts or ends with a space`},
 		{"bin/game", false, nil, "--while bin/game: bin/game is a relative path"},
@@ -79,16 +81,66 @@ func TestProgramBase(t *testing.T) {
 		program string
 		windows bool
 		base    string
-		path    bool
 	}{
-		{"game", false, "game", false},
-		{"/opt/game/bin/game", false, "game", true},
-		{`C:\Games\game.exe`, true, "game.exe", true},
-		{`C:/Games/game.exe`, true, "game.exe", true},
-		{`back\slash`, false, `back\slash`, false},
+		{"game", false, "game"},
+		{"/opt/game/bin/game", false, "game"},
+		{`C:\Games\game.exe`, true, "game.exe"},
+		{`C:/Games/game.exe`, true, "game.exe"},
+		{`back\slash`, false, `back\slash`},
 	} {
-		if base, path := options.ProgramBase(tc.program, tc.windows), options.ProgramIsPath(tc.program, tc.windows); base != tc.base || path != tc.path {
-			t.Errorf("ProgramBase(%q, %v) = %q, path %v; want %q, %v", tc.program, tc.windows, base, path, tc.base, tc.path)
+		if base := options.ProgramBase(tc.program, tc.windows); base != tc.base {
+			t.Errorf("ProgramBase(%q, %v) = %q; want %q", tc.program, tc.windows, base, tc.base)
+		}
+	}
+}
+
+// TestProgramMatches: each OS's rules for telling a process's program
+// from its short name (Windows' image name, Linux's comm) and its
+// executable's path ("" when unreadable).
+func TestProgramMatches(t *testing.T) {
+	links := map[string]string{"/x/game": "/x/game-bin", "/x/tickscope-while-link": "/x/tickscope-while-target"}
+	resolve := func(path string) (string, error) {
+		if target, ok := links[path]; ok {
+			return target, nil
+		}
+		return path, nil
+	}
+	for _, tc := range []struct {
+		program     string
+		windows     bool
+		short, path string
+		want        bool
+	}{
+		// Windows: without case, either slash; .exe added where missing.
+		{"game.exe", true, "GAME.EXE", "", true},
+		{"game", true, "game.exe", "", true},
+		{"game", true, "Game.EXE", `C:\x\game.exe`, true},
+		{"game", true, "game.bin", "", false},
+		{"game.exe", true, "game", "", false},
+		{`C:\Games\game.exe`, true, "game.exe", `c:\games\GAME.exe`, true},
+		{`C:/Games/game.exe`, true, "game.exe", `C:\Games\game.exe`, true},
+		{`C:\Games\game`, true, "game.exe", `C:\Games\game.exe`, true},
+		{`C:\Games\game.exe`, true, "game.exe", `D:\game.exe`, false},
+		{`C:\Games\game.exe`, true, "game.exe", "", false},
+		// Linux: exactly; comm holds 15 bytes; a long name or a path is told
+		// by the executable.
+		{"game", false, "game", "", true},
+		{"game", false, "Game", "", false},
+		{"game.exe", false, "game", "", false},
+		{"tickscope-while-test", false, "tickscope-while", "/opt/tickscope-while-test", true},
+		{"tickscope-while-test", false, "tickscope-while", "/opt/tickscope-while-other", false},
+		{"tickscope-while-test", false, "tickscope-while", "", false},
+		{"/opt/game", false, "game", "/opt/game", true},
+		{"/opt/game", false, "game", "/usr/game", false},
+		// A link's target: its comm and its path.
+		{"/x/game", false, "game-bin", "/x/game-bin", true},
+		{"/x/game", false, "game", "/x/game-bin", true},
+		{"/x/game", false, "game-bin", "/y/game-bin", false},
+		{"/x/tickscope-while-link", false, "tickscope-while", "/x/tickscope-while-target", true},
+	} {
+		p := options.NewProgram(tc.program, tc.windows, resolve)
+		if got := p.Matches(tc.short, tc.path); got != tc.want {
+			t.Errorf("%q (windows %v) matches %q at %q: %v, want %v", tc.program, tc.windows, tc.short, tc.path, got, tc.want)
 		}
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
@@ -63,7 +63,7 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 // anyway; fanotify and eBPF need root and more.
 type procScanner struct {
 	root     string
-	programs []procProgram
+	programs []options.Program
 	dir      int
 	buf      []byte
 	entries  map[int]*procEntry
@@ -83,6 +83,8 @@ type procScanner struct {
 	// createdBefore is set when the scan before saw the last process id
 	// change.
 	createdBefore bool
+	// unreadable are the processes this scan could not tell (Unreadable).
+	unreadable []seam.UnreadableProcess
 }
 
 // How often a scanner reads what (procScanner), in scans.
@@ -98,29 +100,9 @@ const (
 // tickscope runs on).
 const maxKeptComm = 2048
 
-// commLen is the most bytes of a name comm holds (TASK_COMM_LEN less its
-// terminating NUL, include/linux/sched.h).
-const commLen = 15
-
 // clockTicksPerSecond is USER_HZ, the unit of /proc/PID/stat's start time:
 // 100 on every architecture Linux supports (sysconf(_SC_CLK_TCK)).
 const clockTicksPerSecond = 100
-
-// procProgram is one watched program as /proc shows it.
-type procProgram struct {
-	// comms are what /proc/PID/comm reads for a process of it: the base
-	// name of the name or path as given, and of the path a link leads to,
-	// each cut to commLen bytes (the kernel's comm is the base name of the
-	// path executed: a program started by its link's target has the
-	// target's).
-	comms []string
-	// name is the bare name as given, "" for a path.
-	name string
-	// paths are the path as given and, when a link leads elsewhere, where
-	// it leads now (/proc/PID/exe shows the file executed, links
-	// resolved).
-	paths []string
-}
 
 // procEntry is what a scanner keeps of a process it has seen.
 type procEntry struct {
@@ -138,6 +120,9 @@ type procEntry struct {
 	matchComm string
 	exe       string
 	started   time.Time
+	// unreadable is set once a scan could not read its executable to tell
+	// whether it runs a program its comm names (Unreadable).
+	unreadable bool
 }
 
 func newProcScanner(root string, programs []string) (*procScanner, error) {
@@ -150,30 +135,9 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 		sc.loadavg = -1
 	}
 	for _, program := range programs {
-		p := procProgram{}
-		if strings.HasPrefix(program, "/") {
-			p.paths = []string{program}
-			if resolved, err := filepath.EvalSymlinks(program); err == nil && resolved != program {
-				p.paths = append(p.paths, resolved)
-			}
-		} else {
-			p.name = program
-		}
-		for _, name := range append([]string{program}, p.paths...) {
-			if comm := commOf(name); !slices.Contains(p.comms, comm) {
-				p.comms = append(p.comms, comm)
-			}
-		}
-		sc.programs = append(sc.programs, p)
+		sc.programs = append(sc.programs, options.NewProgram(program, false, filepath.EvalSymlinks))
 	}
 	return sc, nil
-}
-
-// commOf is the comm of a process that executed path: its base name, cut
-// to commLen bytes.
-func commOf(path string) string {
-	base := filepath.Base(path)
-	return base[:min(len(base), commLen)]
 }
 
 // Scan lists the running processes of the watched programs.
@@ -182,6 +146,7 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 		return nil, errors.New("scan after Close")
 	}
 	sc.scan++
+	sc.unreadable = nil
 	// A process id is allocated a moment before the process shows in
 	// /proc: /proc is listed again at the scan after a change too.
 	created := sc.processCreated()
@@ -223,13 +188,18 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 			e.match = -1
 		}
 		for i, p := range sc.programs {
-			if !slices.Contains(p.comms, string(comm)) {
+			if !p.ShortNameMatches(string(comm)) {
 				continue
 			}
-			if exe, started, running := sc.matches(pid, p); running {
+			exe, started, running, err := sc.matches(pid, p)
+			if running {
 				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started})
 				e.match, e.matchComm, e.exe, e.started = i, string(comm), exe, started
 				break
+			}
+			if err != nil && !e.unreadable {
+				e.unreadable = true
+				sc.unreadable = append(sc.unreadable, seam.UnreadableProcess{PID: pid, Program: i, Err: err})
 			}
 		}
 	}
@@ -336,7 +306,7 @@ func (sc *procScanner) readComm(pid int, buf []byte) ([]byte, bool) {
 			// id is another's now (or the read failed): start again.
 			unix.Close(e.comm)
 			sc.kept--
-			e.comm, e.match, e.first = -1, -1, sc.scan
+			e.comm, e.match, e.first, e.unreadable = -1, -1, sc.scan, false
 			if kernel, ok := sc.kernelThread(pid); !ok || kernel {
 				e.kernel = kernel
 				return nil, false
@@ -386,24 +356,21 @@ const pfKthread = 0x00200000
 // matches reports whether the process pid, whose comm is one of p's,
 // runs p and has not exited, with its executable ("" when it cannot be
 // read: another user's process, named by a short bare name) and its start
-// time.
-func (sc *procScanner) matches(pid int, p procProgram) (exe string, started time.Time, running bool) {
-	exe, readable := sc.exe(pid)
-	if p.name == "" || len(p.name) > commLen {
-		switch {
-		case !readable:
-			return "", time.Time{}, false
-		case p.name != "" && filepath.Base(exe) != p.name:
-			return "", time.Time{}, false
-		case p.name == "" && !slices.Contains(p.paths, exe):
-			return "", time.Time{}, false
+// time. unreadable is why it could not be told: p needs its executable,
+// which it is not allowed to read.
+func (sc *procScanner) matches(pid int, p options.Program) (exe string, started time.Time, running bool, unreadable error) {
+	exe, err := sc.exe(pid)
+	if p.NeedsPath() && (err != nil || !p.PathMatches(exe)) {
+		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
+			unreadable = &seam.OSError{Call: "readlink /proc/" + strconv.Itoa(pid) + "/exe", Err: err}
 		}
+		return "", time.Time{}, false, unreadable
 	}
 	st, err := sc.stat(pid)
 	if err != nil || st.state == 'Z' || st.state == 'X' {
-		return "", time.Time{}, false
+		return "", time.Time{}, false, nil
 	}
-	return exe, st.started, true
+	return exe, st.started, true, nil
 }
 
 // stillRuns reports whether the process pid, which matched a watched
@@ -428,16 +395,22 @@ func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) bool {
 
 // exe reads /proc/PID/exe, the executable the process runs, links
 // resolved; a replaced executable shows as "PATH (deleted)", and is read
-// as PATH: the program runs on. ok is false when it cannot be read
-// (another user's process, or one that has exited).
-func (sc *procScanner) exe(pid int) (path string, ok bool) {
+// as PATH: the program runs on. It fails for another user's process
+// (EACCES) and one that has exited.
+func (sc *procScanner) exe(pid int) (string, error) {
 	link := make([]byte, 4096)
 	n, err := unix.Readlink(sc.root+"/"+strconv.Itoa(pid)+"/exe", link)
-	if err != nil || n >= len(link) {
-		return "", false
+	if err != nil {
+		return "", err
 	}
-	return strings.TrimSuffix(string(link[:n]), " (deleted)"), true
+	if n >= len(link) {
+		return "", errors.New("executable path too long")
+	}
+	return strings.TrimSuffix(string(link[:n]), " (deleted)"), nil
 }
+
+// Unreadable lists the processes the last scan met and could not tell.
+func (sc *procScanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
 
 // procStat is what a scanner reads from /proc/PID/stat.
 type procStat struct {

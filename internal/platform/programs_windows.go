@@ -2,24 +2,20 @@ package platform
 
 import (
 	"errors"
-	"strings"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
 // ScanPrograms scans process snapshots (snapshotScanner).
 func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
-	sc := &snapshotScanner{known: map[uint32]knownProcess{}}
+	sc := &snapshotScanner{known: map[uint32]knownProcess{}, unread: map[uint32]snapshotIdentity{}}
 	for _, program := range programs {
-		p := windowsProgram{base: program[strings.LastIndexAny(program, `\/`)+1:]}
-		if p.base != program {
-			p.path = strings.ReplaceAll(program, "/", `\`)
-		}
-		sc.programs = append(sc.programs, p)
+		sc.programs = append(sc.programs, options.NewProgram(program, true, nil))
 	}
 	return sc, nil
 }
@@ -33,6 +29,8 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 // PROCESS_QUERY_LIMITED_INFORMATION, which protected processes grant too,
 // once while it runs: for its start time (GetProcessTimes) and, for a
 // program named by its path, its image path (QueryFullProcessImageNameW).
+// Names compare as options.Program says (without case; a name without
+// .exe as with it).
 //
 // The alternatives: the Microsoft-Windows-Kernel-Process ETW provider
 // announces each start and exit, but a real-time session needs an
@@ -41,17 +39,20 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 // costs the machine more than a snapshot; Win32_ProcessStartTrace needs
 // elevation as well.
 type snapshotScanner struct {
-	programs []windowsProgram
+	programs []options.Program
 	// known are the processes of watched programs the last scan found,
 	// by id, so that the next does not open them again.
 	known map[uint32]knownProcess
-}
-
-// windowsProgram is one watched program: its image name, and its path
-// with backslashes when it was named by its path.
-type windowsProgram struct {
-	base string
-	path string
+	// unread are the processes whose image path a program named by its
+	// path needed and that could not be opened or read, by id, so that
+	// they are neither opened again nor reported again while they run.
+	// A process that cannot be opened has no start time to tell it by:
+	// its parent's id and image name from the snapshot stand for it, so
+	// that a new process given the same id is tried afresh.
+	unread map[uint32]snapshotIdentity
+	// unreadable are the processes the last scan could not tell for the
+	// first time (Unreadable).
+	unreadable []seam.UnreadableProcess
 }
 
 // knownProcess is a matched process as the last scan saw it.
@@ -61,8 +62,15 @@ type knownProcess struct {
 	started time.Time
 }
 
+// snapshotIdentity is what a snapshot says of a process besides its id.
+type snapshotIdentity struct {
+	parent uint32
+	name   string
+}
+
 // Scan takes a snapshot and lists the watched programs' processes in it.
 func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
+	sc.unreadable = nil
 	snapshot, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPPROCESS, 0)
 	if err != nil {
 		return nil, &seam.OSError{Call: "CreateToolhelp32Snapshot", Err: err}
@@ -70,6 +78,7 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 	defer windows.CloseHandle(snapshot)
 	entry := windows.ProcessEntry32{Size: uint32(unsafe.Sizeof(windows.ProcessEntry32{}))}
 	known := map[uint32]knownProcess{}
+	unread := map[uint32]snapshotIdentity{}
 	var out []seam.ProgramProcess
 	for err = windows.Process32First(snapshot, &entry); err == nil; err = windows.Process32Next(snapshot, &entry) {
 		name := windows.UTF16ToString(entry.ExeFile[:])
@@ -79,12 +88,22 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 			out = append(out, seam.ProgramProcess{PID: int(pid), Program: was.program, Started: was.started})
 			continue
 		}
+		id := snapshotIdentity{parent: entry.ParentProcessID, name: name}
+		if was, ok := sc.unread[pid]; ok && was == id {
+			unread[pid] = id
+			continue
+		}
 		for i, p := range sc.programs {
-			if !strings.EqualFold(name, p.base) {
+			if !p.ShortNameMatches(name) {
 				continue
 			}
-			started, ok := sc.inspect(pid, p)
-			if !ok {
+			started, matches, readErr := sc.inspect(pid, p)
+			if readErr != nil {
+				unread[pid] = id
+				sc.unreadable = append(sc.unreadable, seam.UnreadableProcess{PID: int(pid), Program: i, Err: readErr})
+				break
+			}
+			if !matches {
 				continue
 			}
 			known[pid] = knownProcess{name: name, program: i, started: started}
@@ -95,34 +114,45 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 	if !errors.Is(err, windows.ERROR_NO_MORE_FILES) {
 		return nil, &seam.OSError{Call: "Process32Next", Err: err}
 	}
-	sc.known = known
+	sc.known, sc.unread = known, unread
 	return out, nil
 }
 
 // inspect opens a process whose image name is p's: it matches when p is
 // a bare name, or when its image path is p's path. started is its
 // creation time, zero when the process could not be opened (a bare name
-// matches all the same).
-func (sc *snapshotScanner) inspect(pid uint32, p windowsProgram) (started time.Time, matches bool) {
+// matches all the same); unreadable is why a program named by its path
+// could not be told.
+func (sc *snapshotScanner) inspect(pid uint32, p options.Program) (started time.Time, matches bool, unreadable error) {
 	process, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
-	if err != nil {
-		return time.Time{}, p.path == ""
+	switch {
+	case err == nil:
+	case !p.NeedsPath():
+		return time.Time{}, true, nil
+	case errors.Is(err, windows.ERROR_INVALID_PARAMETER):
+		// It exited after the snapshot: no such process now.
+		return time.Time{}, false, nil
+	default:
+		return time.Time{}, false, &seam.OSError{Call: "OpenProcess", Err: err}
 	}
 	defer windows.CloseHandle(process)
 	var created, exited, kernel, user windows.Filetime
 	if windows.GetProcessTimes(process, &created, &exited, &kernel, &user) == nil {
 		started = time.Unix(0, created.Nanoseconds())
 	}
-	if p.path == "" {
-		return started, true
+	if !p.NeedsPath() {
+		return started, true, nil
 	}
 	buf := make([]uint16, windows.MAX_LONG_PATH)
 	size := uint32(len(buf))
-	if windows.QueryFullProcessImageName(process, 0, &buf[0], &size) != nil {
-		return time.Time{}, false
+	if err := windows.QueryFullProcessImageName(process, 0, &buf[0], &size); err != nil {
+		return time.Time{}, false, &seam.OSError{Call: "QueryFullProcessImageNameW", Err: err}
 	}
-	return started, strings.EqualFold(windows.UTF16ToString(buf[:size]), p.path)
+	return started, p.PathMatches(windows.UTF16ToString(buf[:size])), nil
 }
 
+// Unreadable lists the processes the last scan met and could not tell.
+func (sc *snapshotScanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
+
 // Close: a snapshot scanner keeps no handle between scans.
-func (sc *snapshotScanner) Close() { sc.known = nil }
+func (sc *snapshotScanner) Close() { sc.known, sc.unread = nil, nil }

@@ -147,6 +147,13 @@ type ProgramScanner interface {
 	// Scan lists the processes running now that run one of the programs,
 	// in no particular order.
 	Scan() ([]ProgramProcess, error)
+	// Unreadable lists the processes the last Scan met for the first time
+	// and could not tell: their short name is a program's that is named
+	// by its path (or, on Linux, by a name longer than comm holds), but
+	// their executable's path could not be read (another user's process,
+	// a protected one). Scan counts them as not running it, and does not
+	// try again while they run.
+	Unreadable() []UnreadableProcess
 	// Close releases what the scanner keeps.
 	Close()
 }
@@ -159,6 +166,15 @@ type ProgramProcess struct {
 	// Started is when the process started, the zero Time where the OS
 	// does not say.
 	Started time.Time
+}
+
+// UnreadableProcess is a process a ProgramScanner could not tell
+// (Unreadable): the program its short name may be, and why its path could
+// not be read.
+type UnreadableProcess struct {
+	PID     int
+	Program int
+	Err     error
 }
 
 // StateOpen is how OpenStateFile opens a file.

@@ -1,31 +1,55 @@
 package seamfake
 
 import (
-	"strings"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
 // RunningProcess is a process of the fake OS.
 type RunningProcess struct {
 	PID int
-	// Name is its image name (game.exe) and Path its executable's path.
+	// Name is its short name as the OS shows it for every process
+	// (Windows' image name, game.exe; Linux's comm, its base name cut to
+	// 15 bytes) and Path its executable's path (Linux: links resolved).
 	Name, Path string
 	Started    time.Time
+	// PathErr, when set, is why its path cannot be read (another user's
+	// process): a program that needs its path does not match it, and the
+	// scanner reports it once (Unreadable).
+	PathErr error
 }
 
-// ScanPrograms matches the processes Running lists, comparing names and
-// paths without case, as Windows does (the fake's OS is Windows, like the
-// model's): a bare name matches Name, a path matches Path.
+// ScanPrograms matches the processes Running lists by options.Program's
+// rules for the fake's OS: Windows' (the model's OS) unless LinuxPrograms
+// is set, with Links as the links a Linux path may be.
 func (s *System) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
-	return &scanner{sys: s, programs: append([]string(nil), programs...)}, nil
+	s.mu.Lock()
+	linux, links := s.LinuxPrograms, s.Links
+	s.mu.Unlock()
+	var resolve func(string) (string, error)
+	if linux {
+		resolve = func(path string) (string, error) {
+			if target, ok := links[path]; ok {
+				return target, nil
+			}
+			return path, nil
+		}
+	}
+	sc := &scanner{sys: s, told: map[int]bool{}}
+	for _, program := range programs {
+		sc.programs = append(sc.programs, options.NewProgram(program, !linux, resolve))
+	}
+	return sc, nil
 }
 
 type scanner struct {
-	sys      *System
-	programs []string
-	closed   bool
+	sys        *System
+	programs   []options.Program
+	told       map[int]bool
+	unreadable []seam.UnreadableProcess
+	closed     bool
 }
 
 func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
@@ -37,6 +61,7 @@ func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
 	if sc.closed {
 		panic("seamfake: Scan after Close")
 	}
+	sc.unreadable = nil
 	if err != nil {
 		return nil, err
 	}
@@ -45,15 +70,27 @@ func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
 		return out, nil
 	}
 	for _, p := range running() {
+		path := p.Path
+		if p.PathErr != nil {
+			path = ""
+		}
 		for i, program := range sc.programs {
-			if strings.ContainsAny(program, `\/`) && strings.EqualFold(strings.ReplaceAll(program, "/", `\`), strings.ReplaceAll(p.Path, "/", `\`)) ||
-				!strings.ContainsAny(program, `\/`) && strings.EqualFold(program, p.Name) {
+			if program.Matches(p.Name, path) {
 				out = append(out, seam.ProgramProcess{PID: p.PID, Program: i, Started: p.Started})
+				break
+			}
+			if p.PathErr != nil && program.ShortNameMatches(p.Name) && program.NeedsPath() {
+				if !sc.told[p.PID] {
+					sc.told[p.PID] = true
+					sc.unreadable = append(sc.unreadable, seam.UnreadableProcess{PID: p.PID, Program: i, Err: p.PathErr})
+				}
 				break
 			}
 		}
 	}
 	return out, nil
 }
+
+func (sc *scanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
 
 func (sc *scanner) Close() { sc.closed = true }

@@ -112,6 +112,11 @@ type System struct {
 	Running func() []RunningProcess
 	ScanErr error
 	Scans   int
+	// LinuxPrograms makes ScanPrograms follow Linux's rules (comm, exact
+	// names, links) rather than Windows'; Links are the links a path may
+	// be, by path, leading to their targets.
+	LinuxPrograms bool
+	Links         map[string]string
 	// BootServiceMechanism is the boot service (Windows), nil for none;
 	// NewBootService makes one.
 	BootServiceMechanism *Service
