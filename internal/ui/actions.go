@@ -217,6 +217,31 @@ type holding struct {
 	// while says what a hold with --while does now: "waiting for ..." or
 	// "holding for ...", "" without --while.
 	while string
+	// eventsAt is where the lines of a --while hold's starts and exits
+	// begin in text, after what it printed when it began to wait.
+	eventsAt int
+}
+
+// maxEventLines bounds the lines of starts and exits the hold's text
+// keeps: the text is sent with every state read (each second while the
+// page is open), and a holder that sees a game start thousands of times
+// would send all of them; 200 lines is a screenful or two and some 20 KB.
+// The hold's own report keeps its last 1000 events (apply --json).
+const maxEventLines = 200
+
+// appendEventText appends an event's lines to text, whose event lines
+// begin at eventsAt, keeping the last maxEventLines of them and a line
+// that says older ones were left out.
+func appendEventText(text string, eventsAt int, event string) string {
+	head, events := text[:eventsAt], text[eventsAt:]+event
+	lines := strings.SplitAfter(events, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) <= maxEventLines {
+		return head + events
+	}
+	return head + "(older starts and exits left out)\n" + strings.Join(lines[len(lines)-maxEventLines+1:], "")
 }
 
 func (h *holding) warn(msgs ...string) {
@@ -309,6 +334,7 @@ func (s *Server) hold(req applyRequest) *Outcome {
 				rep.Until = untilText
 				h.mu.Lock()
 				h.text, h.since = s.simulated(text(func(w io.Writer) { report.WriteWaiting(w, rep) })), time.Now()
+				h.eventsAt = len(h.text)
 				h.while = "waiting for " + strings.Join(p.While, ", ")
 				h.mu.Unlock()
 				h.warn(rep.Warnings...)
@@ -317,7 +343,7 @@ func (s *Server) hold(req applyRequest) *Outcome {
 			Changed: func(state hold.WhileState, e *hold.ProgramEvent) {
 				h.mu.Lock()
 				if e != nil {
-					h.text += s.simulated(text(func(w io.Writer) { report.WriteProgramEvent(w, state, e) }))
+					h.text = appendEventText(h.text, h.eventsAt, s.simulated(text(func(w io.Writer) { report.WriteProgramEvent(w, state, e) })))
 				}
 				h.while = "waiting for " + strings.Join(state.Programs, ", ")
 				if state.Holding {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -424,5 +425,22 @@ func TestHoldWhile(t *testing.T) {
 	out = post(t, s, "persist", `{"ms":"1","while":"game.exe"}`)
 	if out.Command != "tickscope apply --resolution 10000 --while game.exe --persist"+modelOnly || !strings.Contains(out.Text, "--as-startup --while game.exe at logon") {
 		t.Errorf("persist --while: %+v", out)
+	}
+}
+
+// The Hold's text keeps what it printed when it began to wait and the
+// last maxEventLines lines of starts and exits.
+func TestAppendEventTextIsBounded(t *testing.T) {
+	head := "waiting for game.exe\n"
+	text := head
+	for i := range 1000 {
+		text = appendEventText(text, len(head), fmt.Sprintf("event %d\n", i))
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != 1+maxEventLines || lines[0] != "waiting for game.exe" || lines[1] != "(older starts and exits left out)" || lines[len(lines)-1] != "event 999" {
+		t.Errorf("%d lines: %q ... %q", len(lines), lines[:3], lines[len(lines)-1])
+	}
+	if got := appendEventText(head, len(head), "event 0\n"); got != head+"event 0\n" {
+		t.Errorf("%q", got)
 	}
 }
