@@ -46,8 +46,9 @@ type StartupState struct {
 	Running bool `json:"running"`
 	PID     int  `json:"pid,omitempty"`
 	// While are the programs a holder with --while holds for, and
-	// HoldingFor their processes running now, which a running holder holds
-	// for (it looks every ScanEvery): none, and it waits with nothing held.
+	// HoldingFor their processes running now as status's own scan sees
+	// them (the holder looks every ScanEvery, and may not yet have seen a
+	// start, or have failed to take the setting; its state is not read).
 	While      []string         `json:"while,omitempty"`
 	HoldingFor []ProgramRunning `json:"holding_for,omitempty"`
 	WhileError string           `json:"while_error,omitempty"`

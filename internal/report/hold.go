@@ -287,9 +287,10 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 		case s.WhileError != "":
 			held = " (" + printable.Line(s.WhileError) + ")"
 		case len(s.HoldingFor) > 0:
-			held = ", holding for " + printable.Line(hold.HoldingFor(s.HoldingFor)) + held
+			// What status's own scan sees, not what the holder holds.
+			held = ", " + printable.Line(hold.HoldingFor(s.HoldingFor)) + " runs" + held
 		default:
-			held = ", waiting for " + printable.Line(strings.Join(s.While, ", ")) + " (nothing held)"
+			held = ", none of " + printable.Line(strings.Join(s.While, ", ")) + " runs"
 		}
 	}
 	switch {

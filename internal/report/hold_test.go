@@ -122,10 +122,10 @@ func TestStatusStartupLines(t *testing.T) {
 		{"running, not holding", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4},
 			[]string{"  state          running (process 4), the timer is not at what it holds\n"}},
 		{"waiting for its programs", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4, While: []string{"game.exe", "other.exe"}},
-			[]string{"  while          game.exe, other.exe\n", "  state          running (process 4), waiting for game.exe, other.exe (nothing held)\n"}},
+			[]string{"  while          game.exe, other.exe\n", "  state          running (process 4), none of game.exe, other.exe runs\n"}},
 		{"holding for a program", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4, InForce: true, While: []string{"game.exe"},
 			HoldingFor: []hold.ProgramRunning{{Program: "game.exe", PID: 4242}}},
-			[]string{"  state          running (process 4), holding for game.exe (pid 4242), the timer is at what it holds or finer\n"}},
+			[]string{"  state          running (process 4), game.exe (pid 4242) runs, the timer is at what it holds or finer\n"}},
 		{"stopped, its error logged", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Stale: true, Log: "tickscope: error: another startup holder runs"},
 			[]string{"stale: it runs another executable than this tickscope's holder", "  state          not running\n", "  last logged    tickscope: error: another startup holder runs\n"}},
 	}

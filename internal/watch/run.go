@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
@@ -277,14 +278,22 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 // Windows a call to the Task Scheduler service, too much for every burst).
 // A holder with --while holds only while one of its programs runs: its
 // programs are looked for at each read, with a scanner kept while the
-// same holder runs.
+// same holder runs and closed once it stops. What is looked for is what
+// this process sees (another user's processes may be hidden from it), not
+// what the holder holds: the holder's own state is not read.
 func holderReader(sys seam.System, windows bool) func() *Holder {
 	var last *Holder
 	var scanner seam.ProgramScanner
+	var scanErr error
 	return func() *Holder {
 		h := ReadHolder(sys)
 		switch {
 		case !h.Running:
+			// The holder stopped: its programs are no longer looked for.
+			if scanner != nil {
+				scanner.Close()
+				scanner = nil
+			}
 		case last != nil && last.Running && last.PID == h.PID:
 			h.Held, h.While = last.Held, last.While
 		default:
@@ -298,11 +307,22 @@ func holderReader(sys seam.System, windows bool) func() *Holder {
 				scanner = nil
 			}
 			if len(while) > 0 {
-				scanner, _ = sys.ScanPrograms(while)
+				var err error
+				if scanner, err = sys.ScanPrograms(while); err != nil {
+					scanner, scanErr = nil, err
+				} else {
+					scanErr = nil
+				}
 			}
 		}
-		if h.Running && scanner != nil {
-			h.HoldingFor, _ = hold.ScanRunning(scanner, h.While)
+		if h.Running && len(h.While) > 0 {
+			err := scanErr
+			if scanner != nil {
+				h.HoldingFor, err = hold.ScanRunning(scanner, h.While)
+			}
+			if err != nil {
+				h.WhileError = fmt.Sprintf("looking for %s: %v", strings.Join(h.While, ", "), err)
+			}
 		}
 		last = h
 		return h

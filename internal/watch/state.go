@@ -49,10 +49,13 @@ type Holder struct {
 	// (hold.StartupHeld); nil when not running or unknown.
 	Held *timerinfo.Setting `json:"held,omitempty"`
 	// While are the programs a holder with --while holds for (its
-	// definition's), and HoldingFor their processes running now: it holds
-	// Held only while there are some.
+	// definition's), and HoldingFor their processes running now as this
+	// process's scan sees them (the holder holds Held only while it sees
+	// some; its own state is not read); WhileError is why they could not
+	// be looked for.
 	While      []string              `json:"while,omitempty"`
 	HoldingFor []hold.ProgramRunning `json:"holding_for,omitempty"`
+	WhileError string                `json:"while_error,omitempty"`
 }
 
 // ReadHolder reads whether the startup holder runs (nil sys: unknown).
@@ -146,10 +149,12 @@ func holderText(h *Holder) string {
 		text = fmt.Sprintf("running (process %d)", h.PID)
 	}
 	switch {
+	case len(h.While) > 0 && h.WhileError != "":
+		text += ", for " + strings.Join(h.While, ", ") + " (" + h.WhileError + ")"
 	case len(h.While) > 0 && len(h.HoldingFor) > 0:
-		text += ", holding for " + hold.HoldingFor(h.HoldingFor)
+		text += ", for " + strings.Join(h.While, ", ") + ": " + hold.HoldingFor(h.HoldingFor) + " runs"
 	case len(h.While) > 0:
-		text += ", waiting for " + strings.Join(h.While, ", ")
+		text += ", for " + strings.Join(h.While, ", ") + ": none runs"
 	}
 	return text
 }

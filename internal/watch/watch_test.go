@@ -209,7 +209,7 @@ func TestChanges(t *testing.T) {
 			[]Change{{"global_key_in_force", "false", "true"}, {"startup_holder", "not running", "running (process 7)"}}},
 		{"holder with --while", State{Holder: &Holder{Running: true, PID: 7, While: []string{"game.exe", "x.exe"}}},
 			State{Holder: &Holder{Running: true, PID: 7, While: []string{"game.exe", "x.exe"}, HoldingFor: []hold.ProgramRunning{{Program: "game.exe", PID: 42}}}},
-			[]Change{{"startup_holder", "running (process 7), waiting for game.exe, x.exe", "running (process 7), holding for game.exe (pid 42)"}}},
+			[]Change{{"startup_holder", "running (process 7), for game.exe, x.exe: none runs", "running (process 7), for game.exe, x.exe: game.exe (pid 42) runs"}}},
 		{"dma unreadable", State{DMALatencyUs: i32(5)}, State{}, []Change{{"cpu_dma_latency", "5 µs", "unreadable"}}},
 		{"slack", State{TimerSlackNs: 50_000}, State{TimerSlackNs: 1}, []Change{{"timer_slack", "50µs", "1ns"}}},
 	}
@@ -451,5 +451,17 @@ func TestHolderReaderLooksForTheProgramsOfAWhileHolder(t *testing.T) {
 	running = nil
 	if h := read(); len(h.HoldingFor) != 0 || len(h.While) != 1 {
 		t.Fatalf("waiting again: %+v", h)
+	}
+	// A scan that fails is said, not shown as none running.
+	sys.ScanErr = errors.New("snapshot failed (test)")
+	if h := read(); h.WhileError != "looking for game.exe: snapshot failed (test)" {
+		t.Errorf("a failed scan: %+v", h)
+	}
+	sys.ScanErr = nil
+	// The holder stops: its scanner is closed.
+	sys.HolderRunning = false
+	read()
+	if sys.OpenScanners != 0 {
+		t.Errorf("%d scanners open after the holder stopped", sys.OpenScanners)
 	}
 }

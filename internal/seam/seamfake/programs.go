@@ -37,6 +37,9 @@ func (s *System) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 			return path, nil
 		}
 	}
+	s.mu.Lock()
+	s.OpenScanners++
+	s.mu.Unlock()
 	sc := &scanner{sys: s, told: map[int]bool{}}
 	for _, program := range programs {
 		sc.programs = append(sc.programs, options.NewProgram(program, !linux, resolve))
@@ -93,4 +96,11 @@ func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
 
 func (sc *scanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
 
-func (sc *scanner) Close() { sc.closed = true }
+func (sc *scanner) Close() {
+	if !sc.closed {
+		sc.sys.mu.Lock()
+		sc.sys.OpenScanners--
+		sc.sys.mu.Unlock()
+	}
+	sc.closed = true
+}

@@ -117,6 +117,9 @@ type System struct {
 	// be, by path, leading to their targets.
 	LinuxPrograms bool
 	Links         map[string]string
+	// OpenScanners counts the scanners ScanPrograms made and Close has not
+	// closed.
+	OpenScanners int
 	// BootServiceMechanism is the boot service (Windows), nil for none;
 	// NewBootService makes one.
 	BootServiceMechanism *Service
