@@ -348,6 +348,8 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 			o.Checked(now, req, false)
 		}
 	}
+	end := armEnd(ctx, sys, o, 0)
+	defer end.close()
 	if o.Holding != nil {
 		o.Holding(rep)
 	}
@@ -357,7 +359,7 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 			return nil, err
 		}
 	}
-	rep.EndedBy = waitForEnd(ctx, sys, o, k.check, 0, nil)
+	rep.EndedBy = end.wait(k.check, nil)
 	rep.HeldNs = int64(time.Since(start))
 	rep.Reapplies = k.reapplies
 	return rep, nil
@@ -405,15 +407,31 @@ func (rep *HoldReport) warner(warn func(string)) func(string) {
 	}
 }
 
-// waitForEnd blocks until the hold ends: --for elapses, ESC is pressed,
-// or a signal (Ctrl+C, the console closing) cancels ctx. Meanwhile it
-// calls check every RecheckEvery and after each resume from sleep (with
-// why, "" for the periodic check), and scan every scanEvery when scan is
-// set; between them it uses no CPU.
-func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions, check func(reason string), scanEvery time.Duration, scan func()) string {
-	escaped := make(chan struct{})
+// endWatch is what a hold waits on until it ends: --for, ESC, the recheck
+// and scan tickers, and the resume notification. It is armed (armEnd)
+// before the hold says it holds or waits (Holding, Waiting), so that
+// nothing which happens once the caller was told is missed: a resume
+// just after Holding would otherwise find no watcher registered.
+type endWatch struct {
+	ctx        context.Context
+	sys        seam.System
+	escaped    chan struct{}
+	elapsed    <-chan time.Time
+	recheck    <-chan time.Time
+	scanTick   <-chan time.Time
+	resumed    chan struct{}
+	slept      time.Duration
+	sleptKnown bool
+	closers    []func()
+}
+
+// armEnd arms the hold's end: ESC, --for, the recheck every RecheckEvery,
+// a scan every scanEvery when scanEvery > 0, and the resume notification,
+// whose failure is warned of. close disarms it.
+func armEnd(ctx context.Context, sys seam.System, o HoldOptions, scanEvery time.Duration) *endWatch {
+	w := &endWatch{ctx: ctx, sys: sys, escaped: make(chan struct{}), resumed: make(chan struct{}, 1)}
 	var once sync.Once
-	stop := func() { once.Do(func() { close(escaped) }) }
+	stop := func() { once.Do(func() { close(w.escaped) }) }
 	switch {
 	case o.NoEsc:
 	case o.NoConsole:
@@ -423,16 +441,15 @@ func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions, check func(
 				o.Warn(fmt.Sprintf("ESC cannot be watched: %v", err))
 			}
 		} else {
-			defer restore()
+			w.closers = append(w.closers, restore)
 		}
 	case o.WatchEscape != nil:
-		defer o.WatchEscape(stop)()
+		w.closers = append(w.closers, o.WatchEscape(stop))
 	}
-	var elapsed <-chan time.Time
 	if o.For > 0 {
 		t := time.NewTimer(o.For)
-		defer t.Stop()
-		elapsed = t.C
+		w.closers = append(w.closers, func() { t.Stop() })
+		w.elapsed = t.C
 	}
 	every, newTicker := o.RecheckEvery, o.NewTicker
 	if every <= 0 {
@@ -444,48 +461,64 @@ func waitForEnd(ctx context.Context, sys seam.System, o HoldOptions, check func(
 			return t.C, t.Stop
 		}
 	}
-	recheck, stopRecheck := newTicker(every)
-	defer stopRecheck()
-	var scanTick <-chan time.Time
-	if scan != nil {
-		tick, stopScan := newTicker(scanEvery)
-		defer stopScan()
-		scanTick = tick
+	var stopRecheck func()
+	w.recheck, stopRecheck = newTicker(every)
+	w.closers = append(w.closers, stopRecheck)
+	if scanEvery > 0 {
+		var stopScan func()
+		w.scanTick, stopScan = newTicker(scanEvery)
+		w.closers = append(w.closers, stopScan)
 	}
 	// A resume notification (Windows) arrives on a goroutine of the OS's;
-	// the check runs here, on the thread that holds.
-	resumed := make(chan struct{}, 1)
+	// the check runs on the thread that waits, which holds.
 	if stopWatch, err := sys.WatchResume(func() {
 		select {
-		case resumed <- struct{}{}:
+		case w.resumed <- struct{}{}:
 		default:
 		}
 	}); err == nil {
-		defer stopWatch()
+		w.closers = append(w.closers, stopWatch)
 	} else if !errors.Is(err, seam.ErrUnsupported) && o.Warn != nil {
 		o.Warn(fmt.Sprintf("no resume notification (%v): the setting is checked every %v only", err, every))
 	}
-	slept, sleptKnown := sys.SleptFor()
+	w.slept, w.sleptKnown = sys.SleptFor()
+	return w
+}
+
+// close disarms the watch, last armed first.
+func (w *endWatch) close() {
+	for i := len(w.closers) - 1; i >= 0; i-- {
+		w.closers[i]()
+	}
+	w.closers = nil
+}
+
+// wait blocks until the hold ends: --for elapses, ESC is pressed, or a
+// signal (Ctrl+C, the console closing) cancels ctx, and says which.
+// Meanwhile it calls check at each recheck and after each resume from
+// sleep (with why, "" for the periodic check), and scan at each scan
+// tick; between them it uses no CPU.
+func (w *endWatch) wait(check func(reason string), scan func()) string {
 	for {
 		select {
-		case <-ctx.Done():
+		case <-w.ctx.Done():
 			return "signal"
-		case <-escaped:
+		case <-w.escaped:
 			return "esc"
-		case <-elapsed:
+		case <-w.elapsed:
 			return "for"
-		case <-recheck:
+		case <-w.recheck:
 			// Linux sends no resume notification: the time suspended, which
 			// only CLOCK_BOOTTIME counts, grew since the last check.
 			reason := ""
-			if now, ok := sys.SleptFor(); ok && sleptKnown && now-slept >= time.Second {
-				reason = fmt.Sprintf("after a resume from sleep (%v asleep)", (now - slept).Round(time.Second))
-				slept = now
+			if now, ok := w.sys.SleptFor(); ok && w.sleptKnown && now-w.slept >= time.Second {
+				reason = fmt.Sprintf("after a resume from sleep (%v asleep)", (now - w.slept).Round(time.Second))
+				w.slept = now
 			}
 			check(reason)
-		case <-resumed:
+		case <-w.resumed:
 			check("after a resume from sleep")
-		case <-scanTick:
+		case <-w.scanTick:
 			scan()
 		}
 	}

@@ -20,6 +20,34 @@ import (
 // the OS dropped it. On a fake ticker and the model's virtual clock, so a
 // minute of holding takes milliseconds.
 
+// stuck is how long a test waits for the hold to take a tick or make a
+// check before it fails: a hold that missed a tick or a resume must fail
+// the test at once, not hang the suite until go test's timeout.
+const stuck = 30 * time.Second
+
+// recv receives from ch, failing the test if nothing comes within stuck.
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(stuck):
+		t.Fatalf("no %s within %v", what, stuck)
+		panic("unreachable")
+	}
+}
+
+// send sends v on ch, failing the test if the hold does not take it
+// within stuck.
+func send[T any](t *testing.T, ch chan<- T, v T, what string) {
+	t.Helper()
+	select {
+	case ch <- v:
+	case <-time.After(stuck):
+		t.Fatalf("the hold took no %s within %v", what, stuck)
+	}
+}
+
 // checkRecord is one call of HoldOptions.Checked.
 type checkRecord struct {
 	current   uint32
@@ -72,11 +100,11 @@ func startHoldOn(t *testing.T, host seam.Host, model *winmodel.Host, sys *seamfa
 		}
 		done <- rep
 	}()
-	holdingAt = <-holding
-	if first := <-checks; first.reapplied || first.current != wantFirst {
+	holdingAt = recv(t, holding, "Holding")
+	if first := recv(t, checks, "first check"); first.reapplied || first.current != wantFirst {
 		t.Fatalf("first check %+v, want %d in force", first, wantFirst)
 	}
-	return ticks, checks, warnings, holdingAt, func() *hold.HoldReport { cancel(); return <-done }
+	return ticks, checks, warnings, holdingAt, func() *hold.HoldReport { cancel(); return recv(t, done, "end of the hold") }
 }
 
 func TestHolderReappliesADroppedRequestWithinItsInterval(t *testing.T) {
@@ -90,8 +118,8 @@ func TestHolderReappliesADroppedRequestWithinItsInterval(t *testing.T) {
 	dropAt := int64(-1)
 	for k := 1; k <= 30; k++ {
 		model.Advance(every)
-		ticks <- time.Unix(0, model.Now())
-		c := <-checks
+		send(t, ticks, time.Unix(0, model.Now()), "tick")
+		c := recv(t, checks, "check")
 		// The request was made at most a few virtual seconds before
 		// holdingAt (the quick check's waits), and the model drops it 60 s
 		// after: the check at holdingAt+60 s is the first after the drop.
@@ -129,7 +157,7 @@ func TestHolderChecksAfterResume(t *testing.T) {
 	_, checks, warnings, _, stop := startHold(t, model, sys)
 	model.Advance(61 * time.Second) // asleep past the drop
 	sys.Resume()
-	if c := <-checks; !c.reapplied {
+	if c := recv(t, checks, "check"); !c.reapplied {
 		t.Errorf("after a resume: %+v, want a re-apply", c)
 	}
 	stop()
@@ -143,8 +171,8 @@ func TestHolderChecksAfterResume(t *testing.T) {
 	ticks, checks, warnings, _, stop := startHold(t, model, sys)
 	sys.Sleep(90 * time.Second)
 	model.Advance(61 * time.Second)
-	ticks <- time.Time{}
-	if c := <-checks; !c.reapplied {
+	send(t, ticks, time.Time{}, "tick")
+	if c := recv(t, checks, "check"); !c.reapplied {
 		t.Errorf("after a suspend: %+v, want a re-apply", c)
 	}
 	stop()
@@ -186,7 +214,11 @@ func TestHolderDoesNotReapplyForever(t *testing.T) {
 	model, _ := winmodel.New("knee-26100", 1)
 	host := &ignoringHost{Host: model}
 	ticks, checks, warnings, _, stop := startHoldOn(t, host, model, &seamfake.System{}, 10000, 9998)
-	tick := func() checkRecord { model.Advance(5 * time.Second); ticks <- time.Time{}; return <-checks }
+	tick := func() checkRecord {
+		model.Advance(5 * time.Second)
+		send(t, ticks, time.Time{}, "tick")
+		return recv(t, checks, "check")
+	}
 	host.ignore.Store(true) // from now on the OS ignores the request
 	if c := tick(); !c.reapplied {
 		t.Fatalf("first check after the drop: %+v, want a re-apply", c)
@@ -223,8 +255,8 @@ func TestHolderKeepsWhatWasGranted(t *testing.T) {
 	ticks, checks, warnings, _, stop := startHoldOn(t, host, model, &seamfake.System{}, 10000, 156250)
 	for i := 0; i < 10; i++ {
 		model.Advance(5 * time.Second)
-		ticks <- time.Time{}
-		if c := <-checks; c.reapplied {
+		send(t, ticks, time.Time{}, "tick")
+		if c := recv(t, checks, "check"); c.reapplied {
 			t.Fatalf("check %d re-applied a request the OS never granted", i+1)
 		}
 	}
@@ -240,8 +272,8 @@ func TestHolderReportsItsRequest(t *testing.T) {
 	model, _ := winmodel.New("contaminated", 1)
 	ticks, checks, _, _, stop := startHoldOn(t, model, model, &seamfake.System{}, 10000, 5000)
 	model.Advance(5 * time.Second)
-	ticks <- time.Time{}
-	if c := <-checks; c.held != 10000 || c.reapplied {
+	send(t, ticks, time.Time{}, "tick")
+	if c := recv(t, checks, "check"); c.held != 10000 || c.reapplied {
 		t.Errorf("check %+v: want 10000 held, as requested, and no re-apply", c)
 	}
 	if rep := stop(); rep.Granted.Resolution100ns != 5000 {

@@ -154,6 +154,8 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	h := &whileHold{host: host, scanner: scanner, q: q, req: req, o: o, rep: rep, start: time.Now(), ctx: ctx,
 		programs: o.While, running: map[int]seam.ProgramProcess{}}
 	defer h.end()
+	end := armEnd(ctx, sys, o, every)
+	defer end.close()
 	if o.Waiting != nil {
 		o.Waiting(rep)
 	}
@@ -163,7 +165,7 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 		}
 	}
 	h.scan()
-	rep.EndedBy = waitForEnd(ctx, sys, o, h.check, every, h.scan)
+	rep.EndedBy = end.wait(h.check, h.scan)
 	h.end()
 	rep.HeldNs = int64(time.Since(h.start))
 	rep.Reapplies = h.reapplies

@@ -112,15 +112,15 @@ func startWhileOn(t *testing.T, host seam.Host, model *winmodel.Host, sys *seamf
 		}
 		done <- rep
 	}()
-	<-waiting
-	r.stop = func() *hold.HoldReport { cancel(); return <-done }
+	recv(t, waiting, "Waiting")
+	r.stop = func() *hold.HoldReport { cancel(); return recv(t, done, "end of the hold") }
 	return r
 }
 
 // tick lets d of virtual time pass and scans.
 func (r *whileRun) tick(d time.Duration) {
 	r.model.Advance(d)
-	r.scan <- time.Time{}
+	send(r.t, r.scan, time.Time{}, "scan")
 }
 
 // next is the next change the hold reports.
@@ -138,7 +138,7 @@ func (r *whileRun) next() change {
 // none checks that the last scan reported no change.
 func (r *whileRun) none() {
 	r.t.Helper()
-	r.scan <- time.Time{} // the scan before has finished once this one is taken
+	send(r.t, r.scan, time.Time{}, "scan") // the scan before has finished once this one is taken
 	select {
 	case c := <-r.changes:
 		r.t.Fatalf("unexpected change %+v %+v", c.state, c.event)
@@ -339,12 +339,12 @@ func TestWhileSaysAFailedTakeAfterAnExit(t *testing.T) {
 func TestWhileChecksOnlyWhileHolding(t *testing.T) {
 	model, _ := winmodel.New("dropped-request", 1)
 	r := startWhile(t, model, model, "game.exe")
-	r.recheck <- time.Time{}
+	send(r.t, r.recheck, time.Time{}, "recheck")
 	r.procs.set(game(1, "game.exe"))
 	r.tick(time.Second)
 	r.next()
 	model.Advance(61 * time.Second)
-	r.recheck <- time.Time{}
+	send(r.t, r.recheck, time.Time{}, "recheck")
 	r.none()
 	if p := r.period(); p != 9998 {
 		t.Errorf("after the OS dropped the request and a check, the period is %d", p)
