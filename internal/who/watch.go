@@ -3,6 +3,7 @@ package who
 import (
 	"cmp"
 	"context"
+	"errors"
 	"path"
 	"slices"
 	"strings"
@@ -192,16 +193,23 @@ func sortChanges(c []Change) {
 
 // Poll watches from the snapshot first by reading one every interval
 // until ctx ends (Linux, where nothing announces a change), calling
-// changed for each change, and returns the summary. A read that fails
-// ends the watch with its error and the summary so far.
+// changed for each change, and returns the summary. A watch that lasts
+// its time (ctx's deadline) reads once more as it ends, so what changed
+// within it is reported however the interval and the deadline fall on a
+// loaded machine; one stopped early (cancelled) ends at once. A read that
+// fails ends the watch with its error and the summary so far.
 func Poll(ctx context.Context, interval time.Duration, first *Snapshot, read func() (*Snapshot, error), now func() time.Time, changed func(Change)) (*Summary, error) {
 	t := NewTracker(now(), first.Holds())
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for {
+		last := false
 		select {
 		case <-ctx.Done():
-			return t.Summary(now()), nil
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return t.Summary(now()), nil
+			}
+			last = true
 		case <-ticker.C:
 		}
 		snap, err := read()
@@ -210,6 +218,9 @@ func Poll(ctx context.Context, interval time.Duration, first *Snapshot, read fun
 		}
 		for _, c := range t.Set(now(), snap.Holds()) {
 			changed(c)
+		}
+		if last {
+			return t.Summary(now()), nil
 		}
 	}
 }

@@ -92,6 +92,16 @@ func TestPollReportsChangesAndSummary(t *testing.T) {
 		t.Errorf("summary = %+v", sum)
 	}
 
+	// A watch whose time ends before its first tick still reads as it
+	// ends: the change within it is reported, not lost to the deadline.
+	changes = nil
+	ends, stop := context.WithTimeout(context.Background(), time.Millisecond)
+	defer stop()
+	sum, err = Poll(ends, time.Hour, first, func() (*Snapshot, error) { return snaps[0], nil }, now, func(c Change) { changes = append(changes, c) })
+	if err != nil || len(changes) != 2 || !changes[0].Started || len(sum.Held) != 2 {
+		t.Errorf("a watch ended by its deadline before a tick: changes %+v, summary %+v, error %v", changes, sum, err)
+	}
+
 	failing := errors.New("read /proc: gone")
 	if _, err := Poll(context.Background(), time.Millisecond, first, func() (*Snapshot, error) { return nil, failing }, now, func(Change) {}); !errors.Is(err, failing) {
 		t.Errorf("Poll with a failing read = %v", err)
