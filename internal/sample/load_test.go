@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -79,6 +80,7 @@ func TestLoadNeedsAThreadClock(t *testing.T) {
 // run and put back after; each thread's clock is released when it stops,
 // and its last reading kept.
 func TestLoadedHostLeavesTheLoadOut(t *testing.T) {
+	pinMaxProcs(t)
 	h := &clockHost{fakeHost: &fakeHost{}}
 	h.process.Store(int64(10 * time.Second))
 	// Each thread's clock already reads 1s when it starts: a thread of Go's
@@ -128,6 +130,7 @@ func TestLoadedHostLeavesTheLoadOut(t *testing.T) {
 }
 
 func TestLoadThatCannotStartStopsItsThreads(t *testing.T) {
+	pinMaxProcs(t)
 	h := &clockHost{fakeHost: &fakeHost{}, fail: errors.New("no clock")}
 	_, load, err := sample.Loaded(h, 2, idle)
 	if err != nil {
@@ -196,6 +199,14 @@ func TestCPUBoundLoadHere(t *testing.T) {
 	if left := processUsed - loadedUsed; left < loadUsed/2 || loadedUsed > processUsed {
 		t.Errorf("the process used %v, the loaded host says %v: it left %v of the load's %v out", processUsed, loadedUsed, left, loadUsed)
 	}
+}
+
+// pinMaxProcs says the GOMAXPROCS in force is one a GOMAXPROCS variable
+// set, the value a load must put back: go test -cpu sets it by the
+// runtime's call, which Load cannot tell from Go's default (the default's
+// own path is TestLoadGivesBackDefaultMaxProcs').
+func pinMaxProcs(t *testing.T) {
+	t.Setenv("GOMAXPROCS", strconv.Itoa(runtime.GOMAXPROCS(0)))
 }
 
 // TestLoadGivesBackDefaultMaxProcs: a GOMAXPROCS that was Go's default
