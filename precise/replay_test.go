@@ -261,10 +261,10 @@ var families = []family{
 			return uniform(r, lo, hi)
 		})
 	}},
-	// Windows' high-resolution waitable timer as ../shared/notes/
-	// windows-timers.md reports it (a 0.5 ms wait ends 0.53–0.78 ms, in
-	// steps of about 0.5 ms): tens to a few hundred µs late, and 1–4 % a
-	// step later.
+	// Windows' high-resolution waitable timer as published measurements
+	// report it (a 0.5 ms wait ends 0.53–0.78 ms, in steps of about 0.5 ms:
+	// rust-lang/rust#43376, Haukcode.HighResolutionTimer PR #18): tens to
+	// a few hundred µs late, and 1–4 % a step later.
 	{name: "windows-hr", windows: true, gen: func(r *rand.Rand, n int, _ int64) []int64 {
 		lo := uniform(r, 20*us, 50*us)
 		hi := uniform(r, 200*us, 350*us)
