@@ -11,8 +11,8 @@ import (
 	"github.com/tickscope/tickscope/internal/metrics"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/version"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 func (a *app) applyCommand() *cobra.Command {
@@ -80,14 +80,14 @@ game-session scenario runs game.exe twice), changing nothing on this machine.
 --json prints the result as JSON when the hold ends (docs/json.md).`,
 		Args: noArgs,
 	}
-	var sim measure.Simulation
-	a.onHost(cmd, &sim, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
+	var simulation measure.Simulation
+	a.onHost(cmd, &simulation, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
 		sys := machineSystem()
-		if model, ok := host.(*winmodel.Host); ok {
-			paced := winmodel.NewPaced(model)
+		if model, ok := host.(*sim.Host); ok {
+			paced := sim.NewPaced(model)
 			host, sys, f.Simulated = paced, measure.SimulatedSystem(paced), true
 			if !asJSON {
-				a.stdout = report.SimulatedWriter(a.stdout, sim.Scenario)
+				a.stdout = report.SimulatedWriter(a.stdout, simulation.Scenario)
 			}
 		}
 		return a.apply(cmd, host, sys, f, asJSON)

@@ -6,18 +6,18 @@ import (
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/winmodel"
+	"github.com/tickscope/tickscope/internal/sim"
 )
 
 // onHost declares --simulate and --seed on cmd and makes cmd run measure on
 // the host they name: this machine, or the model. --simulate list prints
 // the scenarios instead.
-func (a *app) onHost(cmd *cobra.Command, sim *measure.Simulation, seedUsage string, run func(*cobra.Command, seam.Host) error) {
-	sim.Register(cmd.Flags(), seedUsage)
+func (a *app) onHost(cmd *cobra.Command, simulation *measure.Simulation, seedUsage string, run func(*cobra.Command, seam.Host) error) {
+	simulation.Register(cmd.Flags(), seedUsage)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		host, err := sim.Host(machineHost())
+		host, err := simulation.Host(machineHost())
 		if host == nil && err == nil {
-			report.WriteScenarios(a.stdout, winmodel.Scenarios())
+			report.WriteScenarios(a.stdout, sim.Scenarios())
 			return nil
 		} else if err != nil {
 			return err

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/ui"
 )
 
@@ -22,7 +22,7 @@ func TestUIRefusesAsTheCommandsDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ui.New(ui.Options{Host: machineHost(), System: machineSystem(), Shell: &seamfake.Shell{}, Stdout: io.Discard, Stderr: io.Discard}, ln.Addr().String())
+	s, err := ui.New(ui.Options{Host: machineHost(), System: machineSystem(), Shell: &sim.Shell{}, Stdout: io.Discard, Stderr: io.Discard}, ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -25,7 +25,7 @@ var bootArgs = []string{"apply", "--resolution", "10000", "--no-esc", "--as-serv
 // bootMachine is an elevated Windows machine whose requests are global,
 // with the logon task and the boot service mechanisms and nothing
 // installed, running bootExe.
-func bootMachine(t *testing.T) (*windowsHost, *seamfake.System, *seamfake.Service) {
+func bootMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Service) {
 	h, sys, _ := persistMachine(t)
 	sys.Exe, sys.IsElevated = bootExe, true
 	return h, sys, sys.NewBootService("Windows service tickscope")
@@ -41,7 +41,7 @@ func serviceOf(exe string, ours bool) []byte {
 	return []byte(persist.ServiceText(persist.BootService(exe, []string{"apply", "--resolution", "10000", "--no-esc", "--as-service"}, description)))
 }
 
-func persistBoot(t *testing.T, h *windowsHost, sys *seamfake.System, o hold.PersistOptions) (*hold.PersistResult, error) {
+func persistBoot(t *testing.T, h *windowsHost, sys *sim.System, o hold.PersistOptions) (*hold.PersistResult, error) {
 	t.Helper()
 	o.Boot, o.Version = true, "test"
 	if o.Sleep == nil {
@@ -57,48 +57,48 @@ func TestPersistBootRefusals(t *testing.T) {
 	tests := []struct {
 		name   string
 		dryRun bool
-		setUp  func(h *windowsHost, sys *seamfake.System, sv *seamfake.Service)
+		setUp  func(h *windowsHost, sys *sim.System, sv *sim.Service)
 		want   string
 	}{
-		{"not elevated", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) { sys.IsElevated = false },
+		{"not elevated", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) { sys.IsElevated = false },
 			"--persist --boot installs a Windows service, which needs an elevated tickscope: run it from a terminal opened with Run as administrator (nothing was changed"},
-		{"per-process requests (Windows 11 without the key)", false, func(h *windowsHost, _ *seamfake.System, _ *seamfake.Service) { h.global = nil },
+		{"per-process requests (Windows 11 without the key)", false, func(h *windowsHost, _ *sim.System, _ *sim.Service) { h.global = nil },
 			"--persist refused: requests are per-process here (per-process: Windows 10 2004+), so a service at boot would speed up only itself"},
-		{"per-process requests, a dry run too", true, func(h *windowsHost, _ *seamfake.System, _ *seamfake.Service) { h.global = nil },
+		{"per-process requests, a dry run too", true, func(h *windowsHost, _ *sim.System, _ *sim.Service) { h.global = nil },
 			"so a service at boot would speed up only itself"},
-		{"per-process requests, not elevated: the machine's refusal first", false, func(h *windowsHost, sys *seamfake.System, _ *seamfake.Service) {
+		{"per-process requests, not elevated: the machine's refusal first", false, func(h *windowsHost, sys *sim.System, _ *sim.Service) {
 			h.global, sys.IsElevated = nil, false
 		}, "so a service at boot would speed up only itself"},
-		{"Windows 10, which ignores the key", false, func(h *windowsHost, _ *seamfake.System, _ *seamfake.Service) { h.build = 19045 },
+		{"Windows 10, which ignores the key", false, func(h *windowsHost, _ *sim.System, _ *sim.Service) { h.build = 19045 },
 			"this build cannot make them global"},
-		{"a foreign service of that name", false, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+		{"a foreign service of that name", false, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
 			sv.Definition = serviceOf(`C:\tools\TimerResolution.exe`, false)
 			sv.Now = seam.ServiceState{State: "running", PID: 9}
 		}, "a Windows service tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Windows service tickscope by hand"},
-		{"a foreign service, a dry run too", true, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+		{"a foreign service, a dry run too", true, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
 			sv.Definition = serviceOf(`C:\tools\TimerResolution.exe`, false)
 		}, "that tickscope did not create"},
-		{"an unreadable service definition", false, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+		{"an unreadable service definition", false, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
 			sv.Definition = []byte("SERVICE_NAME        : tickscope\n")
 		}, "that tickscope did not create"},
-		{"the service manager cannot be read", false, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+		{"the service manager cannot be read", false, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
 			sv.ReadErr = errors.New("OpenSCManagerW: access denied")
 		}, "access denied"},
-		{"outside Program Files", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) { sys.Exe = `C:\Tools\tickscope.exe` },
+		{"outside Program Files", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) { sys.Exe = `C:\Tools\tickscope.exe` },
 			`--persist --boot refused: the service would run C:\Tools\tickscope.exe as NT AUTHORITY\LocalService at every boot, and a folder outside C:\Program Files may let non-administrators replace it`},
-		{"a look-alike of Program Files", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) {
+		{"a look-alike of Program Files", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) {
 			sys.Exe = `C:\Program Fileſ\tickscope\tickscope.exe`
 		}, "copy tickscope.exe into C:\\Program Files\\tickscope"},
-		{"out of Program Files by ..", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) {
+		{"out of Program Files by ..", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) {
 			sys.Exe = `C:\Program Files\..\Users\me\tickscope.exe`
 		}, "may let non-administrators replace it"},
-		{"Program Files unknown", false, func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+		{"Program Files unknown", false, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
 			sv.DirsErr = errors.New("SHGetKnownFolderPath failed")
 		}, "SHGetKnownFolderPath failed"},
-		{"go run's build", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) {
+		{"go run's build", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) {
 			sys.Exe = filepath.Join(sys.Temp, "go-build1", "b001", "exe", "tickscope.exe")
 		}, "is a temporary build (go run)"},
-		{"no service mechanism", false, func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Service) { sys.BootServiceMechanism = nil },
+		{"no service mechanism", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) { sys.BootServiceMechanism = nil },
 			"not supported"},
 	}
 	for _, tt := range tests {
@@ -165,23 +165,23 @@ func TestPlanApplyBoot(t *testing.T) {
 func TestPersistBootInstallsAndStarts(t *testing.T) {
 	tests := []struct {
 		name        string
-		setUp       func(h *windowsHost, sys *seamfake.System, sv *seamfake.Service)
-		onStart     func(h *windowsHost, sv *seamfake.Service)
+		setUp       func(h *windowsHost, sys *sim.System, sv *sim.Service)
+		onStart     func(h *windowsHost, sv *sim.Service)
 		wantRunning bool
 		wantStops   int
 		wantWarning string
 	}{
-		{"fresh", nil, func(h *windowsHost, _ *seamfake.Service) { h.current = 10000 }, true, 0, ""},
-		{"replaces its own running service, stopped first", func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+		{"fresh", nil, func(h *windowsHost, _ *sim.Service) { h.current = 10000 }, true, 0, ""},
+		{"replaces its own running service, stopped first", func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
 			sv.Definition = serviceOf(`C:\Program Files\old\tickscope.exe`, true)
 			sv.Now = seam.ServiceState{State: "running", PID: 7}
-		}, func(h *windowsHost, _ *seamfake.Service) { h.current = 10000 }, true, 1, ""},
-		{"the service stops instead of holding", nil, func(_ *windowsHost, sv *seamfake.Service) {
+		}, func(h *windowsHost, _ *sim.Service) { h.current = 10000 }, true, 1, ""},
+		{"the service stops instead of holding", nil, func(_ *windowsHost, sv *sim.Service) {
 			sv.Now = seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true}
 		}, false, 0, "the service stopped instead of holding (service-specific exit code 1): its reason is in the Application event log, source tickscope"},
-		{"running, the setting not in force", nil, func(h *windowsHost, _ *seamfake.Service) { h.current = 156250 }, false, 0,
+		{"running, the setting not in force", nil, func(h *windowsHost, _ *sim.Service) { h.current = 156250 }, false, 0,
 			"the setting did not appear within 10 s of starting the service"},
-		{"start fails", func(_ *windowsHost, _ *seamfake.System, sv *seamfake.Service) {
+		{"start fails", func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
 			sv.StartErr = errors.New("StartServiceW: the account name is invalid")
 		},
 			nil, false, 0, "starting it now failed: StartServiceW: the account name is invalid (it will start at the next boot)"},
@@ -281,7 +281,7 @@ func TestPersistBootSaysWhenPrivilegesAreNotRestricted(t *testing.T) {
 
 // unrestrictingService is a service manager that drops the privilege list
 // it is given, as Wine's does.
-type unrestrictingService struct{ *seamfake.Service }
+type unrestrictingService struct{ *sim.Service }
 
 func (u *unrestrictingService) Install(definition []byte) error {
 	s, err := persist.ParseService(string(definition))
@@ -293,7 +293,7 @@ func (u *unrestrictingService) Install(definition []byte) error {
 }
 
 type bootSystem struct {
-	*seamfake.System
+	*sim.System
 	sv seam.Service
 }
 
@@ -330,7 +330,7 @@ func TestInsideDir(t *testing.T) {
 func TestHoldAsService(t *testing.T) {
 	h := newWindows(t, "knee-26100")
 	h.global = one()
-	sys := &seamfake.System{}
+	sys := &sim.System{}
 	var periodWhileRunning uint32
 	sys.OnServiceRunning = func(stop func()) {
 		periodWhileRunning = h.Observe().Current100ns
@@ -355,7 +355,7 @@ func TestHoldAsService(t *testing.T) {
 		}
 	}
 	// Started by anything but the service manager, it fails at once.
-	sys = &seamfake.System{RunServiceErr: errors.New("this process was not started by the service manager")}
+	sys = &sim.System{RunServiceErr: errors.New("this process was not started by the service manager")}
 	if err := hold.HoldAsService(h, sys, timerinfo.Setting{Resolution100ns: 10000}); err == nil || sys.ServedRunning {
 		t.Errorf("outside the service manager: %v, running %v", err, sys.ServedRunning)
 	}
@@ -462,7 +462,7 @@ func TestStatusReadsTheBootService(t *testing.T) {
 			}
 		})
 	}
-	if got := hold.ReadBootService(&seamfake.System{}); got != nil {
+	if got := hold.ReadBootService(&sim.System{}); got != nil {
 		t.Errorf("no boot service: %+v, want nil", got)
 	}
 }

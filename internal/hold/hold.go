@@ -4,7 +4,7 @@
 // refusal rules and their results (the JSON shapes of docs/json.md), as
 // functions of the seam's Host and System, so that the rules are tested
 // against the model of Windows timers and an in-memory System
-// (seam/seamfake). Package report renders the results as text; cmd/tickscope
+// (package sim). Package report renders the results as text; cmd/tickscope
 // parses the command line, calls here, and prints.
 package hold
 

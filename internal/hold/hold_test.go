@@ -17,16 +17,15 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // windowsHost is the model of Windows timers, seen through a query that
 // can be changed: the build, the global value, and the period in force (a
 // holder started elsewhere).
 type windowsHost struct {
-	*winmodel.Host
+	*sim.Host
 	build   uint32
 	global  *uint32
 	current uint32
@@ -54,7 +53,7 @@ func (h *windowsHost) Query() (*timerinfo.Report, error) {
 
 func newWindows(t *testing.T, scenario string) *windowsHost {
 	t.Helper()
-	h, err := winmodel.New(scenario, 1)
+	h, err := sim.NewHost(scenario, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +156,7 @@ func TestPlanApplyPlans(t *testing.T) {
 }
 
 func TestSetSlackPrintsBeforeAfterAndUndo(t *testing.T) {
-	sys := &seamfake.System{Slack: map[int]int64{42: 50_000}}
+	sys := &sim.System{Slack: map[int]int64{42: 50_000}}
 	change, err := hold.SetSlack(sys, 42, time.Microsecond, func(msg string) { t.Errorf("warned %q", msg) })
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +178,7 @@ func TestSetSlackPrintsBeforeAfterAndUndo(t *testing.T) {
 // thread, is refused as bad input and left as it was; init (pid 1) is set,
 // with a warning; a missing process's error names the call that failed.
 func TestSetSlackRefusesKernelThreads(t *testing.T) {
-	sys := &seamfake.System{Slack: map[int]int64{1: 50_000, 2: 50_000, 77: 50_000, 500: 50_000}, KernelThreads: map[int]bool{2: true, 77: true}}
+	sys := &sim.System{Slack: map[int]int64{1: 50_000, 2: 50_000, 77: 50_000, 500: 50_000}, KernelThreads: map[int]bool{2: true, 77: true}}
 	for _, pid := range []int{2, 77} {
 		_, err := hold.SetSlack(sys, pid, time.Microsecond, nil)
 		var usage *options.UsageError
@@ -229,10 +228,10 @@ const windowsHolder = `C:\Tools\tickscope-holder.exe`
 
 // persistMachine is a Windows machine whose requests are global, with the
 // Task Scheduler task mechanism and nothing installed.
-func persistMachine(t *testing.T) (*windowsHost, *seamfake.System, *seamfake.Startup) {
+func persistMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Startup) {
 	h := newWindows(t, "knee-26100")
 	h.global = one()
-	sys := &seamfake.System{Exe: windowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
+	sys := &sim.System{Exe: windowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
 	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
 }
 
@@ -241,28 +240,28 @@ func TestPersistRefusals(t *testing.T) {
 	args := []string{"apply", "--resolution", "10000"}
 	tests := []struct {
 		name  string
-		setUp func(h *windowsHost, sys *seamfake.System, st *seamfake.Startup)
+		setUp func(h *windowsHost, sys *sim.System, st *sim.Startup)
 		want  string
 	}{
-		{"per-process build", func(h *windowsHost, _ *seamfake.System, _ *seamfake.Startup) { h.global = nil },
+		{"per-process build", func(h *windowsHost, _ *sim.System, _ *sim.Startup) { h.global = nil },
 			"--persist refused: requests are per-process here (per-process: Windows 10 2004+)"},
-		{"Windows 10 ignores the key", func(h *windowsHost, _ *seamfake.System, _ *seamfake.Startup) { h.build = 19045 },
+		{"Windows 10 ignores the key", func(h *windowsHost, _ *sim.System, _ *sim.Startup) { h.build = 19045 },
 			"this build cannot make them global"},
-		{"no startup mechanism", func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Startup) { sys.StartupMechanism = nil },
+		{"no startup mechanism", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) { sys.StartupMechanism = nil },
 			"not supported"},
-		{"go run's build", func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Startup) {
+		{"go run's build", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) {
 			sys.Exe = filepath.Join(sys.Temp, "go-build123", "b001", "exe", "tickscope.exe")
 		}, "is a temporary build (go run)"},
-		{"a path Task Scheduler expands", func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Startup) {
+		{"a path Task Scheduler expands", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) {
 			sys.Exe = `C:\%APPDATA%\tickscope.exe`
 		}, "contains %APPDATA%, which Task Scheduler would expand"},
-		{"a foreign task", func(_ *windowsHost, _ *seamfake.System, st *seamfake.Startup) {
+		{"a foreign task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
 			st.Definition = taskOf(t, `C:\Other\timer.exe`, false)
 		}, "a Task Scheduler task tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Task Scheduler task tickscope by hand"},
-		{"an unreadable task", func(_ *windowsHost, _ *seamfake.System, st *seamfake.Startup) {
+		{"an unreadable task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
 			st.Definition = []byte("<Task")
 		}, "did not create"},
-		{"executable unknown", func(_ *windowsHost, sys *seamfake.System, _ *seamfake.Startup) { sys.ExeErr = errors.New("gone") },
+		{"executable unknown", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) { sys.ExeErr = errors.New("gone") },
 			"find this executable: gone"},
 	}
 	for _, tt := range tests {
@@ -282,7 +281,7 @@ func TestPersistRefusals(t *testing.T) {
 }
 
 func TestPersistOnLinuxNeedsRoot(t *testing.T) {
-	sys := &seamfake.System{Exe: "/usr/local/bin/tickscope", Temp: "/tmp"}
+	sys := &sim.System{Exe: "/usr/local/bin/tickscope", Temp: "/tmp"}
 	st := sys.NewStartup("systemd unit /etc/systemd/system/tickscope-holder.service")
 	zero := int32(0)
 	h := &linuxHost{dma: timerinfo.DMALatencyDefaultUs}
@@ -389,7 +388,7 @@ func TestStatusSeesStaleAndForeignDefinitions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sys := &seamfake.System{Exe: windowsExe, HolderRunning: tt.running, HolderPID: tt.pid}
+			sys := &sim.System{Exe: windowsExe, HolderRunning: tt.running, HolderPID: tt.pid}
 			sys.NewStartup("task").Definition = tt.definition
 			got := hold.ReadStartup(sys, true)
 			got.Args = nil
@@ -399,7 +398,7 @@ func TestStatusSeesStaleAndForeignDefinitions(t *testing.T) {
 			}
 		})
 	}
-	if got := hold.ReadStartup(&seamfake.System{}, false); got != nil {
+	if got := hold.ReadStartup(&sim.System{}, false); got != nil {
 		t.Errorf("no startup mechanism: %+v, want nil", got)
 	}
 }
@@ -443,7 +442,7 @@ func TestRemoveStartup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sys := &seamfake.System{HolderRunning: tt.running, HolderPID: tt.pid}
+			sys := &sim.System{HolderRunning: tt.running, HolderPID: tt.pid}
 			st := sys.NewStartup("task")
 			st.Definition = tt.definition
 			res, err := hold.RemoveStartup(newWindows(t, tt.scenario), sys)
@@ -469,7 +468,7 @@ func TestRemoveStartup(t *testing.T) {
 			}
 		})
 	}
-	_, err := hold.RemoveStartup(&linuxHost{}, &seamfake.System{})
+	_, err := hold.RemoveStartup(&linuxHost{}, &sim.System{})
 	if !isUsage(err) {
 		t.Errorf("no startup mechanism: %v, want a usage error", err)
 	}
@@ -492,7 +491,7 @@ func TestVerifyGlobalVerdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sys := &seamfake.System{}
+			sys := &sim.System{}
 			h := newWindows(t, tt.scenario)
 			measured := 0
 			child := func(context.Context) (int64, error) {
@@ -523,13 +522,13 @@ func TestVerifyGlobalVerdicts(t *testing.T) {
 			}
 		})
 	}
-	sys := &seamfake.System{Locks: map[string]int{seam.BenchLock: 99}}
+	sys := &sim.System{Locks: map[string]int{seam.BenchLock: 99}}
 	_, err := hold.VerifyGlobal(context.Background(), newWindows(t, "knee-26100"), sys, nil)
 	var locked *seam.LockedError
 	if !errors.As(err, &locked) || locked.PID != 99 {
 		t.Errorf("with a bench running: %v, want a LockedError naming 99", err)
 	}
-	res, err := hold.VerifyGlobal(context.Background(), &linuxHost{}, &seamfake.System{}, nil)
+	res, err := hold.VerifyGlobal(context.Background(), &linuxHost{}, &sim.System{}, nil)
 	if err != nil || res.Verdict != hold.VerdictNotApplicable || res.Reason != hold.LinuxGlobalText {
 		t.Errorf("Linux: %+v, %v", res, err)
 	}
@@ -558,7 +557,7 @@ func TestSetGlobal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newWindows(t, "knee-26100")
 			h.build = tt.build
-			sys := &seamfake.System{IsElevated: tt.elevated, Global: tt.before}
+			sys := &sim.System{IsElevated: tt.elevated, Global: tt.before}
 			res, err := hold.SetGlobal(query(t, h), sys, tt.on)
 			if tt.wantErr != "" {
 				wantError(t, err, tt.wantErr)
@@ -581,7 +580,7 @@ func TestSetGlobal(t *testing.T) {
 			}
 		})
 	}
-	if _, err := hold.SetGlobal(linuxReport(0), &seamfake.System{}, true); !isUsage(err) {
+	if _, err := hold.SetGlobal(linuxReport(0), &sim.System{}, true); !isUsage(err) {
 		t.Errorf("Linux: %v, want a usage error", err)
 	}
 }
@@ -642,7 +641,7 @@ func TestCheckStoppedBeforeMeasuring(t *testing.T) {
 
 func TestHoldOnTheModel(t *testing.T) {
 	h := newWindows(t, "contaminated") // another process holds 0.5 ms
-	sys := &seamfake.System{Escape: func(stop func()) { stop() }, ThrottlingErr: errors.New("ERROR_INVALID_PARAMETER")}
+	sys := &sim.System{Escape: func(stop func()) { stop() }, ThrottlingErr: errors.New("ERROR_INVALID_PARAMETER")}
 	q := query(t, h)
 	var held *hold.HoldReport
 	rep, err := hold.Hold(context.Background(), h, sys, q, timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
@@ -715,7 +714,7 @@ func TestRunSetting(t *testing.T) {
 func TestRunExitStatus(t *testing.T) {
 	h := newWindows(t, "knee-26100")
 	q := query(t, h)
-	err := hold.Run(context.Background(), h, &seamfake.System{}, q, timerinfo.Setting{Resolution100ns: 10000}, []string{"no-such-program-here"}, hold.RunOptions{
+	err := hold.Run(context.Background(), h, &sim.System{}, q, timerinfo.Setting{Resolution100ns: 10000}, []string{"no-such-program-here"}, hold.RunOptions{
 		Started: func(hold.RunStart) { t.Error("held a setting for a program that is not there") },
 	})
 	var status *hold.ExitStatus
@@ -733,7 +732,7 @@ func TestRunExitStatus(t *testing.T) {
 		{"exit 3", 3},
 		{"kill -9 $$", 137},
 	}
-	sys := &seamfake.System{}
+	sys := &sim.System{}
 	for _, tt := range tests {
 		var start hold.RunStart
 		err := hold.Run(context.Background(), h, sys, q, timerinfo.Setting{Resolution100ns: 10000}, []string{"sh", "-c", tt.script}, hold.RunOptions{
@@ -748,7 +747,7 @@ func TestRunExitStatus(t *testing.T) {
 		if code != tt.want {
 			t.Errorf("sh -c %q: exit %d, want %d", tt.script, code, tt.want)
 		}
-		if start.Program != "sh" || start.Windows == nil || start.Granted.Resolution100ns != winmodel.Quantise(10000) {
+		if start.Program != "sh" || start.Windows == nil || start.Granted.Resolution100ns != sim.Quantise(10000) {
 			t.Errorf("started %+v", start)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -81,7 +81,7 @@ func TestPersistRunsTheWindowlessHolder(t *testing.T) {
 
 // subsystemErr is a System whose PE headers cannot be read.
 type subsystemErr struct {
-	*seamfake.System
+	*sim.System
 	err error
 }
 
@@ -89,7 +89,7 @@ func (s *subsystemErr) ExeSubsystem(string) (uint16, error) { return 0, s.err }
 
 func TestPersistOnLinuxRunsItself(t *testing.T) {
 	dma := int32(0)
-	sys := &seamfake.System{Exe: "/usr/local/bin/tickscope", IsElevated: true, Executables: map[string]uint16{}}
+	sys := &sim.System{Exe: "/usr/local/bin/tickscope", IsElevated: true, Executables: map[string]uint16{}}
 	st := sys.NewStartup("systemd unit tickscope-holder.service")
 	res, err := hold.Persist(&linuxHost{}, sys, linuxReport(0), timerinfo.Setting{CPUDMALatencyUs: &dma}, []string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
 	if err != nil {
@@ -112,7 +112,7 @@ func TestStatusStaleComparesWithTheHolder(t *testing.T) {
 		{"another copy's holder", `D:\old\tickscope-holder.exe`, true},
 	}
 	for _, tt := range tests {
-		sys := &seamfake.System{Exe: windowsExe, Temp: t.TempDir()}
+		sys := &sim.System{Exe: windowsExe, Temp: t.TempDir()}
 		sys.NewStartup("task").Definition = taskOf(t, tt.taskExe, true)
 		if got := hold.ReadStartup(sys, true); got.Stale != tt.wantStale {
 			t.Errorf("%s: stale %v, want %v", tt.name, got.Stale, tt.wantStale)
@@ -136,7 +136,7 @@ func TestStatusSaysWhetherTheHolderHolds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newWindows(t, "knee-26100")
 			h.current = tt.current
-			sys := &seamfake.System{Exe: windowsExe, Temp: t.TempDir(), HolderRunning: tt.running, HolderPID: 8}
+			sys := &sim.System{Exe: windowsExe, Temp: t.TempDir(), HolderRunning: tt.running, HolderPID: 8}
 			sys.NewStartup("task").Definition = taskOf(t, windowsHolder, true)
 			rep, err := hold.Status(context.Background(), h, sys)
 			if err != nil {
@@ -164,7 +164,7 @@ func TestHolderLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sys := &seamfake.System{Temp: t.TempDir(), State: t.TempDir(), ConsoleState: tt.console}
+			sys := &sim.System{Temp: t.TempDir(), State: t.TempDir(), ConsoleState: tt.console}
 			var stdout, stderr io.Writer = os.Stdout, os.Stderr
 			closeLog := hold.LogHolderOutput(sys, tt.args, &stdout, &stderr)
 			io.WriteString(stdout, "holding\n")
@@ -197,7 +197,7 @@ func TestHolderLog(t *testing.T) {
 		})
 	}
 	for _, state := range []string{filepath.Join(t.TempDir(), "none"), ""} {
-		if got := hold.ReadStartup(&seamfake.System{State: state, StartupMechanism: &seamfake.Startup{}}, true); got.Log != "" {
+		if got := hold.ReadStartup(&sim.System{State: state, StartupMechanism: &sim.Startup{}}, true); got.Log != "" {
 			t.Errorf("no log in %q: status shows %q", state, got.Log)
 		}
 	}
@@ -215,7 +215,7 @@ func holderLog(t *testing.T, sys seam.System) string {
 
 func TestDoubleClicked(t *testing.T) {
 	for console, want := range map[seam.Console]bool{seam.ConsoleShared: false, seam.ConsoleNone: false, seam.ConsoleAlone: true} {
-		if got := hold.DoubleClicked(&seamfake.System{ConsoleState: console}); got != want {
+		if got := hold.DoubleClicked(&sim.System{ConsoleState: console}); got != want {
 			t.Errorf("console %d: double-clicked %v, want %v", console, got, want)
 		}
 	}
@@ -226,7 +226,7 @@ func TestDoubleClicked(t *testing.T) {
 // holder's log, not empty it.
 func TestSecondHolderKeepsTheLog(t *testing.T) {
 	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
-	sys := &seamfake.System{State: t.TempDir(), ConsoleState: seam.ConsoleNone}
+	sys := &sim.System{State: t.TempDir(), ConsoleState: seam.ConsoleNone}
 	var stdout, stderr io.Writer
 	closeLog := hold.LogHolderOutput(sys, args, &stdout, &stderr)
 	io.WriteString(stdout, "holding\n")

@@ -10,9 +10,8 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // A hold that stays held (issue 13): the holder checks its setting every
@@ -58,14 +57,14 @@ type checkRecord struct {
 // startHold holds 1 ms on the model in a goroutine with a fake ticker; it
 // returns the tick channel, the checks as they happen, the warnings, and
 // a stop that ends the hold and returns its report.
-func startHold(t *testing.T, model *winmodel.Host, sys *seamfake.System) (ticks chan time.Time, checks chan checkRecord, warnings func() []string, holdingAt int64, stop func() *hold.HoldReport) {
+func startHold(t *testing.T, model *sim.Host, sys *sim.System) (ticks chan time.Time, checks chan checkRecord, warnings func() []string, holdingAt int64, stop func() *hold.HoldReport) {
 	t.Helper()
 	return startHoldOn(t, model, model, sys, 10000, 9998)
 }
 
 // startHoldOn is startHold on host (the model or a wrapper of it),
 // requesting req, whose first check must see wantFirst.
-func startHoldOn(t *testing.T, host seam.Host, model *winmodel.Host, sys *seamfake.System, req, wantFirst uint32) (ticks chan time.Time, checks chan checkRecord, warnings func() []string, holdingAt int64, stop func() *hold.HoldReport) {
+func startHoldOn(t *testing.T, host seam.Host, model *sim.Host, sys *sim.System, req, wantFirst uint32) (ticks chan time.Time, checks chan checkRecord, warnings func() []string, holdingAt int64, stop func() *hold.HoldReport) {
 	t.Helper()
 	ticks = make(chan time.Time)
 	checks = make(chan checkRecord, 1)
@@ -108,11 +107,11 @@ func startHoldOn(t *testing.T, host seam.Host, model *winmodel.Host, sys *seamfa
 }
 
 func TestHolderReappliesADroppedRequestWithinItsInterval(t *testing.T) {
-	model, err := winmodel.New("dropped-request", 1)
+	model, err := sim.NewHost("dropped-request", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys := &seamfake.System{}
+	sys := &sim.System{}
 	ticks, checks, warnings, holdingAt, stop := startHold(t, model, sys)
 	const every = 5 * time.Second
 	dropAt := int64(-1)
@@ -151,9 +150,9 @@ func TestHolderReappliesADroppedRequestWithinItsInterval(t *testing.T) {
 }
 
 func TestHolderChecksAfterResume(t *testing.T) {
-	model, _ := winmodel.New("dropped-request", 1)
+	model, _ := sim.NewHost("dropped-request", 1)
 	// Windows: a resume notification checks at once, between ticks.
-	sys := &seamfake.System{Resumes: true}
+	sys := &sim.System{Resumes: true}
 	_, checks, warnings, _, stop := startHold(t, model, sys)
 	model.Advance(61 * time.Second) // asleep past the drop
 	sys.Resume()
@@ -166,8 +165,8 @@ func TestHolderChecksAfterResume(t *testing.T) {
 	}
 
 	// Linux: no notification; the time suspended grew by the next tick.
-	model, _ = winmodel.New("dropped-request", 1)
-	sys = &seamfake.System{SleptKnown: true, Slept: time.Minute}
+	model, _ = sim.NewHost("dropped-request", 1)
+	sys = &sim.System{SleptKnown: true, Slept: time.Minute}
 	ticks, checks, warnings, _, stop := startHold(t, model, sys)
 	sys.Sleep(90 * time.Second)
 	model.Advance(61 * time.Second)
@@ -186,7 +185,7 @@ func TestHolderChecksAfterResume(t *testing.T) {
 // (Windows 11 ignoring a hidden holder whose throttling opt-out failed)
 // and says so in its grant.
 type ignoringHost struct {
-	*winmodel.Host
+	*sim.Host
 	ignore atomic.Bool
 }
 
@@ -211,9 +210,9 @@ func (h *ignoringHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() err
 // holder does not release, request and log again at every check until
 // the timer state changes.
 func TestHolderDoesNotReapplyForever(t *testing.T) {
-	model, _ := winmodel.New("knee-26100", 1)
+	model, _ := sim.NewHost("knee-26100", 1)
 	host := &ignoringHost{Host: model}
-	ticks, checks, warnings, _, stop := startHoldOn(t, host, model, &seamfake.System{}, 10000, 9998)
+	ticks, checks, warnings, _, stop := startHoldOn(t, host, model, &sim.System{}, 10000, 9998)
 	tick := func() checkRecord {
 		model.Advance(5 * time.Second)
 		send(t, ticks, time.Time{}, "tick")
@@ -249,10 +248,10 @@ func TestHolderDoesNotReapplyForever(t *testing.T) {
 // start (the OS ignored it from the first) is what the holder keeps; the
 // checks do not re-apply every 5 s to reach a request never granted.
 func TestHolderKeepsWhatWasGranted(t *testing.T) {
-	model, _ := winmodel.New("knee-26100", 1)
+	model, _ := sim.NewHost("knee-26100", 1)
 	host := &ignoringHost{Host: model}
 	host.ignore.Store(true)
-	ticks, checks, warnings, _, stop := startHoldOn(t, host, model, &seamfake.System{}, 10000, 156250)
+	ticks, checks, warnings, _, stop := startHoldOn(t, host, model, &sim.System{}, 10000, 156250)
 	for i := 0; i < 10; i++ {
 		model.Advance(5 * time.Second)
 		send(t, ticks, time.Time{}, "tick")
@@ -269,8 +268,8 @@ func TestHolderKeepsWhatWasGranted(t *testing.T) {
 // holder of 1 ms is granted 0.5 ms (the machine's period); what it holds,
 // which apply --listen exports, is its 1 ms.
 func TestHolderReportsItsRequest(t *testing.T) {
-	model, _ := winmodel.New("contaminated", 1)
-	ticks, checks, _, _, stop := startHoldOn(t, model, model, &seamfake.System{}, 10000, 5000)
+	model, _ := sim.NewHost("contaminated", 1)
+	ticks, checks, _, _, stop := startHoldOn(t, model, model, &sim.System{}, 10000, 5000)
 	model.Advance(5 * time.Second)
 	send(t, ticks, time.Time{}, "tick")
 	if c := recv(t, checks, "check"); c.held != 10000 || c.reapplied {

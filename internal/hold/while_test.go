@@ -13,9 +13,8 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // A hold with --while on the model and the fake OS, on fake tickers: the
@@ -24,24 +23,24 @@ import (
 // processes is the fake OS's process list, which the test changes.
 type processes struct {
 	mu   sync.Mutex
-	list []seamfake.RunningProcess
+	list []sim.RunningProcess
 }
 
-func (p *processes) set(list ...seamfake.RunningProcess) {
+func (p *processes) set(list ...sim.RunningProcess) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.list = list
 }
 
-func (p *processes) running() []seamfake.RunningProcess {
+func (p *processes) running() []sim.RunningProcess {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]seamfake.RunningProcess(nil), p.list...)
+	return append([]sim.RunningProcess(nil), p.list...)
 }
 
 // failingHost is the model whose Apply fails while fail is set.
 type failingHost struct {
-	*winmodel.Host
+	*sim.Host
 	fail atomic.Bool
 }
 
@@ -55,9 +54,9 @@ func (h *failingHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() erro
 // whileRun is a hold with --while in progress.
 type whileRun struct {
 	t        *testing.T
-	model    *winmodel.Host
+	model    *sim.Host
 	procs    *processes
-	sys      *seamfake.System
+	sys      *sim.System
 	scan     chan time.Time
 	recheck  chan time.Time
 	changes  chan change
@@ -71,14 +70,14 @@ type change struct {
 	event *hold.ProgramEvent
 }
 
-func startWhile(t *testing.T, host seam.Host, model *winmodel.Host, programs ...string) *whileRun {
+func startWhile(t *testing.T, host seam.Host, model *sim.Host, programs ...string) *whileRun {
 	t.Helper()
-	return startWhileOn(t, host, model, &seamfake.System{}, programs...)
+	return startWhileOn(t, host, model, &sim.System{}, programs...)
 }
 
 // startWhileOn is startWhile on a fake OS of the test's, whose Running it
 // sets.
-func startWhileOn(t *testing.T, host seam.Host, model *winmodel.Host, sys *seamfake.System, programs ...string) *whileRun {
+func startWhileOn(t *testing.T, host seam.Host, model *sim.Host, sys *sim.System, programs ...string) *whileRun {
 	t.Helper()
 	r := &whileRun{t: t, model: model, procs: &processes{}, scan: make(chan time.Time), recheck: make(chan time.Time), changes: make(chan change, 16)}
 	sys.Running = r.procs.running
@@ -148,19 +147,19 @@ func (r *whileRun) none() {
 
 func (r *whileRun) period() uint32 { return r.model.Observe().Current100ns }
 
-func game(pid int, name string) seamfake.RunningProcess {
-	return seamfake.RunningProcess{PID: pid, Name: name, Path: `C:\Games\` + name}
+func game(pid int, name string) sim.RunningProcess {
+	return sim.RunningProcess{PID: pid, Name: name, Path: `C:\Games\` + name}
 }
 
 func TestWhileHoldsOnlyWhileAProgramRuns(t *testing.T) {
-	model, _ := winmodel.New("game-session", 1)
+	model, _ := sim.NewHost("game-session", 1)
 	r := startWhile(t, model, model, "game.exe", `C:\Games\other.exe`)
 	if p := r.period(); p != 156250 {
 		t.Fatalf("waiting, the period is %d: something was held", p)
 	}
 	// A program not watched, and one of the same name elsewhere than the
 	// path watched, hold nothing.
-	r.procs.set(game(10, "launcher.exe"), seamfake.RunningProcess{PID: 11, Name: "other.exe", Path: `D:\other.exe`})
+	r.procs.set(game(10, "launcher.exe"), sim.RunningProcess{PID: 11, Name: "other.exe", Path: `D:\other.exe`})
 	r.none()
 	if p := r.period(); p != 156250 {
 		t.Fatalf("the period is %d with no watched program running", p)
@@ -234,7 +233,7 @@ func TestWhileHoldsOnlyWhileAProgramRuns(t *testing.T) {
 // A process id that now runs another watched program is an exit and a
 // start; in one scan the setting stays held.
 func TestWhileSeesAReusedProcessID(t *testing.T) {
-	model, _ := winmodel.New("game-session", 1)
+	model, _ := sim.NewHost("game-session", 1)
 	r := startWhile(t, model, model, "game.exe", "other.exe")
 	r.procs.set(game(7, "game.exe"))
 	r.tick(time.Second)
@@ -255,7 +254,7 @@ func TestWhileSeesAReusedProcessID(t *testing.T) {
 // A take that fails is said once and tried at each scan while the program
 // runs; a scan that fails is said once.
 func TestWhileRetriesAFailedTake(t *testing.T) {
-	model, _ := winmodel.New("game-session", 1)
+	model, _ := sim.NewHost("game-session", 1)
 	host := &failingHost{Host: model}
 	host.fail.Store(true)
 	r := startWhile(t, host, model, "game.exe")
@@ -298,7 +297,7 @@ func TestWhileRetriesAFailedTake(t *testing.T) {
 // exited is marked on its event and warned of again: the "nothing held"
 // of a start without a setting means another program held it.
 func TestWhileSaysAFailedTakeAfterAnExit(t *testing.T) {
-	model, _ := winmodel.New("game-session", 1)
+	model, _ := sim.NewHost("game-session", 1)
 	host := &failingHost{Host: model}
 	host.fail.Store(true)
 	r := startWhile(t, host, model, "game.exe")
@@ -337,7 +336,7 @@ func TestWhileSaysAFailedTakeAfterAnExit(t *testing.T) {
 // The periodic check runs only while the setting is held, and re-applies
 // a request the OS dropped.
 func TestWhileChecksOnlyWhileHolding(t *testing.T) {
-	model, _ := winmodel.New("dropped-request", 1)
+	model, _ := sim.NewHost("dropped-request", 1)
 	r := startWhile(t, model, model, "game.exe")
 	send(r.t, r.recheck, time.Time{}, "recheck")
 	r.procs.set(game(1, "game.exe"))
@@ -357,7 +356,7 @@ func TestWhileChecksOnlyWhileHolding(t *testing.T) {
 
 // The report keeps the last events of a long run.
 func TestWhileBoundsItsEvents(t *testing.T) {
-	model, _ := winmodel.New("game-session", 1)
+	model, _ := sim.NewHost("game-session", 1)
 	r := startWhile(t, model, model, "game.exe")
 	for i := range 600 {
 		r.procs.set(game(100+i, "game.exe"))
@@ -375,9 +374,9 @@ func TestWhileBoundsItsEvents(t *testing.T) {
 }
 
 func TestWhileWarnsWhereRequestsArePerProcess(t *testing.T) {
-	model, _ := winmodel.New("knee-26100", 1)
+	model, _ := sim.NewHost("knee-26100", 1)
 	var warnings []string
-	rep, err := hold.Hold(context.Background(), model, &seamfake.System{}, query(t, model), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+	rep, err := hold.Hold(context.Background(), model, &sim.System{}, query(t, model), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
 		NoEsc: true, For: time.Millisecond, While: []string{"game.exe"},
 		Waiting: func(rep *hold.HoldReport) { warnings = rep.Warnings },
 	})
@@ -457,7 +456,7 @@ func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	procs := &processes{}
-	sys := &seamfake.System{Exe: windowsExe, HolderRunning: true, HolderPID: 9, Running: procs.running}
+	sys := &sim.System{Exe: windowsExe, HolderRunning: true, HolderPID: 9, Running: procs.running}
 	sys.NewStartup("task").Definition = task
 	got := hold.ReadStartup(sys, true)
 	if fmt.Sprint(got.While) != "[game.exe other.exe]" || len(got.HoldingFor) != 0 {
@@ -477,7 +476,7 @@ func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {
 // grant finer than requested is warned of and kept in the report's
 // warnings, as Hold keeps it.
 func TestWhileWarnsOfAFinerGrantAsHoldDoes(t *testing.T) {
-	model, _ := winmodel.New("contaminated", 1) // another process holds 0.5 ms
+	model, _ := sim.NewHost("contaminated", 1) // another process holds 0.5 ms
 	r := startWhile(t, model, model, "game.exe")
 	r.procs.set(game(1, "game.exe"))
 	r.tick(time.Second)
@@ -499,12 +498,12 @@ func TestWhileWarnsOfAFinerGrantAsHoldDoes(t *testing.T) {
 // The fake OS follows Linux's rules when asked: a hold watches comm (15
 // bytes) and the executable a link leads to, as the /proc scanner does.
 func TestWhileFollowsLinuxRules(t *testing.T) {
-	model, _ := winmodel.New("game-session", 1)
-	r := startWhileOn(t, model, model, &seamfake.System{LinuxPrograms: true, Links: map[string]string{"/x/game": "/x/game-bin"}},
+	model, _ := sim.NewHost("game-session", 1)
+	r := startWhileOn(t, model, model, &sim.System{LinuxPrograms: true, Links: map[string]string{"/x/game": "/x/game-bin"}},
 		"/x/game", "tickscope-while-test")
 	// Started by the link's target: its comm and executable are the
 	// target's.
-	r.procs.set(seamfake.RunningProcess{PID: 10, Name: "game-bin", Path: "/x/game-bin"})
+	r.procs.set(sim.RunningProcess{PID: 10, Name: "game-bin", Path: "/x/game-bin"})
 	r.tick(time.Second)
 	if c := r.next(); c.event.PID != 10 || c.event.Program != "/x/game" || c.event.Setting != hold.SettingHeld {
 		t.Errorf("the link's target: %+v", c.event)
@@ -512,10 +511,10 @@ func TestWhileFollowsLinuxRules(t *testing.T) {
 	// A name longer than comm holds: its comm is cut, its executable
 	// tells; another program whose comm reads the same is not it; names
 	// compare with case.
-	r.procs.set(seamfake.RunningProcess{PID: 10, Name: "game-bin", Path: "/x/game-bin"},
-		seamfake.RunningProcess{PID: 11, Name: "tickscope-while", Path: "/opt/tickscope-while-test"},
-		seamfake.RunningProcess{PID: 12, Name: "tickscope-while", Path: "/opt/tickscope-while-other"},
-		seamfake.RunningProcess{PID: 13, Name: "GAME-BIN", Path: "/x/GAME-BIN"})
+	r.procs.set(sim.RunningProcess{PID: 10, Name: "game-bin", Path: "/x/game-bin"},
+		sim.RunningProcess{PID: 11, Name: "tickscope-while", Path: "/opt/tickscope-while-test"},
+		sim.RunningProcess{PID: 12, Name: "tickscope-while", Path: "/opt/tickscope-while-other"},
+		sim.RunningProcess{PID: 13, Name: "GAME-BIN", Path: "/x/GAME-BIN"})
 	r.tick(time.Second)
 	if c := r.next(); c.event.PID != 11 || c.event.Program != "tickscope-while-test" {
 		t.Errorf("the long name: %+v", c.event)
@@ -530,12 +529,12 @@ func TestWhileFollowsLinuxRules(t *testing.T) {
 // image name is a path-named program's but whose path cannot be read is
 // not counted, and said once.
 func TestWhileWindowsNamesAndUnreadablePaths(t *testing.T) {
-	model, _ := winmodel.New("game-session", 1)
+	model, _ := sim.NewHost("game-session", 1)
 	r := startWhile(t, model, model, "game", `C:\Games\other.exe`)
-	r.procs.set(seamfake.RunningProcess{PID: 20, Name: "other.exe", PathErr: errors.New("Access is denied (test)")})
+	r.procs.set(sim.RunningProcess{PID: 20, Name: "other.exe", PathErr: errors.New("Access is denied (test)")})
 	r.none()
 	r.none()
-	r.procs.set(seamfake.RunningProcess{PID: 20, Name: "other.exe", PathErr: errors.New("Access is denied (test)")}, game(21, "GAME.EXE"))
+	r.procs.set(sim.RunningProcess{PID: 20, Name: "other.exe", PathErr: errors.New("Access is denied (test)")}, game(21, "GAME.EXE"))
 	r.tick(time.Second)
 	if c := r.next(); c.event.PID != 21 || c.event.Program != "game" || c.event.Setting != hold.SettingHeld {
 		t.Errorf("game without .exe: %+v", c.event)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
 )
@@ -26,7 +26,7 @@ func (s *showRecorder) Changed(c who.Change) { s.changes = append(s.changes, c) 
 // Not elevated on Windows: no ETW session is tried; the periods and
 // Sleep(1) measured now (on the model) are what can be known.
 func TestWhoWindowsNotElevated(t *testing.T) {
-	sys := &seamfake.System{HoldersErr: errors.New("must not be called")}
+	sys := &sim.System{HoldersErr: errors.New("must not be called")}
 	var show showRecorder
 	rep, err := hold.Who(context.Background(), newWindows(t, "narrow-band"), sys, 0, &show)
 	if err != nil {
@@ -45,7 +45,7 @@ func TestWhoWindowsNotElevated(t *testing.T) {
 // events after it and reports each change and the summary.
 func TestWhoWindowsElevatedWatch(t *testing.T) {
 	snap := &who.Snapshot{Windows: &who.Windows{Holders: []who.Holder{{PID: 10, Image: "game.exe", Period100ns: 5000}}, Timer: &who.TimerRundown{Current100ns: 5000}}}
-	sys := &seamfake.System{IsElevated: true, Snapshots: []*who.Snapshot{snap}, Events: []who.Event{
+	sys := &sim.System{IsElevated: true, Snapshots: []*who.Snapshot{snap}, Events: []who.Event{
 		{ID: 97, PID: 10, AppName: "game.exe", Period100ns: 5000},
 		{ID: 63, Version: 1, PID: 20, AppName: "a.exe", Period100ns: 10000},
 	}}
@@ -65,7 +65,7 @@ func TestWhoWindowsElevatedWatch(t *testing.T) {
 	}
 
 	// A session that fails ends the watch with its error.
-	sys = &seamfake.System{IsElevated: true, Snapshots: []*who.Snapshot{snap}, EventsErr: errors.New("ProcessTrace: 1223")}
+	sys = &sim.System{IsElevated: true, Snapshots: []*who.Snapshot{snap}, EventsErr: errors.New("ProcessTrace: 1223")}
 	if _, err := hold.Who(context.Background(), newWindows(t, "narrow-band"), sys, time.Second, nil); err == nil || err.Error() != "ProcessTrace: 1223" {
 		t.Errorf("a failing session: error %v", err)
 	}
@@ -76,7 +76,7 @@ func TestWhoLinuxWatch(t *testing.T) {
 	seven := int32(7)
 	before := &who.Snapshot{Linux: &who.Linux{CPUDMALatencyUs: &seven, DMALatencyHolders: []who.Process{{PID: 5, Name: "tickscope"}}}}
 	after := &who.Snapshot{Linux: &who.Linux{}}
-	sys := &seamfake.System{Snapshots: []*who.Snapshot{before, after}, NoEvents: true}
+	sys := &sim.System{Snapshots: []*who.Snapshot{before, after}, NoEvents: true}
 	rep, err := hold.Who(context.Background(), &linuxHost{dma: 7}, sys, 30*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func (h *queryAfter) Query() (*timerinfo.Report, error) {
 // Not elevated on Windows, --watch follows the current period (it cannot
 // follow the holders), says so, and reports each change of it.
 func TestWhoWindowsNotElevatedWatchFollowsThePeriod(t *testing.T) {
-	sys := &seamfake.System{HoldersErr: errors.New("must not be called"), EventsErr: errors.New("must not be called")}
+	sys := &sim.System{HoldersErr: errors.New("must not be called"), EventsErr: errors.New("must not be called")}
 	host := &queryAfter{windowsHost: newWindows(t, "narrow-band"), current100ns: 10000}
 	var show showRecorder
 	rep, err := hold.Who(context.Background(), host, sys, 50*time.Millisecond, &show)
@@ -143,7 +143,7 @@ func TestWhoWindowsNotElevatedWatchFollowsThePeriod(t *testing.T) {
 // Watching with nothing changing still reports changes: [], not absent.
 func TestWhoWatchWithoutChangesSaysNone(t *testing.T) {
 	snap := &who.Snapshot{Linux: &who.Linux{}}
-	sys := &seamfake.System{Snapshots: []*who.Snapshot{snap}, NoEvents: true}
+	sys := &sim.System{Snapshots: []*who.Snapshot{snap}, NoEvents: true}
 	rep, err := hold.Who(context.Background(), &linuxHost{dma: 7}, sys, 20*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestWhoWatchWithoutChangesSaysNone(t *testing.T) {
 // requests are per-process, 0.5 ms, while Sleep(1) stays near 15.6 ms.
 func TestWhoWindowsNotElevatedMeasuresTheInterruptTick(t *testing.T) {
 	host := newWindows(t, "contaminated")
-	rep, err := hold.Who(context.Background(), host, &seamfake.System{}, 0, nil)
+	rep, err := hold.Who(context.Background(), host, &sim.System{}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

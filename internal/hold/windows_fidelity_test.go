@@ -7,9 +7,8 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/persist"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // Issue 16's Windows fidelity defects, as far as the hold commands decide
@@ -18,7 +17,7 @@ import (
 
 // wfSystem is the in-memory System with a user, as the Windows System has.
 type wfSystem struct {
-	*seamfake.System
+	*sim.System
 	sid    string
 	sidErr error
 }
@@ -27,7 +26,7 @@ func (s *wfSystem) UserSID() (string, error) { return s.sid, s.sidErr }
 
 // wfHost is the model with the period in force set by the test.
 type wfHost struct {
-	*winmodel.Host
+	*sim.Host
 	current uint32
 }
 
@@ -41,11 +40,11 @@ func (h *wfHost) Query() (*timerinfo.Report, error) {
 
 func wfMachine(t *testing.T) (*wfHost, *wfSystem) {
 	t.Helper()
-	h, err := winmodel.New("knee-26100", 1)
+	h, err := sim.NewHost("knee-26100", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys := &wfSystem{System: &seamfake.System{Exe: `C:\Tools\tickscope.exe`, Temp: `C:\Users\me\AppData\Local\Temp`}, sid: "S-1-5-21-1004336348-1177238915-682003330-512"}
+	sys := &wfSystem{System: &sim.System{Exe: `C:\Tools\tickscope.exe`, Temp: `C:\Users\me\AppData\Local\Temp`}, sid: "S-1-5-21-1004336348-1177238915-682003330-512"}
 	sys.NewStartup("Task Scheduler task tickscope")
 	return &wfHost{Host: h}, sys
 }

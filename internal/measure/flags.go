@@ -10,8 +10,8 @@ import (
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/sweep"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // JudgeFlags are the judgement flags bench and analyze share.
@@ -59,7 +59,7 @@ func (s *Simulation) Register(f *pflag.FlagSet, seedUsage string) {
 
 // Host is the host the flags name: machine without --simulate, else the
 // model in the named scenario. It is nil, with no error, for --simulate
-// list, whose answer is winmodel.Scenarios. A --seed that would do
+// list, whose answer is sim.Scenarios. A --seed that would do
 // nothing (no model, no SeedOnMachine; or the list) is refused, as a flag
 // that does not apply is everywhere.
 func (s *Simulation) Host(machine seam.Host) (seam.Host, error) {
@@ -76,9 +76,9 @@ func (s *Simulation) Host(machine seam.Host) (seam.Host, error) {
 		}
 		return nil, nil
 	}
-	model, err := winmodel.New(s.Scenario, s.Seed)
+	model, err := sim.NewHost(s.Scenario, s.Seed)
 	if err != nil {
-		return nil, options.BadFlag("simulate", s.Scenario, "the scenarios are %s (or list)", winmodel.Names())
+		return nil, options.BadFlag("simulate", s.Scenario, "the scenarios are %s (or list)", sim.ScenarioNames())
 	}
 	return model, nil
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // What the writer puts in the fields whose values come from a known set.
@@ -76,8 +76,8 @@ func (f *File) validateExact() error {
 		return err
 	}
 	if f.Simulated != "" {
-		if _, ok := winmodel.Find(f.Simulated); !ok {
-			return fmt.Errorf("simulated: %q is not a scenario of the model; the scenarios are %s", f.Simulated, winmodel.Names())
+		if _, ok := sim.Find(f.Simulated); !ok {
+			return fmt.Errorf("simulated: %q is not a scenario of the model; the scenarios are %s", f.Simulated, sim.ScenarioNames())
 		}
 		if q.OS != "windows" || q.Arch != SimulatedArch {
 			return fmt.Errorf("query: a simulated file's query is the model's (os windows, arch %q), not %s/%s", SimulatedArch, q.OS, q.Arch)

@@ -18,9 +18,9 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // TestLimitsAreTheCommandsMaxima holds the reader's limits to what the
@@ -74,8 +74,8 @@ func TestLimitsAreTheCommandsMaxima(t *testing.T) {
 			t.Errorf("this host offers %d methods; the reader knows %d for %s", len(host.Methods()), len(want), runtime.GOOS)
 		}
 	}
-	for _, sc := range winmodel.Scenarios() {
-		model := winmodel.NewFor(sc, 1)
+	for _, sc := range sim.Scenarios() {
+		model := sim.NewHostFor(sc, 1)
 		for _, m := range model.Methods() {
 			if periodic, ok := rawfile.Methods["windows"][m.Name]; !ok || periodic != (m.Schedule == seam.Periodic) {
 				t.Errorf("the model's method %s is not one of Windows's in the reader", m.Name)

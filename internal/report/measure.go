@@ -12,9 +12,9 @@ import (
 
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // Measurement is the result of `tickscope measure`.
@@ -205,7 +205,7 @@ func SimulatedPrefix(scenario string) string {
 }
 
 // WriteScenarios lists the model's scenarios (--simulate list).
-func WriteScenarios(w io.Writer, scenarios []winmodel.Scenario) {
+func WriteScenarios(w io.Writer, scenarios []sim.Scenario) {
 	fmt.Fprintln(w, SimulatedLabel+"scenarios of the model of Windows timers (--simulate NAME with measure, bench, curve, apply or ui):")
 	for _, sc := range scenarios {
 		fmt.Fprintf(w, "%s%-16s %s\n", SimulatedLabel, sc.Name, sc.Summary)

@@ -2,11 +2,11 @@
 // system, without the OS code: the Host a measurement runs on, its wait
 // methods and waiters, the System the hold commands change, and the Shell
 // (the desktop's browser and consent prompt) tickscope ui uses. Pure
-// packages (sample, sweep, winmodel, report, hold) import this package, so
+// packages (sample, sweep, sim, report, hold) import this package, so
 // that none of them pulls the registry, Task Scheduler or golang.org/x/sys into
 // its dependencies. The implementations for each OS live in package
-// platform; the model of Windows timers (package winmodel) is a Host too,
-// and package seamfake has an in-memory System and Shell for tests.
+// platform; package sim has the simulated machine: the model of Windows
+// timers, a Host, and an in-memory System and Shell.
 package seam
 
 import (

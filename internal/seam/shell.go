@@ -3,7 +3,7 @@ package seam
 // Shell is what the desktop's shell does for tickscope ui: open a page in
 // the user's default browser, and run tickscope again elevated (Windows'
 // "runas" verb, which shows the UAC prompt). Each OS implements it in
-// package platform (shell_*.go); seamfake.Shell records the calls for
+// package platform (shell_*.go); sim.Shell records the calls for
 // tests and for ui --simulate.
 type Shell interface {
 	// OpenURL opens url, an address or a local HTML file's path, in the

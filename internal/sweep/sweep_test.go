@@ -11,14 +11,14 @@ import (
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 func bench(t testing.TB, scenario string, seed uint64, exhaustive bool, prefs sweep.Preferences) (*sweep.Result, int64) {
 	t.Helper()
-	h, err := winmodel.New(scenario, seed)
+	h, err := sim.NewHost(scenario, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ var wantBand = map[string][2]uint32{
 }
 
 func TestEveryScenarioFindsItsBand(t *testing.T) {
-	for _, sc := range winmodel.Scenarios() {
+	for _, sc := range sim.Scenarios() {
 		want, ok := wantBand[sc.Name]
 		if !ok {
 			continue
@@ -85,7 +85,7 @@ func TestEveryScenarioFindsItsBand(t *testing.T) {
 }
 
 func TestGatesAreNeverViolated(t *testing.T) {
-	for _, sc := range winmodel.Scenarios() {
+	for _, sc := range sim.Scenarios() {
 		for _, prefer := range []string{"latency", "power"} {
 			prefs := sweep.DefaultPreferences()
 			prefs.Prefer = prefer
@@ -159,7 +159,7 @@ func TestAdaptiveAgreesWithExhaustiveForLess(t *testing.T) {
 }
 
 func TestStoppedBeforeAnythingIsNothingMeasured(t *testing.T) {
-	h, err := winmodel.New("narrow-band", 1)
+	h, err := sim.NewHost("narrow-band", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestStoppedBeforeAnythingIsNothingMeasured(t *testing.T) {
 // so a partial first look was judged as a whole bench.
 func TestStoppedBetweenChunksIsPartial(t *testing.T) {
 	for _, after := range []int{1, 3, 10} {
-		h, err := winmodel.New("narrow-band", 1)
+		h, err := sim.NewHost("narrow-band", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestPreferencesJSON(t *testing.T) {
 
 // benchOn runs the adaptive bench on a scenario's host and judges it as
 // the bench does, against the period its query found before the sweep.
-func benchOn(t testing.TB, h *winmodel.Host, seed uint64) *sweep.Result {
+func benchOn(t testing.TB, h *sim.Host, seed uint64) *sweep.Result {
 	t.Helper()
 	sc := h.Scenario()
 	q, err := h.Query()
@@ -254,11 +254,11 @@ func TestInterruptedBenchMatchesUndisturbed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 seeds of two benches on the model: run without -short")
 	}
-	sc, _ := winmodel.Find("interrupted")
+	sc, _ := sim.Find("interrupted")
 	agree := 0
 	for seed := uint64(1); seed <= 100; seed++ {
-		got := benchOn(t, winmodel.NewFor(sc, seed), seed)
-		want := benchOn(t, winmodel.NewFor(sc.Undisturbed(), seed), seed)
+		got := benchOn(t, sim.NewHostFor(sc, seed), seed)
+		want := benchOn(t, sim.NewHostFor(sc.Undisturbed(), seed), seed)
 		if d := got.Discarded; d == nil || d.Points == 0 || !slices.Equal(d.PeriodsSeen, []uint32{5000}) {
 			t.Errorf("seed %d: discards %+v, want some, seeing 5000", seed, d)
 		}
@@ -524,7 +524,7 @@ func TestPowerBudgetMargin(t *testing.T) {
 // a reader accepts (no more points than the grid's requests and the
 // re-checks), and the judgement says why nothing is usable.
 func TestPeriodChangedForGood(t *testing.T) {
-	sc, _ := winmodel.Find("interrupted")
+	sc, _ := sim.Find("interrupted")
 	sc.InterruptFromNs, sc.InterruptUntilNs = 1, 1<<62
 	// The whole grid, where many requests share a grant and the file has
 	// room for a discarded point per setting; and the 1 ms steps above
@@ -534,8 +534,8 @@ func TestPeriodChangedForGood(t *testing.T) {
 	}
 }
 
-func periodChangedForGood(t *testing.T, sc winmodel.Scenario, requests []uint32) {
-	h := winmodel.NewFor(sc, 1)
+func periodChangedForGood(t *testing.T, sc sim.Scenario, requests []uint32) {
+	h := sim.NewHostFor(sc, 1)
 	q, err := h.Query()
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -134,7 +134,7 @@ func TestGlobalNeedsElevation(t *testing.T) {
 	if !strings.HasPrefix(out.Error, "SIMULATED") {
 		t.Errorf("elevate on the model: %+v", out)
 	}
-	if _, elevated := s.o.Shell.(*seamfake.Shell).Calls(); len(elevated) != 0 {
+	if _, elevated := s.o.Shell.(*sim.Shell).Calls(); len(elevated) != 0 {
 		t.Errorf("the model ran %v elevated", elevated)
 	}
 }
@@ -142,8 +142,8 @@ func TestGlobalNeedsElevation(t *testing.T) {
 // TestElevateRunsGlobal: on a machine, Elevate runs this tickscope's
 // global on|off through the shell's consent prompt.
 func TestElevateRunsGlobal(t *testing.T) {
-	shell := &seamfake.Shell{}
-	s, err := New(Options{Host: mustModel(t), System: &seamfake.System{Exe: `C:\t\tickscope.exe`}, Shell: shell}, "127.0.0.1:1")
+	shell := &sim.Shell{}
+	s, err := New(Options{Host: mustModel(t), System: &sim.System{Exe: `C:\t\tickscope.exe`}, Shell: shell}, "127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestPersistRefusedOnThePerProcessModel(t *testing.T) {
 	if want == nil || out.Error != want.Error() || out.Command != "tickscope apply --resolution 5118 --persist"+modelOnly {
 		t.Errorf("persist: %+v, want the error %v", out, want)
 	}
-	if installed := s.o.System.(*seamfake.System).StartupMechanism.Installs; installed != 0 {
+	if installed := s.o.System.(*sim.System).StartupMechanism.Installs; installed != 0 {
 		t.Errorf("%d installs", installed)
 	}
 	if out := post(t, s, "remove", `{}`); out.Error != "" || !strings.Contains(out.Text, "nothing to remove") {
@@ -319,7 +319,7 @@ func TestHoldSuggestionSaysItsValue(t *testing.T) {
 // the cache stale, so the next state reads it again.
 func TestWhoReadAgainAfterAnAction(t *testing.T) {
 	s, _ := newTestServer(t, "narrow-band")
-	s.o.System.(*seamfake.System).IsElevated = true
+	s.o.System.(*sim.System).IsElevated = true
 	q, _ := s.host.Query()
 	s.mu.Lock()
 	s.who(q)
@@ -364,10 +364,10 @@ func (s startupSystem) Startup() seam.Startup { return s.startup }
 // (the Task Scheduler service on Windows) leaves the page's actions and the
 // tray free.
 func TestStartupReadWithoutTheLock(t *testing.T) {
-	sys := &seamfake.System{}
+	sys := &sim.System{}
 	sys.NewStartup("Task Scheduler task tickscope (test)")
 	st := blockingStartup{Startup: sys.Startup(), entered: make(chan struct{}), release: make(chan struct{})}
-	s, err := New(Options{Host: mustModel(t), System: startupSystem{System: sys, startup: st}, Shell: &seamfake.Shell{}}, "127.0.0.1:1")
+	s, err := New(Options{Host: mustModel(t), System: startupSystem{System: sys, startup: st}, Shell: &sim.Shell{}}, "127.0.0.1:1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,10 +391,10 @@ func TestStartupReadWithoutTheLock(t *testing.T) {
 // Start at logon passes --while to the holder.
 func TestHoldWhile(t *testing.T) {
 	s, _ := newTestServer(t, "global-key")
-	sys := s.o.System.(*seamfake.System)
+	sys := s.o.System.(*sim.System)
 	var mu sync.Mutex
-	var running []seamfake.RunningProcess
-	sys.Running = func() []seamfake.RunningProcess { mu.Lock(); defer mu.Unlock(); return running }
+	var running []sim.RunningProcess
+	sys.Running = func() []sim.RunningProcess { mu.Lock(); defer mu.Unlock(); return running }
 	out := post(t, s, "hold", `{"ms":"1","while":"game.exe"}`)
 	if out.Error != "" || out.Command != "tickscope apply --resolution 10000 --while game.exe"+modelOnly ||
 		!strings.Contains(out.Text, "SIMULATED  waiting for game.exe (looked for every 1s): nothing is held until one runs") {
@@ -404,7 +404,7 @@ func TestHoldWhile(t *testing.T) {
 		t.Fatalf("waiting, the state shows %+v", st.Held)
 	}
 	mu.Lock()
-	running = []seamfake.RunningProcess{{PID: 4242, Name: "game.exe"}}
+	running = []sim.RunningProcess{{PID: 4242, Name: "game.exe"}}
 	mu.Unlock()
 	deadline := time.Now().Add(10 * time.Second)
 	for st := s.state(); st.Held.While != "holding for game.exe (pid 4242)"; st = s.state() {

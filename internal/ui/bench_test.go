@@ -8,14 +8,14 @@ import (
 
 	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/platform"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 )
 
 // machineServer is the page's server on this machine, as `tickscope ui`
 // makes it (no listener: the benchmarks call it directly).
 func machineServer(b *testing.B) *Server {
 	b.Helper()
-	s, err := New(Options{Host: machine.Host(), System: platform.NewSystem(), Shell: &seamfake.Shell{}, Stdout: io.Discard, Stderr: io.Discard}, "127.0.0.1:1")
+	s, err := New(Options{Host: machine.Host(), System: platform.NewSystem(), Shell: &sim.Shell{}, Stdout: io.Discard, Stderr: io.Discard}, "127.0.0.1:1")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/httpserver"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 )
 
 // runUI runs Run on the model within limits and returns the page's address;
@@ -23,7 +23,7 @@ func runUI(t *testing.T, limits httpserver.Limits) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{Host: mustModel(t), Shell: &seamfake.Shell{}, Scenario: "narrow-band", Seed: 1, NoBrowser: true, Stdout: &stdout, Stderr: io.Discard, Limits: limits})
+		done <- Run(ctx, Options{Host: mustModel(t), Shell: &sim.Shell{}, Scenario: "narrow-band", Seed: 1, NoBrowser: true, Stdout: &stdout, Stderr: io.Discard, Limits: limits})
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -11,7 +11,7 @@ import (
 
 // simulatedSystem is the System ui --simulate runs on, with the model of
 // Windows timers: an in-memory Windows machine that is not elevated and has
-// Task Scheduler (seamfake), so that nothing the page does reaches this
+// Task Scheduler (sim.System), so that nothing the page does reaches this
 // machine.
 func simulatedSystem() seam.System { return measure.SimulatedSystem(nil) }
 
@@ -29,7 +29,7 @@ type serialHost struct {
 	p  *pacing
 }
 
-// sleptNs is the model's virtual time spent waiting (winmodel.Host).
+// sleptNs is the model's virtual time spent waiting (sim.Host).
 type sleptNs interface{ SleptNs() int64 }
 
 func newSerialHost(h seam.Host) serialHost {

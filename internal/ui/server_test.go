@@ -16,15 +16,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
-	"github.com/tickscope/tickscope/internal/winmodel"
+	"github.com/tickscope/tickscope/internal/sim"
 )
 
 // newTestServer serves the page on the model in a scenario, on a loopback
 // port, as Run does.
 func newTestServer(t *testing.T, scenario string) (*Server, *httptest.Server) {
 	t.Helper()
-	model, err := winmodel.New(scenario, 1)
+	model, err := sim.NewHost(scenario, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +31,7 @@ func newTestServer(t *testing.T, scenario string) (*Server, *httptest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Host: model, Shell: &seamfake.Shell{}, Scenario: scenario, Seed: 1, Stdout: io.Discard, Stderr: io.Discard}, ln.Addr().String())
+	s, err := New(Options{Host: model, Shell: &sim.Shell{}, Scenario: scenario, Seed: 1, Stdout: io.Discard, Stderr: io.Discard}, ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,8 +202,8 @@ func TestTokens(t *testing.T) {
 	}
 }
 
-func mustModel(t *testing.T) *winmodel.Host {
-	model, err := winmodel.New("narrow-band", 1)
+func mustModel(t *testing.T) *sim.Host {
+	model, err := sim.NewHost("narrow-band", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +235,7 @@ func (b *syncBuffer) String() string {
 func TestRunPrintsTheTokenOnce(t *testing.T) {
 	for _, noBrowser := range []bool{false, true} {
 		var stdout, stderr syncBuffer
-		shell := &seamfake.Shell{}
+		shell := &sim.Shell{}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {

@@ -21,7 +21,7 @@
 // headers, requests and idleness, and a cap on how many are open.
 //
 // With --simulate the page runs on the model of Windows timers
-// (winmodel) and an in-memory System (seamfake), says SIMULATED, and
+// and an in-memory System (package sim), says SIMULATED, and
 // changes nothing on the machine.
 package ui
 

@@ -15,10 +15,9 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/persist"
-	"github.com/tickscope/tickscope/internal/seam/seamfake"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 // fakeClock is a clock the test moves: fire advances it and delivers one
@@ -231,7 +230,7 @@ func TestChanges(t *testing.T) {
 // TestReadStateOnTheModel reads the state through the query path of the
 // model of Windows timers, and sees a request made there.
 func TestReadStateOnTheModel(t *testing.T) {
-	model, err := winmodel.New("narrow-band", 1)
+	model, err := sim.NewHost("narrow-band", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +259,7 @@ func TestReadStateOnTheModel(t *testing.T) {
 // TestForHostMeasuresLateness runs a real burst on the model: lateness is
 // the wait's duration less the 1 ms asked.
 func TestForHostMeasuresLateness(t *testing.T) {
-	model, _ := winmodel.New("narrow-band", 1)
+	model, _ := sim.NewHost("narrow-band", 1)
 	o, err := ForHost(model, nil, Flags{Every: time.Second, MeasureEvery: 10 * time.Second}, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -394,9 +393,9 @@ func TestStartOnFirstSuccessfulRead(t *testing.T) {
 // elevation, watch does not try to name holders; the start event says
 // why, once. Elevated, it reads them.
 func TestHoldersNeedElevationOnWindows(t *testing.T) {
-	model, _ := winmodel.New("knee-26100", 1)
+	model, _ := sim.NewHost("knee-26100", 1)
 	flags := Flags{Every: time.Second, MeasureEvery: 10 * time.Second}
-	sys := &seamfake.System{}
+	sys := &sim.System{}
 	o, err := ForHost(model, sys, flags, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -434,8 +433,8 @@ func TestHolderReaderLooksForTheProgramsOfAWhileHolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var running []seamfake.RunningProcess
-	sys := &seamfake.System{HolderRunning: true, HolderPID: 9, Running: func() []seamfake.RunningProcess { return running }}
+	var running []sim.RunningProcess
+	sys := &sim.System{HolderRunning: true, HolderPID: 9, Running: func() []sim.RunningProcess { return running }}
 	st := sys.NewStartup("task")
 	st.Definition = task
 	read := holderReader(sys, true)
@@ -444,7 +443,7 @@ func TestHolderReaderLooksForTheProgramsOfAWhileHolder(t *testing.T) {
 		t.Fatalf("waiting: %+v", h)
 	}
 	st.ReadErr = errors.New("the definition is read once per holder")
-	running = []seamfake.RunningProcess{{PID: 4242, Name: "game.exe"}}
+	running = []sim.RunningProcess{{PID: 4242, Name: "game.exe"}}
 	if h := read(); len(h.HoldingFor) != 1 || h.HoldingFor[0].PID != 4242 || h.Held == nil {
 		t.Fatalf("holding: %+v", h)
 	}

@@ -16,8 +16,8 @@ import (
 	"os"
 
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/sweep"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 func main() {
@@ -34,7 +34,7 @@ func main() {
 	allAgree, allRuns := 0, 0
 	var allAdaptive, allExhaustive int64
 	worstRatio := 0.0
-	for _, sc := range winmodel.Scenarios() {
+	for _, sc := range sim.Scenarios() {
 		if *only != "" && sc.Name != *only {
 			continue
 		}
@@ -68,7 +68,7 @@ func main() {
 // run benches one scenario and seed, returning the judgement and the
 // simulated time spent sleeping.
 func run(scenario string, seed uint64, exhaustive bool, samples int, prefs sweep.Preferences) (*sweep.Result, int64, error) {
-	h, err := winmodel.New(scenario, seed)
+	h, err := sim.NewHost(scenario, seed)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -40,8 +40,8 @@ import (
 	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/stats"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 func main() {
@@ -245,7 +245,7 @@ func model(tickscope string, threads []int) {
 	}
 	host := machine.Host()
 	fmt.Printf("SIMULATED  %-16s %-8s %-10s %-10s %s\n", "scenario", "load", "idle s", "loaded s", "--json output")
-	for _, sc := range winmodel.Scenarios() {
+	for _, sc := range sim.Scenarios() {
 		for _, n := range threads {
 			run := func() ([]byte, time.Duration) {
 				start := time.Now()

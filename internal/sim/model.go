@@ -1,4 +1,4 @@
-// Package winmodel is a deterministic, seeded model of the Windows 10 2004+
+// The model of Windows timers is a deterministic, seeded model of the Windows 10 2004+
 // and Windows 11 timer as measured from one process, built from published
 // measurements (valleyofdoom/PC-Tuning's docs/research.md for the grants and
 // Sleep(1) figures, amitxv/TimerResolution#22 for alternating neighbours,
@@ -30,7 +30,8 @@
 //     report changing on its own after long uptimes);
 //   - interference: an extra tick now and then, a rare multi-millisecond
 //     preemption, and a slow drift of the wake-up delay.
-package winmodel
+
+package sim
 
 import (
 	"fmt"
@@ -67,19 +68,19 @@ type Host struct {
 	sleptNs    int64  // virtual time spent inside waits
 }
 
-// New returns a host simulating the named scenario, seeded.
-func New(name string, seed uint64) (*Host, error) {
+// NewHost returns a host simulating the named scenario, seeded.
+func NewHost(name string, seed uint64) (*Host, error) {
 	sc, ok := Find(name)
 	if !ok {
-		return nil, fmt.Errorf("unknown scenario %q: the scenarios are %s", name, Names())
+		return nil, fmt.Errorf("unknown scenario %q: the scenarios are %s", name, ScenarioNames())
 	}
-	return NewFor(sc, seed), nil
+	return NewHostFor(sc, seed), nil
 }
 
-// NewFor returns a host simulating a scenario, seeded: the random stream
+// NewHostFor returns a host simulating a scenario, seeded: the random stream
 // depends on the scenario's name and the seed only, so a scenario and its
 // Undisturbed variant start alike.
-func NewFor(sc Scenario, seed uint64) *Host {
+func NewHostFor(sc Scenario, seed uint64) *Host {
 	h := fnv.New64a()
 	h.Write([]byte(sc.Name))
 	return &Host{sc: sc, rng: rand.New(rand.NewPCG(seed, h.Sum64()))}

@@ -1,4 +1,4 @@
-package winmodel_test
+package sim_test
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/winmodel"
 )
 
 func measure(t *testing.T, scenario string, seed uint64, request uint32) (timerinfo.Setting, stats.Summary, []int64) {
 	t.Helper()
-	h, err := winmodel.New(scenario, seed)
+	h, err := sim.NewHost(scenario, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func near(ns int64, wantMS, tolMS float64) bool {
 
 func TestQuantise(t *testing.T) {
 	for _, tt := range []struct{ in, want uint32 }{{5070, 5068}, {5000, 4998}, {10000, 9998}, {156250, 156249}} {
-		if got := winmodel.Quantise(tt.in); got != tt.want {
+		if got := sim.Quantise(tt.in); got != tt.want {
 			t.Errorf("Quantise(%d) = %d, want %d", tt.in, got, tt.want)
 		}
 	}
@@ -103,8 +103,8 @@ func TestKnees(t *testing.T) {
 // The interrupted scenario's other process holds 0.5 ms only inside its
 // window: the period in force, and a coarse request's waits, follow it.
 func TestInterruption(t *testing.T) {
-	sc, _ := winmodel.Find("interrupted")
-	h := winmodel.NewFor(sc, 1)
+	sc, _ := sim.Find("interrupted")
+	h := sim.NewHostFor(sc, 1)
 	w, err := h.NewWaiter("sleep", time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestAlternatingNeighbours(t *testing.T) {
 }
 
 func TestContaminated(t *testing.T) {
-	h, _ := winmodel.New("contaminated", 1)
+	h, _ := sim.NewHost("contaminated", 1)
 	rep, _ := h.Query()
 	if rep.Windows.Current100ns != 5000 || len(rep.Warnings) == 0 {
 		t.Errorf("query: current %d, warnings %q", rep.Windows.Current100ns, rep.Warnings)
@@ -184,7 +184,7 @@ func TestRequestModels(t *testing.T) {
 	if !near(global.P50, 2.0, 0.02) {
 		t.Errorf("global, no request: p50 %.3f ms, want ~2.0 (two 1 ms ticks)", float64(global.P50)/1e6)
 	}
-	h, _ := winmodel.New("global-key", 1)
+	h, _ := sim.NewHost("global-key", 1)
 	rep, _ := h.Query()
 	if rep.Windows.RequestModel != timerinfo.RequestModelGlobalKey {
 		t.Errorf("request model %q", rep.Windows.RequestModel)
@@ -192,7 +192,7 @@ func TestRequestModels(t *testing.T) {
 }
 
 func TestEveryScenarioNeverEarlyAndDeterministic(t *testing.T) {
-	for _, sc := range winmodel.Scenarios() {
+	for _, sc := range sim.Scenarios() {
 		for _, request := range []uint32{5000, 5068, 5120, 10000} {
 			_, s, a := measure(t, sc.Name, 42, request)
 			_, _, b := measure(t, sc.Name, 42, request)
@@ -211,7 +211,7 @@ func TestEveryScenarioNeverEarlyAndDeterministic(t *testing.T) {
 }
 
 func TestUnknownScenario(t *testing.T) {
-	if _, err := winmodel.New("nope", 1); err == nil {
+	if _, err := sim.NewHost("nope", 1); err == nil {
 		t.Error("an unknown scenario was accepted")
 	}
 }
@@ -220,7 +220,7 @@ func TestUnknownScenario(t *testing.T) {
 // process's request 60 s (virtual) after it was made, and a new request
 // holds another 60 s.
 func TestDroppedRequest(t *testing.T) {
-	h, _ := winmodel.New("dropped-request", 1)
+	h, _ := sim.NewHost("dropped-request", 1)
 	_, release, err := h.Apply(timerinfo.Setting{Resolution100ns: 10000})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package winmodel
+package sim
 
 import (
 	"sync"

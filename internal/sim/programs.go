@@ -1,4 +1,4 @@
-package seamfake
+package sim
 
 import (
 	"time"
@@ -62,7 +62,7 @@ func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
 	running, err := s.Running, s.ScanErr
 	s.mu.Unlock()
 	if sc.closed {
-		panic("seamfake: Scan after Close")
+		panic("sim: Scan after Close")
 	}
 	sc.unreadable = nil
 	if err != nil {

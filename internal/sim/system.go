@@ -1,11 +1,4 @@
-// Package seamfake is an in-memory seam.System, seam.Startup and
-// seam.Shell for tests: it records what the hold commands change
-// (installs, deletes, stops, the global value, per-process slack, locks)
-// and answers from fields a test sets, so that the commands' rules can be
-// tested without touching the machine. tickscope ui --simulate runs its
-// page on a System of this package too, so that nothing the page does on
-// the model reaches the machine.
-package seamfake
+package sim
 
 import (
 	"context"

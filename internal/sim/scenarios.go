@@ -1,4 +1,4 @@
-package winmodel
+package sim
 
 import (
 	"strings"
@@ -185,8 +185,8 @@ func (s Scenario) Undisturbed() Scenario {
 	return s
 }
 
-// Names lists the scenario names, comma-separated.
-func Names() string {
+// ScenarioNames lists the scenario names, comma-separated.
+func ScenarioNames() string {
 	names := make([]string, len(scenarios))
 	for i, s := range scenarios {
 		names[i] = s.Name
