@@ -5,13 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/escape"
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/metrics"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -141,7 +141,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 	defer stop()
 	rep, err := hold.Hold(cmd.Context(), host, sys, q, p.Setting, hold.HoldOptions{
 		For: f.For, NoConsole: f.NoConsole, NoEsc: f.NoEsc, AsStartup: f.AsStartup, Checked: m.HolderChecked,
-		WatchEscape: escape.Watch,
+		WatchEscape: term.WatchEscape,
 		Warn:        warn,
 		Holding: func(rep *hold.HoldReport) {
 			if !asJSON {

@@ -8,10 +8,10 @@ import (
 	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/outfile"
-	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/term"
 )
 
 type benchOptions struct {
@@ -107,8 +107,8 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, done := progress.Stoppable(cmd.Context())
-	bar := progress.New(a.stderr, b.Total, report.SimulatedPrefix(o.sim.Scenario)+"bench (ESC or Ctrl+C stops early)")
+	ctx, done := term.Stoppable(cmd.Context())
+	bar := term.NewBar(a.stderr, b.Total, report.SimulatedPrefix(o.sim.Scenario)+"bench (ESC or Ctrl+C stops early)")
 	finish := sync.OnceFunc(func() { bar.Finish(); done() })
 	defer finish()
 	r, err := measure.RunBench(ctx, b, machineSystem(), load, report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.UpdateTotal, finish, raw))

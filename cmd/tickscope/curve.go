@@ -9,11 +9,11 @@ import (
 	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/outfile"
-	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -90,9 +90,9 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 // bar described by what, stoppable with ESC or Ctrl+C; label, when set, is
 // sample.Series' done.
 func (a *app) series(ctx context.Context, host seam.Host, what string, specs []sample.Spec, label func(int, *rawfile.Point)) ([]rawfile.Point, error) {
-	ctx, done := progress.Stoppable(ctx)
+	ctx, done := term.Stoppable(ctx)
 	defer done()
-	bar := progress.New(a.stderr, len(specs), what+" (ESC or Ctrl+C stops early)")
+	bar := term.NewBar(a.stderr, len(specs), what+" (ESC or Ctrl+C stops early)")
 	defer bar.Finish()
 	return sample.Series(ctx, host, specs, func(i int, p *rawfile.Point) {
 		if label != nil {

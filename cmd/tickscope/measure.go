@@ -10,11 +10,11 @@ import (
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
-	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -94,7 +94,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if spec.Setting, err = options.Setting(cmd, q, o.resolution, o.ms, o.slack); err != nil {
 		return err
 	}
-	bar := progress.New(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(o.sim.Scenario)+"measuring "+spec.Method)
+	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(o.sim.Scenario)+"measuring "+spec.Method)
 	file, r, err := measure.RunMeasure(cmd.Context(), host, q, spec, load, report.Judging{RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.Update, bar.Finish, raw))
 	if err != nil {
 		return err

@@ -4,8 +4,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/metrics"
-	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 	"github.com/tickscope/tickscope/internal/watch"
 )
@@ -48,7 +48,7 @@ func (a *app) watch(cmd *cobra.Command, f watch.Flags) error {
 		return err
 	}
 	defer o.Log.Close()
-	ctx, done := progress.Stoppable(cmd.Context())
+	ctx, done := term.Stoppable(cmd.Context())
 	defer done()
 	o.Emit = func(e watch.Event) error { m.Observe(e); return report.WriteWatchEvent(a.stdout, a.stderr, e, f.JSON) }
 	_, err = watch.Run(ctx, o)

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/progress"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/term"
 )
 
 func (a *app) whoCommand() *cobra.Command {
@@ -23,7 +23,7 @@ func (a *app) whoCommand() *cobra.Command {
 			if err := hold.CheckWatch(cmd.Flags().Changed("watch"), watch); err != nil {
 				return err
 			}
-			ctx, done := progress.Stoppable(cmd.Context())
+			ctx, done := term.Stoppable(cmd.Context())
 			defer done()
 			var show hold.WhoShow
 			if !asJSON {

@@ -270,7 +270,7 @@ type HoldOptions struct {
 	NoEsc     bool
 	// AsStartup holds as the startup holder (seam.HolderLock).
 	AsStartup bool
-	// WatchEscape watches the terminal's ESC key (package escape) and
+	// WatchEscape watches the terminal's ESC key (package term) and
 	// returns its restore.
 	WatchEscape func(stop func()) (restore func())
 	// Warn reports what goes wrong without ending the hold.

@@ -1,8 +1,4 @@
-// Package progress is how a long measurement shows itself and is stopped:
-// a bar with the time left on standard error when that is a terminal (and
-// nothing otherwise, so that logs and pipes stay clean), and a context
-// that ESC cancels as Ctrl+C does.
-package progress
+package term
 
 import (
 	"context"
@@ -10,9 +6,7 @@ import (
 	"os"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
-
-	"github.com/tickscope/tickscope/internal/escape"
+	xterm "golang.org/x/term"
 )
 
 // Bar is a progress bar, or nothing when its writer is not a terminal.
@@ -20,10 +14,11 @@ type Bar struct {
 	bar *progressbar.ProgressBar
 }
 
-// New starts a bar of total steps described by what.
-func New(w io.Writer, total int, what string) *Bar {
+// NewBar starts a bar of total steps described by what, on w when it is a
+// terminal.
+func NewBar(w io.Writer, total int, what string) *Bar {
 	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !ok || !xterm.IsTerminal(int(f.Fd())) {
 		return &Bar{}
 	}
 	return &Bar{bar: progressbar.NewOptions(total,
@@ -65,7 +60,7 @@ func (p *Bar) Finish() {
 // the parent); done restores the terminal.
 func Stoppable(parent context.Context) (ctx context.Context, done func()) {
 	ctx, cancel := context.WithCancel(parent)
-	restore := escape.Watch(cancel)
+	restore := WatchEscape(cancel)
 	return ctx, func() {
 		restore()
 		cancel()

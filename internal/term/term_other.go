@@ -1,6 +1,6 @@
-//go:build !linux && !darwin && !freebsd && !netbsd && !openbsd && !windows
+//go:build !unix && !windows
 
-package escape
+package term
 
 import "errors"
 

@@ -1,6 +1,6 @@
-//go:build linux || darwin || freebsd || netbsd || openbsd
+//go:build unix
 
-package escape
+package term
 
 import "golang.org/x/sys/unix"
 

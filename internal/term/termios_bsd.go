@@ -1,6 +1,6 @@
-//go:build darwin || freebsd || netbsd || openbsd
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
 
-package escape
+package term
 
 import "golang.org/x/sys/unix"
 

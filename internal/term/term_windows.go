@@ -1,4 +1,4 @@
-package escape
+package term
 
 import "golang.org/x/sys/windows"
 

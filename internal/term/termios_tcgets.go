@@ -1,4 +1,6 @@
-package escape
+//go:build unix && !(darwin || dragonfly || freebsd || netbsd || openbsd)
+
+package term
 
 import "golang.org/x/sys/unix"
 
