@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -40,10 +39,10 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 				return err
 			}
 			r := report.Print(f, report.Judging{Prefs: prefs, Rows: j.Rows})
-			return extraout.Write(cmd, f, r.Value, a.emit(j.JSON, r.Value, r.Text))
+			return measure.WriteOutputs(cmd, f, r.Value, a.emit(j.JSON, r.Value, r.Text))
 		},
 	}
 	j.Register(cmd.Flags())
-	extraout.Register(cmd, false)
+	measure.RegisterOutputs(cmd, false)
 	return cmd
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -75,7 +74,7 @@ work, not an idle one; the result, --raw's file and --html say so.
 	f.BoolVar(&o.exhaustive, "exhaustive", false, "give every period the full sample count")
 	f.StringVar(&o.raw, "raw", "", "write every sample of every period to this file (docs/raw-format.md)")
 	o.load.Register(f)
-	extraout.Register(cmd, false)
+	measure.RegisterOutputs(cmd, false)
 	return cmd
 }
 
@@ -115,5 +114,5 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	return extraout.Write(cmd, b.File, r.Value, a.emit(o.judge.JSON, r.Value, r.Text))
+	return measure.WriteOutputs(cmd, b.File, r.Value, a.emit(o.judge.JSON, r.Value, r.Text))
 }

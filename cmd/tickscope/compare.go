@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -57,7 +56,7 @@ for the whole matrix; the CPU column leaves their CPU time out.`,
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the matrix as JSON")
 	o.load.Register(f)
-	extraout.Register(cmd, false)
+	measure.RegisterOutputs(cmd, false)
 	return cmd
 }
 
@@ -98,5 +97,5 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if r.Partial {
 		a.warnf("stopped early: the matrix covers the cells measured")
 	}
-	return extraout.Write(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
+	return measure.WriteOutputs(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
 }

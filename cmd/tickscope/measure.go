@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/extraout"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
@@ -69,7 +68,7 @@ beside the measurement; the result and --raw's file say so (not with
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	o.load.Register(f)
-	extraout.Register(cmd, true)
+	measure.RegisterOutputs(cmd, true)
 	return cmd
 }
 
@@ -99,7 +98,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if err != nil {
 		return err
 	}
-	return extraout.Write(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
+	return measure.WriteOutputs(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
 }
 
 // reporting is where measure's and bench's runs report on the terminal:

@@ -1,12 +1,10 @@
-// Package extraout adds the picture outputs to a measurement command:
-// --html (every measuring command and analyze/report) and, on measure,
-// --cyclictest-json and --histfile. One registration per command keeps
-// cmd/tickscope to a line or two per command.
-//
-// Each file follows internal/outfile's rule: only regular files, checked
-// and its temporary created before the command runs (so a bad path exits 2
+package measure
+
+// The picture outputs of a measurement command: --html (every measuring
+// command and analyze) and, on measure, --cyclictest-json and --histfile.
+// Each file follows internal/outfile's rule: only regular files, checked and
+// its temporary created before the command runs (so a bad path exits 2
 // before anything is measured), and written atomically after.
-package extraout
 
 import (
 	"context"
@@ -24,20 +22,20 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 )
 
-type key struct{}
+type outputsKey struct{}
 
-// Files are a command's extra output files.
-type Files struct {
+// OutputFiles are a command's picture output files.
+type OutputFiles struct {
 	html, json, hist string
 	open             map[string]*outfile.File
 }
 
-// Register adds --html to cmd (and with cyclictest, --cyclictest-json and
+// RegisterOutputs adds --html to cmd (and with cyclictest, --cyclictest-json and
 // --histfile) and wraps its RunE so that the files are opened before it
 // runs and their temporaries removed after. It must be called after
 // cmd.RunE is set.
-func Register(cmd *cobra.Command, cyclictest bool) *Files {
-	o := &Files{}
+func RegisterOutputs(cmd *cobra.Command, cyclictest bool) *OutputFiles {
+	o := &OutputFiles{}
 	f := cmd.Flags()
 	f.StringVar(&o.html, "html", "", "also draw the result as a self-contained HTML page (charts and their numbers) in this file")
 	if cyclictest {
@@ -57,7 +55,7 @@ func Register(cmd *cobra.Command, cyclictest bool) *Files {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		cmd.SetContext(context.WithValue(ctx, key{}, o))
+		cmd.SetContext(context.WithValue(ctx, outputsKey{}, o))
 		return run(cmd, args)
 	}
 	return o
@@ -67,7 +65,7 @@ func Register(cmd *cobra.Command, cyclictest bool) *Files {
 // output (--raw included) or a file the command reads (analyze's FILE):
 // writing it would replace the data the command was given, or one output
 // with another.
-func (o *Files) distinct(cmd *cobra.Command, args []string) error {
+func (o *OutputFiles) distinct(cmd *cobra.Command, args []string) error {
 	type named struct{ what, path string }
 	var inputs, outputs []named
 	for _, a := range args {
@@ -114,7 +112,7 @@ func samePath(a, b string) bool {
 }
 
 // Open checks every named path and creates its temporary file.
-func (o *Files) Open() error {
+func (o *OutputFiles) Open() error {
 	o.open = map[string]*outfile.File{}
 	for _, f := range []struct{ flag, path string }{{"html", o.html}, {"cyclictest-json", o.json}, {"histfile", o.hist}} {
 		if f.path == "" {
@@ -131,40 +129,40 @@ func (o *Files) Open() error {
 }
 
 // Close removes the temporaries of the files not written.
-func (o *Files) Close() {
+func (o *OutputFiles) Close() {
 	for _, f := range o.open {
 		f.Close()
 	}
 }
 
-// Write writes the files registered on cmd for the raw file f and the
+// WriteOutputs writes the files registered on cmd for the raw file f and the
 // command's result (a value of one of report's builders), after the command
 // printed it: err is the printing's error, returned first. A command
 // without registered files writes nothing.
-func Write(cmd *cobra.Command, f *rawfile.File, result any, err error) error {
-	var o *Files
+func WriteOutputs(cmd *cobra.Command, f *rawfile.File, result any, err error) error {
+	var o *OutputFiles
 	if ctx := cmd.Context(); ctx != nil {
-		o, _ = ctx.Value(key{}).(*Files)
+		o, _ = ctx.Value(outputsKey{}).(*OutputFiles)
 	}
 	if o == nil || o.open == nil || err != nil {
 		return err // a command that failed to print leaves no files
 	}
 	if out := o.open["html"]; out != nil {
-		err = first(err, out.Commit(func(w io.Writer) error { return htmlreport.Write(w, f, result) }))
+		err = firstErr(err, out.Commit(func(w io.Writer) error { return htmlreport.Write(w, f, result) }))
 	}
 	if out := o.open["cyclictest-json"]; out != nil {
 		cmdline := strings.Join(append([]string{"tickscope"}, os.Args[1:]...), " ")
-		err = first(err, out.Commit(func(w io.Writer) error { return cyclictest.WriteJSON(w, f, cmdline) }))
+		err = firstErr(err, out.Commit(func(w io.Writer) error { return cyclictest.WriteJSON(w, f, cmdline) }))
 	}
 	if out := o.open["histfile"]; out != nil {
-		err = first(err, out.Commit(func(w io.Writer) error {
+		err = firstErr(err, out.Commit(func(w io.Writer) error {
 			return cyclictest.WriteHistfile(w, f.Points[0].Latencies, f.DelayNs)
 		}))
 	}
 	return err
 }
 
-func first(err, next error) error {
+func firstErr(err, next error) error {
 	if err != nil {
 		return err
 	}

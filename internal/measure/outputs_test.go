@@ -1,4 +1,4 @@
-package extraout_test
+package measure_test
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/extraout"
+	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -31,9 +31,9 @@ func command(ran *bool) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		*ran = true
 		f := measureFile()
-		return extraout.Write(cmd, f, report.MeasurementOf(f, &f.Points[0]), nil)
+		return measure.WriteOutputs(cmd, f, report.MeasurementOf(f, &f.Points[0]), nil)
 	}
-	extraout.Register(cmd, true)
+	measure.RegisterOutputs(cmd, true)
 	return cmd
 }
 
@@ -112,7 +112,7 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 		var raw string
 		cmd.Flags().StringVar(&raw, "raw", "", "")
 		cmd.RunE = func(*cobra.Command, []string) error { ran = true; return nil }
-		extraout.Register(cmd, true)
+		measure.RegisterOutputs(cmd, true)
 		cmd.SetArgs(tc.args)
 		err := cmd.Execute()
 		var usage *options.UsageError
@@ -136,9 +136,9 @@ func TestNoFilesWhenPrintingFailed(t *testing.T) {
 	cmd := &cobra.Command{Use: "measure", SilenceErrors: true, SilenceUsage: true}
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		f := measureFile()
-		return extraout.Write(cmd, f, report.MeasurementOf(f, &f.Points[0]), errors.New("stdout closed"))
+		return measure.WriteOutputs(cmd, f, report.MeasurementOf(f, &f.Points[0]), errors.New("stdout closed"))
 	}
-	extraout.Register(cmd, false)
+	measure.RegisterOutputs(cmd, false)
 	cmd.SetArgs([]string{"--html", html})
 	if err := cmd.Execute(); err == nil {
 		t.Fatal("the printing's error was lost")
