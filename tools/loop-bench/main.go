@@ -1,7 +1,7 @@
 // Command loop-bench runs periodic loops at 1 kHz and 500 Hz with each way
 // a Go program can keep a period, side by side in one run, and reports the
 // lateness of every tick (p50, p99, max, and how many were early) and the
-// CPU each way costs (internal/loopbench says how each is timed). It is the
+// CPU each way costs (loops.go says how each is timed). It is the
 // check of package precise against the targets in BENCHMARKS.md.
 //
 //	go run ./tools/loop-bench [-seconds 5] [-runs 3] [-loops hybrid,hybrid-ticker,precise-ticker] [-rates 1000,500]
@@ -33,7 +33,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/loopbench"
 	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/precise"
@@ -48,15 +47,15 @@ type row struct {
 func main() {
 	seconds := flag.Float64("seconds", 5, "how long each loop runs")
 	runs := flag.Int("runs", 1, "how many alternating runs of every loop; medians are printed after them")
-	loopsFlag := flag.String("loops", strings.Join(loopbench.Loops, ","), "the loops to run, comma-separated")
+	loopsFlag := flag.String("loops", strings.Join(loopNames, ","), "the loops to run, comma-separated")
 	ratesFlag := flag.String("rates", "1000,500", "the rates in Hz, comma-separated")
 	record := flag.String("record", "", "print the lateness trace of this native loop (clock-abs, timerfd) instead")
 	note := flag.String("note", "", "with -record: a line for the trace's header saying under what conditions it was recorded")
 	flag.Parse()
 	loops := strings.Split(*loopsFlag, ",")
 	for _, name := range loops {
-		if !slices.Contains(loopbench.Loops, name) {
-			usage("-loops", name, strings.Join(loopbench.Loops, ", "))
+		if !slices.Contains(loopNames, name) {
+			usage("-loops", name, strings.Join(loopNames, ", "))
 		}
 	}
 	var rates []int
@@ -82,7 +81,7 @@ func main() {
 	if *record != "" {
 		period := time.Second / time.Duration(rates[0])
 		loadBefore, _ := os.ReadFile("/proc/loadavg")
-		late, err := loopbench.Record(ctx, host, *record, period, int(*seconds*float64(rates[0])))
+		late, err := recordLoop(ctx, host, *record, period, int(*seconds*float64(rates[0])))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "loop-bench: %s: %v\n", *record, err)
 			os.Exit(1)
@@ -111,10 +110,10 @@ func main() {
 			// follows the same one into whatever load the machine has.
 			for i := range loops {
 				name := loops[(i+run-1)%len(loops)]
-				if !loopbench.Available(host, name) {
+				if !loopAvailable(host, name) {
 					continue
 				}
-				r, err := loopbench.Run(ctx, host, name, period, int(*seconds*float64(hz)))
+				r, err := runLoop(ctx, host, name, period, int(*seconds*float64(hz)))
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "loop-bench: %s: %v\n", name, err)
 					os.Exit(1)
@@ -146,7 +145,7 @@ func main() {
 					for i, r := range rs {
 						xs[i] = f(r)
 					}
-					return loopbench.Median(xs)
+					return median(xs)
 				}
 				early := 0
 				for _, r := range rs {

@@ -1,4 +1,4 @@
-package loopbench_test
+package main
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/loopbench"
 	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -36,7 +35,7 @@ func TestSetting(t *testing.T) {
 		{"elsewhere: nothing", queryHost{q: &timerinfo.Report{OS: "darwin"}}, timerinfo.Setting{}, nil},
 		{"a failed query", queryHost{err: failed}, timerinfo.Setting{}, failed},
 	} {
-		got, err := loopbench.Setting(tt.h)
+		got, err := loopSetting(tt.h)
 		if !errors.Is(err, tt.err) || got != tt.want {
 			t.Errorf("%s: %+v, %v; want %+v, %v", tt.name, got, err, tt.want, tt.err)
 		}
@@ -54,7 +53,7 @@ func TestMedian(t *testing.T) {
 		{[]float64{4, 1, 3, 2}, 2.5},
 	} {
 		in := append([]float64(nil), tt.xs...)
-		if got := loopbench.Median(tt.xs); got != tt.want {
+		if got := median(tt.xs); got != tt.want {
 			t.Errorf("Median(%v) = %v, want %v", tt.xs, got, tt.want)
 		}
 		for i := range in {
@@ -71,10 +70,10 @@ func TestMedian(t *testing.T) {
 func TestTickersAreNeverEarly(t *testing.T) {
 	host := machine.Host()
 	for _, name := range []string{"precise-ticker", "hybrid-ticker", "precise-skiplate"} {
-		if !loopbench.Available(host, name) {
+		if !loopAvailable(host, name) {
 			continue
 		}
-		r, err := loopbench.Run(context.Background(), host, name, 2*time.Millisecond, 30)
+		r, err := runLoop(context.Background(), host, name, 2*time.Millisecond, 30)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

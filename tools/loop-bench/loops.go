@@ -1,7 +1,6 @@
-// Package loopbench keeps a periodic loop with each way a Go program can
-// keep a period and measures every tick's lateness and the CPU it costs:
-// the comparison tools/loop-bench prints and precise's BenchmarkLoop
-// reports, in one place.
+// The loops: a periodic loop kept with each way a Go program can keep a
+// period, measuring every tick's lateness and the CPU it costs, for what
+// loop-bench prints and BenchmarkLoop reports.
 //
 // Loops that end at absolute deadlines of the loop's own (Go's time.Sleep
 // to each deadline, the native absolute sleep, spin_sleep's fixed-margin
@@ -20,7 +19,8 @@
 // schedule. So that the margin policy can be compared with spin_sleep's
 // fixed margin on equal terms, hybrid-ticker is precise.Ticker with that
 // fixed margin (WithMargin), timed as precise-ticker is.
-package loopbench
+
+package main
 
 import (
 	"context"
@@ -35,13 +35,13 @@ import (
 	"github.com/tickscope/tickscope/precise"
 )
 
-// Loops are the ways compared, in the order printed: what Go offers, the
+// loopNames are the ways compared, in the order printed: what Go offers, the
 // native timer alone, spin_sleep's hybrid, precise, and the pure spin
 // that is every loop's floor.
-var Loops = []string{"go-until", "go-ticker", "clock-abs", "hybrid", "hybrid-ticker", "precise-ticker", "precise-skiplate", "spin"}
+var loopNames = []string{"go-until", "go-ticker", "clock-abs", "hybrid", "hybrid-ticker", "precise-ticker", "precise-skiplate", "spin"}
 
-// Result is one loop's run.
-type Result struct {
+// loopResult is one loop's run.
+type loopResult struct {
 	// Lateness of each tick in ns, sorted; negative is early.
 	Lateness []int64
 	Early    int
@@ -50,8 +50,8 @@ type Result struct {
 	Stopped bool
 }
 
-// Available reports whether the host has the loop.
-func Available(h seam.Host, name string) bool {
+// loopAvailable reports whether the host has the loop.
+func loopAvailable(h seam.Host, name string) bool {
 	switch name {
 	case "go-ticker", "precise-ticker", "precise-skiplate":
 		return true
@@ -63,10 +63,10 @@ func Available(h seam.Host, name string) bool {
 	return err == nil
 }
 
-// Setting is the finest setting the host gives without privileges, which
+// loopSetting is the finest setting the host gives without privileges, which
 // every loop runs under: on Linux timer slack 1 ns on the measuring
 // thread; nothing elsewhere.
-func Setting(h seam.Host) (timerinfo.Setting, error) {
+func loopSetting(h seam.Host) (timerinfo.Setting, error) {
 	q, err := h.Query()
 	if err != nil {
 		return timerinfo.Setting{}, err
@@ -77,10 +77,10 @@ func Setting(h seam.Host) (timerinfo.Setting, error) {
 	return timerinfo.Setting{}, nil
 }
 
-// Run keeps the loop for ticks ticks of period, after a warm-up, under
-// Setting(h).
-func Run(ctx context.Context, h seam.Host, name string, period time.Duration, ticks int) (*Result, error) {
-	setting, err := Setting(h)
+// runLoop keeps the loop for ticks ticks of period, after a warm-up, under
+// loopSetting(h).
+func runLoop(ctx context.Context, h seam.Host, name string, period time.Duration, ticks int) (*loopResult, error) {
+	setting, err := loopSetting(h)
 	if err != nil {
 		return nil, err
 	}
@@ -131,13 +131,13 @@ func Run(ctx context.Context, h seam.Host, name string, period time.Duration, ti
 	return finish(late, float64(point.Conditions.CPUNs)/float64(point.Conditions.WallNs), point.Stopped), nil
 }
 
-// Record keeps the native loop name (a periodic wait method of the OS
+// recordLoop keeps the native loop name (a periodic wait method of the OS
 // seam, e.g. clock-abs or timerfd) for ticks ticks of period under
-// Setting(h) and returns each tick's lateness in ns in the order measured:
+// loopSetting(h) and returns each tick's lateness in ns in the order measured:
 // the trace of the native timer's wake-ups that precise's margin policies
 // are replayed against.
-func Record(ctx context.Context, h seam.Host, name string, period time.Duration, ticks int) ([]int64, error) {
-	setting, err := Setting(h)
+func recordLoop(ctx context.Context, h seam.Host, name string, period time.Duration, ticks int) ([]int64, error) {
+	setting, err := loopSetting(h)
 	if err != nil {
 		return nil, err
 	}
@@ -152,9 +152,9 @@ func Record(ctx context.Context, h seam.Host, name string, period time.Duration,
 	return late, nil
 }
 
-// Median is the median of xs (the mean of the middle two for an even
+// median is the median of xs (the mean of the middle two for an even
 // count), without changing xs: the summary of repeated runs.
-func Median(xs []float64) float64 {
+func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
@@ -169,7 +169,7 @@ func Median(xs []float64) float64 {
 // ownSchedule times a ticker on its own schedule, on a locked thread with
 // the setting the other loops get: start returns the wait of one tick
 // (returning its lateness) and stop.
-func ownSchedule(ctx context.Context, h seam.Host, setting timerinfo.Setting, ticks, warmup int, start func() (tick func() int64, stop func())) (*Result, error) {
+func ownSchedule(ctx context.Context, h seam.Host, setting timerinfo.Setting, ticks, warmup int, start func() (tick func() int64, stop func())) (*loopResult, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	_, release, err := h.Apply(setting)
@@ -198,7 +198,7 @@ func ownSchedule(ctx context.Context, h seam.Host, setting timerinfo.Setting, ti
 	return finish(late, float64(h.CPUTime()-cpuBefore)/float64(h.Now()-wallBefore), stopped), nil
 }
 
-func finish(late []int64, cpu float64, stopped bool) *Result {
+func finish(late []int64, cpu float64, stopped bool) *loopResult {
 	slices.Sort(late)
 	early := 0
 	for _, l := range late {
@@ -206,5 +206,5 @@ func finish(late []int64, cpu float64, stopped bool) *Result {
 			early++
 		}
 	}
-	return &Result{Lateness: late, Early: early, CPU: cpu, Stopped: stopped}
+	return &loopResult{Lateness: late, Early: early, CPU: cpu, Stopped: stopped}
 }

@@ -1,4 +1,4 @@
-package precise_test
+package main
 
 import (
 	"context"
@@ -6,27 +6,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/loopbench"
 	"github.com/tickscope/tickscope/internal/machine"
 	"github.com/tickscope/tickscope/internal/stats"
 )
 
 // BenchmarkLoop keeps 1 kHz and 500 Hz loops for b.N ticks with each way
-// tools/loop-bench compares (internal/loopbench) and reports lateness p50
-// and p99 (ns), early ticks and CPU (% of one CPU). It is the go test
-// -bench form of tools/loop-bench:
+// loop-bench compares (loops.go) and reports lateness p50 and p99 (ns),
+// early ticks and CPU (% of one CPU). It is the go test -bench form of
+// loop-bench:
 //
-//	go test -run XXX -bench Loop -benchtime 5000x ./precise
+//	go test -run XXX -bench Loop -benchtime 5000x ./tools/loop-bench
 func BenchmarkLoop(b *testing.B) {
 	host := machine.Host()
 	for _, hz := range []int{1000, 500} {
 		period := time.Second / time.Duration(hz)
-		for _, name := range loopbench.Loops {
-			if !loopbench.Available(host, name) {
+		for _, name := range loopNames {
+			if !loopAvailable(host, name) {
 				continue
 			}
 			b.Run(fmt.Sprintf("%dHz/%s", hz, name), func(b *testing.B) {
-				r, err := loopbench.Run(context.Background(), host, name, period, b.N)
+				r, err := runLoop(context.Background(), host, name, period, b.N)
 				if err != nil {
 					b.Fatal(err)
 				}
