@@ -93,7 +93,7 @@ game-session scenario runs game.exe twice), changing nothing on this machine.
 		return a.apply(cmd, host, sys, f, asJSON)
 	})
 	fl := cmd.Flags()
-	measure.RegisterApply(fl, &f)
+	hold.RegisterApply(fl, &f)
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	return cmd
 }
@@ -103,7 +103,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 	if err != nil {
 		return err
 	}
-	if err := measure.CheckApply(cmd, q, &f); err != nil {
+	if err := hold.CheckApply(cmd, q, &f); err != nil {
 		return err
 	}
 	p, err := hold.PlanApply(q, f)

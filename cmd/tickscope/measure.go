@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
@@ -62,9 +63,7 @@ beside the measurement; the result and --raw's file say so (not with
 	f.StringVar(&o.method, "method", "", "wait method: "+seam.MethodNames(methods)+" (default "+methods[0].Name+")")
 	f.DurationVar(&o.delay, "delay", time.Millisecond, "requested delay of each wait (at most 1s)")
 	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d)", sample.MaxSamples))
-	f.Uint32Var(&o.resolution, "resolution", 0, "Windows: request this timer period, in 100 ns units")
-	f.Float64Var(&o.ms, "ms", 0, "Windows: request this timer period, in milliseconds")
-	f.DurationVar(&o.slack, "slack", 0, "Linux: the measuring thread's timer slack (1ns..1s)")
+	hold.RegisterMeasureSetting(f, &o.resolution, &o.ms, &o.slack)
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	o.load.Register(f)

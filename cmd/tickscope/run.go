@@ -53,11 +53,7 @@ setting fails, before the program starts.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runProgram(cmd, f, args) },
 	}
-	fl := cmd.Flags()
-	fl.Uint32Var(&f.Resolution, "resolution", 0, "Windows: hold this timer period, in 100 ns units, while the program runs")
-	fl.Float64Var(&f.MS, "ms", 0, "Windows: hold this timer period, in milliseconds, while the program runs")
-	fl.DurationVar(&f.Slack, "slack", 0, "Linux: the program's timer slack (1ns..1s)")
-	fl.Int32Var(&f.DMALatency, "dma-latency", 0, "Linux: hold /dev/cpu_dma_latency at this many µs while the program runs (root)")
+	hold.RegisterRun(cmd.Flags(), &f)
 	return cmd
 }
 
@@ -67,14 +63,9 @@ func (a *app) runProgram(cmd *cobra.Command, f hold.RunFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := options.WindowsOnly(cmd, q, "resolution", "ms"); err != nil {
+	if err := hold.CheckRun(cmd, q, &f); err != nil {
 		return err
 	}
-	if err := options.LinuxOnly(cmd, q, "slack", "dma-latency"); err != nil {
-		return err
-	}
-	changed := cmd.Flags().Changed
-	f.ResolutionSet, f.MSSet, f.SlackSet, f.DMALatencySet = changed("resolution"), changed("ms"), changed("slack"), changed("dma-latency")
 	req, err := hold.RunSetting(q, f)
 	if err != nil {
 		return err

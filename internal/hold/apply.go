@@ -16,40 +16,6 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// ApplyFlags is apply's command line: each value, and for those whose
-// absence matters, whether it was given.
-type ApplyFlags struct {
-	Resolution    uint32
-	ResolutionSet bool
-	MS            float64
-	MSSet         bool
-	DMALatency    int32
-	DMALatencySet bool
-	PID           int
-	PIDSet        bool
-	Slack         time.Duration
-	SlackSet      bool
-	For           time.Duration
-	ForSet        bool
-	NoConsole     bool
-	NoEsc         bool
-	Persist       bool
-	DryRun        bool
-	AsStartup     bool
-	// Boot is --boot: --persist installs the Windows service that holds
-	// from boot; AsService is --as-service, the service's own command line.
-	Boot      bool
-	AsService bool
-	// Listen is --listen ADDR: the holder's state on a Prometheus endpoint.
-	Listen string
-	// While is --while PROGRAM[,PROGRAM...]: hold only while one of them
-	// runs.
-	While    string
-	WhileSet bool
-	// Simulated is set when the hold runs on the model (--simulate).
-	Simulated bool
-}
-
 // ApplyKind is what an apply does.
 type ApplyKind int
 

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
-	"time"
 
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
@@ -33,18 +32,6 @@ type ExitStatus struct {
 }
 
 func (e *ExitStatus) Error() string { return e.Msg }
-
-// RunFlags is run's setting on the command line.
-type RunFlags struct {
-	Resolution    uint32
-	ResolutionSet bool
-	MS            float64
-	MSSet         bool
-	Slack         time.Duration
-	SlackSet      bool
-	DMALatency    int32
-	DMALatencySet bool
-}
 
 // RunSetting checks run's setting against this machine. Flags of the other
 // OS are refused before, by the command.

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -171,14 +170,14 @@ func (s *Server) apply(req applyRequest, persist bool) (command string, q *timer
 		return s.onModel(strings.Join(shown, " "))
 	}
 	command = show(args)
-	cmd, f, err := measure.ParseApply(args)
+	cmd, f, err := hold.ParseApply(args)
 	if err != nil {
 		return command, nil, nil, err
 	}
 	if q, err = s.host.Query(); err != nil {
 		return command, nil, nil, err
 	}
-	if err := measure.CheckApply(cmd, q, f); err != nil {
+	if err := hold.CheckApply(cmd, q, f); err != nil {
 		return command, nil, nil, err
 	}
 	p, err = hold.PlanApply(q, *f)
