@@ -6,8 +6,8 @@
 // waits it measures are package nativewait's, which package precise shares.
 //
 // Each OS has one host file: host_windows.go, host_linux.go, host_darwin.go
-// (Go's own waits, and the kernel's name), and host_unsupported.go for
-// every other OS, which builds and says "not supported on GOOS/GOARCH" (as
+// (Go's own waits, and the kernel's name), and host_other.go for every
+// other OS, which builds and says "not supported on GOOS/GOARCH" (as
 // golang.org/x/term's term_unsupported.go does). The model of Windows
 // timers implements the same Host interface, so everything above this
 // package runs unchanged against a real machine or a simulated one.

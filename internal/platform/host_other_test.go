@@ -10,7 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
-// The error host_unsupported.go gives on the OSes tickscope does not serve,
+// The error host_other.go gives on the OSes tickscope does not serve,
 // checked on every OS: its text is what every command prints there.
 func TestUnsupportedError(t *testing.T) {
 	for _, tc := range []struct{ goos, goarch, want string }{
