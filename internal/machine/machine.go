@@ -1,10 +1,10 @@
 // Package machine assembles the host tickscope measures on this machine:
 // package platform's for this OS, with the wait methods of tickscope's own
-// precise library among the portable ones. platform cannot register them
-// itself: it must not depend on the library it measures, with which it
-// shares the native waits (package nativewait). cmd/tickscope's
-// machineHost, the tools and the tests that measure precise all take their
-// host from here, so that each sees the same list.
+// precise library registered among the portable ones, so that the tool
+// measures the library it ships beside Go's and the OS's waits (both share
+// the native waits of package nativewait). cmd/tickscope's machineHost,
+// the tools and the tests that measure precise all take their host from
+// here, so that each sees the same list.
 package machine
 
 import (

@@ -91,7 +91,7 @@ func FlagError(err error) error {
 		return &UsageError{OneLine(repeated.Error())}
 	case errors.As(err, &invalid):
 		// pflag's own wording, which names the flag and the value, with
-		// the value always quoted as before, shortened.
+		// the value always quoted and shortened.
 		short, n := shorten(invalid.GetValue())
 		msg := fmt.Sprintf("invalid argument %s for \"--%s\" flag: %v", strconv.Quote(short), invalid.GetFlag().Name, invalid.Unwrap())
 		if n > MaxEcho {

@@ -14,9 +14,9 @@ import (
 // Strict puts every flag of fs under the rules every command shares, by
 // wrapping its value (Harden calls it on every command, so that no flag of
 // any command, now or later, misses one):
-//   - a flag is given once: a second --samples used to win silently
-//     (measure --samples 10 --samples 20 measured 20); no tickscope flag is
-//     repeatable;
+//   - a flag is given once: pflag lets a second --samples win silently
+//     (measure --samples 10 --samples 20 would measure 20); no tickscope
+//     flag is repeatable;
 //   - an integer flag takes decimal digits only: pflag parses as Go source
 //     does, so --pid 062021 was octal (PID 25617), --samples 0x10 was 16,
 //     and 1_000 was 1000;

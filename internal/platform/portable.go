@@ -6,10 +6,10 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
-// PortableMethod is a wait method that is the same on every OS and comes
-// from a package platform must not import: tickscope's own precise library,
-// which shares its native waits with this package (package nativewait) and
-// is measured through it. Package machine registers precise's with New.
+// PortableMethod is a wait method that is the same on every OS and is
+// given to New by its caller: tickscope's own precise library, which shares
+// its native waits with this package (package nativewait) and is measured
+// through it. Package machine registers precise's.
 type PortableMethod struct {
 	seam.Method
 	// NewWaiter prepares a waiter for waits of delay.

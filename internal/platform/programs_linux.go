@@ -53,8 +53,8 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 //     When comm changes, its executable is read again: only an exec into
 //     another executable ends the match (then comm is compared afresh).
 //
-// Reading every user process's comm at every scan, as a first version did,
-// cost this machine's holder twice the CPU (BENCHMARKS.md).
+// Reading every user process's comm at every scan costs this machine's
+// holder twice the CPU (BENCHMARKS.md).
 //
 // The alternatives: the netlink process connector announces every fork,
 // exec and exit, but needs CAP_NET_ADMIN in the initial user namespace,

@@ -90,8 +90,8 @@ var scenarios = []Scenario{
 		// 5018-5019 are granted 5017 (1.0034 ms): with the tick-to-call
 		// delay at 3.2 µs and a jitter of 0.06 µs both sides of TickTune's
 		// knee at 5018 are over three standard deviations clear of it.
-		// (At 3.4 µs, the delay earlier versions used, request 5018 sat
-		// exactly on the knee and woke fast about half the time.)
+		// (At a delay of 3.4 µs, request 5018 would sit exactly on the
+		// knee and wake fast about half the time.)
 		Name:    "knee-26200",
 		Summary: "Windows 11 25H2: the knee at 5018 and a fast window under 1 us wide (5018-5027); above it requests fall back to 0.5 ms",
 		Build:   26200, Coarsest: 156250, Finest: 5000,

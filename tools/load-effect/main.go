@@ -1,5 +1,5 @@
 // Command load-effect measures what tickscope's --load does, side by side
-// in one session, alternating, so that the machine's own drift is shared
+// in one run, alternating, so that the machine's own drift is shared
 // by every contender (BENCHMARKS.md):
 //
 //	go run ./tools/load-effect -mode kinds [-threads 1,2] [-rounds 5] [-samples 2000]
