@@ -32,7 +32,7 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 			if err != nil {
 				return err
 			}
-			f, err := rawfile.ReadFileContext(cmd.Context(), args[0])
+			f, err := rawfile.ReadFile(cmd.Context(), args[0])
 			if err != nil {
 				return options.FileError(args[0], err)
 			} else if err := measure.CheckFlags(f, options.Value(args[0]), cmd.Flags().Changed); err != nil {

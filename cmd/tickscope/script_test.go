@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -140,9 +141,9 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		if len(args) != 2 {
 			ts.Fatalf("usage: cmp-latencies A B")
 		}
-		a, err := rawfile.ReadFile(ts.MkAbs(args[0]))
+		a, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[0]))
 		ts.Check(err)
-		b, err := rawfile.ReadFile(ts.MkAbs(args[1]))
+		b, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[1]))
 		ts.Check(err)
 		same := len(a.Points) == len(b.Points)
 		for i := 0; same && i < len(a.Points); i++ {
@@ -247,7 +248,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		if len(args) != 3 {
 			ts.Fatalf("usage: rawfile FILE POINTS SAMPLES")
 		}
-		f, err := rawfile.ReadFile(ts.MkAbs(args[0]))
+		f, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[0]))
 		if neg {
 			if err == nil {
 				ts.Fatalf("%s is a valid raw file", args[0])

@@ -2,6 +2,7 @@ package rawfile_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,7 @@ func TestReadHelper(t *testing.T) {
 	if path == "" {
 		t.Skip("a helper process of TestHostileFilesCostLittle")
 	}
-	_, err := rawfile.ReadFile(path)
+	_, err := rawfile.ReadFile(context.Background(), path)
 	// The peak resident size of this process's memory since its exec
 	// (VmHWM): the parent's rusage would count the memory it shared with
 	// the parent before the exec.

@@ -2,6 +2,7 @@ package rawfile_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -331,7 +332,7 @@ func TestLargestFiles(t *testing.T) {
 	}
 	f.Truncate(rawfile.MaxFileBytes + 1)
 	f.Close()
-	if _, err := rawfile.ReadFile(path); err == nil || !strings.Contains(err.Error(), "over the size limit") {
+	if _, err := rawfile.ReadFile(context.Background(), path); err == nil || !strings.Contains(err.Error(), "over the size limit") {
 		t.Errorf("a file of MaxFileBytes+1: %v", err)
 	}
 }

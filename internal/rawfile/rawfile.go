@@ -187,16 +187,11 @@ type Point struct {
 	Latencies []int64  `json:"latencies_ns"`
 }
 
-// ReadFile reads and validates the raw-samples file at path.
-func ReadFile(path string) (*File, error) {
-	return ReadFileContext(context.Background(), path)
-}
-
-// ReadFileContext reads and validates the raw-samples file at path,
-// stopping when ctx ends. Only a regular file of at most MaxFileBytes is
+// ReadFile reads and validates the raw-samples file at path, stopping
+// when ctx ends. Only a regular file of at most MaxFileBytes is
 // read: a FIFO would block, /dev/zero would never end, and neither is a
 // file a tickscope run wrote.
-func ReadFileContext(ctx context.Context, path string) (*File, error) {
+func ReadFile(ctx context.Context, path string) (*File, error) {
 	// Opened without blocking (O_NONBLOCK on Unix), so that opening a FIFO
 	// cannot hang, then checked before anything is read.
 	file, err := openNonBlocking(path)
@@ -224,9 +219,10 @@ func checkRegular(fi os.FileInfo) error {
 	return nil
 }
 
-// Parse decodes and validates a raw-samples document. Errors say where the
+// parse decodes and validates a raw-samples document held in memory (the
+// tests' way in). Errors say where the
 // problem is: a JSON path and a line and column.
-func Parse(data []byte) (*File, error) {
+func parse(data []byte) (*File, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("%d bytes is over the size limit of %d bytes: no tickscope run writes a raw file that large", len(data), MaxFileBytes)
 	}

@@ -2,6 +2,7 @@ package rawfile_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,7 +44,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := outfile.WriteRaw(path, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := rawfile.ReadFile(path)
+	got, err := rawfile.ReadFile(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestRoundTripUnderLoad(t *testing.T) {
 		if text := fmt.Sprintf(`"load":{"threads":%d,"kind":"cpu"}`, 4*cpus); !strings.Contains(string(data), text) {
 			t.Errorf("the file does not hold %s: %s", text, data)
 		}
-		got, err := rawfile.ReadFile(path)
+		got, err := rawfile.ReadFile(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +118,7 @@ func TestOutput(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("the written Output left %d files, want 1", len(entries))
 	}
-	if _, err := rawfile.ReadFile(path); err != nil {
+	if _, err := rawfile.ReadFile(context.Background(), path); err != nil {
 		t.Errorf("the written file does not read back: %v", err)
 	}
 }
@@ -503,7 +504,7 @@ func FuzzParse(f *testing.F) {
 		if err := outfile.WriteRaw(path, file); err != nil {
 			t.Fatalf("cannot write back an accepted file: %v", err)
 		}
-		again, err := rawfile.ReadFile(path)
+		again, err := rawfile.ReadFile(context.Background(), path)
 		if err != nil {
 			t.Fatalf("cannot read back an accepted file: %v", err)
 		}

@@ -2,8 +2,11 @@ package report_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +76,11 @@ func TestCompareOfIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rawfile.Parse(data); err == nil || !strings.Contains(err.Error(), "points: more than 2004 points") {
+	path := filepath.Join(t.TempDir(), "hostile.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rawfile.ReadFile(context.Background(), path); err == nil || !strings.Contains(err.Error(), "points: more than 2004 points") {
 		t.Errorf("the 30,000-point compare file: %v", err)
 	}
 	hostile.Points = hostile.Points[:rawfile.MaxCompareSettings+1]

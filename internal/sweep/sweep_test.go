@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -556,7 +558,11 @@ func periodChangedForGood(t *testing.T, sc sim.Scenario, requests []uint32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := rawfile.Parse(data)
+	path := filepath.Join(t.TempDir(), "bench.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	back, err := rawfile.ReadFile(context.Background(), path)
 	if err != nil {
 		t.Fatalf("the bench wrote a file the reader refuses: %v", err)
 	}
