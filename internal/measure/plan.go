@@ -79,9 +79,6 @@ func Measure(host seam.Host, where, methodName string, delay time.Duration, samp
 	return sample.Spec{Method: m.Name, Delay: delay, Samples: samples, Warmup: sample.DefaultWarmup(samples)}, nil
 }
 
-// MaxCurvePoints bounds the delays of one curve.
-const MaxCurvePoints = 1000
-
 // Curve is curve's specs: samples waits of the named method (the host's
 // first relative one when "") at each delay from from to to in step.
 func Curve(host seam.Host, where, methodName string, from, to, step time.Duration, samples int) ([]sample.Spec, error) {
@@ -100,8 +97,8 @@ func Curve(host seam.Host, where, methodName string, from, to, step time.Duratio
 		return nil, options.Usagef("--from %v is not below --to %v", from, to)
 	case step <= 0:
 		return nil, options.BadFlag("step", step, "must be above 0")
-	case int64((to-from)/step)+1 > MaxCurvePoints:
-		return nil, options.BadFlag("step", step, "gives %d points from %v to %v; at most %d", int64((to-from)/step)+1, from, to, MaxCurvePoints)
+	case int64((to-from)/step)+1 > rawfile.MaxCurvePoints:
+		return nil, options.BadFlag("step", step, "gives %d points from %v to %v; at most %d", int64((to-from)/step)+1, from, to, rawfile.MaxCurvePoints)
 	case samples < 1 || samples > rawfile.MaxCurveSamples:
 		return nil, options.BadFlag("samples", samples, "allowed 1..%d", rawfile.MaxCurveSamples)
 	case m.WholeMilliseconds && (from%time.Millisecond != 0 || step%time.Millisecond != 0):

@@ -109,13 +109,18 @@ func Delay(flag string, d time.Duration) error {
 	return nil
 }
 
+// bothPeriods refuses --resolution and --ms given together.
+func bothPeriods(resolution uint32, ms float64) error {
+	return Usagef("--resolution %d and --ms %v: give one of them, not both", resolution, ms)
+}
+
 // Period turns --resolution (100 ns units) or --ms into a timer period in
 // 100 ns units, checked against this machine's range. At most one of the
 // two may be given; ok is false when neither was.
 func Period(resolution uint32, resolutionSet bool, ms float64, msSet bool, win *timerinfo.Windows) (period uint32, ok bool, err error) {
 	switch {
 	case resolutionSet && msSet:
-		return 0, false, Usagef("--resolution %d and --ms %v: give one of them, not both", resolution, ms)
+		return 0, false, bothPeriods(resolution, ms)
 	case !resolutionSet && !msSet:
 		return 0, false, nil
 	}

@@ -76,7 +76,7 @@ func Setting(cmd *cobra.Command, q *timerinfo.Report, resolution uint32, ms floa
 	var s timerinfo.Setting
 	changed := cmd.Flags().Changed
 	if changed("resolution") && changed("ms") {
-		return s, Usagef("--resolution %d and --ms %v: give one of them, not both", resolution, ms)
+		return s, bothPeriods(resolution, ms)
 	}
 	if err := WindowsOnly(cmd, q, "resolution", "ms"); err != nil {
 		return s, err

@@ -50,10 +50,13 @@ func TestLimitsAreTheCommandsMaxima(t *testing.T) {
 			t.Errorf("a file of %d CPUs with a load of %d threads: %v", cpus, threads, err)
 		}
 	}
-	if measure.MaxCurvePoints != rawfile.MaxCurvePoints {
-		t.Errorf("curve measures at most %d delays; the reader allows %d", measure.MaxCurvePoints, rawfile.MaxCurvePoints)
-	}
 	host := machine.Host()
+	if _, err := measure.Curve(host, "here", "", time.Microsecond, rawfile.MaxCurvePoints*time.Microsecond, time.Microsecond, 1); err != nil {
+		t.Errorf("curve refuses the %d delays the reader allows: %v", rawfile.MaxCurvePoints, err)
+	}
+	if _, err := measure.Curve(host, "here", "", time.Microsecond, (rawfile.MaxCurvePoints+1)*time.Microsecond, time.Microsecond, 1); err == nil {
+		t.Errorf("curve measures %d delays; the reader allows %d", rawfile.MaxCurvePoints+1, rawfile.MaxCurvePoints)
+	}
 	if _, err := measure.Curve(host, "here", "", time.Millisecond, 2*time.Millisecond, time.Millisecond, rawfile.MaxCurveSamples); err != nil {
 		t.Errorf("curve refuses %d samples: %v", rawfile.MaxCurveSamples, err)
 	}

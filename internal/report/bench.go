@@ -56,19 +56,12 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	p.line("")
 	p.line("curve  (median p50 per band of equivalent periods)")
 	for i, band := range r.Bands {
-		mark := ""
-		switch {
-		case i == r.Band && band.Equivalent:
-			mark = "  <- recommended (" + equivalenceMark(band.P50VsBest) + ")"
-		case i == r.Band:
-			mark = "  <- recommended"
-		case band.DominatedBy != nil:
-			mark = "  (dominated: the " + bandName(r.Bands[*band.DominatedBy]) + " band's p50 and p99 are lower beyond the noise)"
-		case band.Equivalent:
-			mark = "  (" + equivalenceMark(band.P50VsBest) + ")"
-		case !band.Pass:
-			mark = "  (fails a gate)"
-		case !band.Confirmed(r.Rows):
+		dominated := ""
+		if band.DominatedBy != nil {
+			dominated = "the " + bandName(r.Bands[*band.DominatedBy]) + " band's p50 and p99 are lower beyond the noise"
+		}
+		mark := candidateMark(i == r.Band, band.Equivalent, band.P50VsBest, dominated, band.Pass)
+		if mark == "" && !band.Confirmed(r.Rows) {
 			mark = "  (first look only)"
 		}
 		p.line(fmt.Sprintf("  %s - %s ms   p50 %s ms  %4d points%s", timerinfo.FormatPeriodMS(band.LoGranted), timerinfo.FormatPeriodMS(band.HiGranted), ms(band.P50), len(band.Rows), mark))

@@ -66,3 +66,23 @@ func equivalenceMark(vsBest *stats.Interval) string {
 	iv := *vsBest
 	return fmt.Sprintf("equivalent: p50 %s µs, 95 %% CI %s .. %s µs", signedUs(iv.Estimate), signedUs(iv.Lo), signedUs(iv.Hi))
 }
+
+// candidateMark is the note after one of a bench's candidates (a band on
+// Windows, a setting on Linux), "" for none: recommended (and how it
+// compares with the best when equivalent), dominated (what dominates it,
+// "" when nothing does), equivalent, or failing a gate.
+func candidateMark(recommended, equivalent bool, vsBest *stats.Interval, dominated string, pass bool) string {
+	switch {
+	case recommended && equivalent:
+		return "  <- recommended (" + equivalenceMark(vsBest) + ")"
+	case recommended:
+		return "  <- recommended"
+	case dominated != "":
+		return "  (dominated: " + dominated + ")"
+	case equivalent:
+		return "  (" + equivalenceMark(vsBest) + ")"
+	case !pass:
+		return "  (fails a gate)"
+	}
+	return ""
+}

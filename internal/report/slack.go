@@ -51,19 +51,11 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	p.line("")
 	p.line("settings  (lateness p50 / p99, interference)")
 	for i, row := range r.Rows {
-		mark := ""
-		switch {
-		case i == r.Recommended && row.Equivalent:
-			mark = "  <- recommended (" + equivalenceMark(row.P50VsBest) + ")"
-		case i == r.Recommended:
-			mark = "  <- recommended"
-		case row.DominatedBy != nil:
-			mark = "  (dominated: " + r.Rows[*row.DominatedBy].Setting.String() + " has a lower p50 and p99 beyond the noise)"
-		case row.Equivalent:
-			mark = "  (" + equivalenceMark(row.P50VsBest) + ")"
-		case !row.Pass:
-			mark = "  (fails a gate)"
+		dominated := ""
+		if row.DominatedBy != nil {
+			dominated = r.Rows[*row.DominatedBy].Setting.String() + " has a lower p50 and p99 beyond the noise"
 		}
+		mark := candidateMark(i == r.Recommended, row.Equivalent, row.P50VsBest, dominated, row.Pass)
 		p.line(fmt.Sprintf("  %-36s %11s / %-11s %5.1f %%%s", row.Setting, fmtSigned(row.Lateness.P50), fmtSigned(row.Lateness.P99), 100*row.Summary.Interference, mark))
 	}
 	equivalent := 0
