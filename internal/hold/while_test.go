@@ -414,6 +414,19 @@ func TestPlanApplyWhile(t *testing.T) {
 		{"empty element", lin, hold.ApplyFlags{DMALatencySet: true, While: "game,", WhileSet: true}, "--while game,: program 2 of 2 is empty"},
 		{"twice", win, hold.ApplyFlags{MS: 1, MSSet: true, While: "Game.exe,game.exe", WhileSet: true}, "name the same program"},
 		{"relative", lin, hold.ApplyFlags{DMALatencySet: true, While: "bin/game", WhileSet: true}, "is a relative path"},
+		{"empty list", lin, hold.ApplyFlags{DMALatencySet: true, While: "", WhileSet: true}, `--while "": an empty list`},
+		{"empty list on Windows, with persist", win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: " ", WhileSet: true}, `--while " ": an empty list`},
+		{"a lone comma", win, hold.ApplyFlags{MS: 1, MSSet: true, While: ",", WhileSet: true}, "--while ,: program 1 of 2 is empty"},
+		{"a name given twice on Linux", lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game,steam,game", WhileSet: true}, "--while game,steam,game: game is given twice"},
+		{"a name and its .exe on Windows", win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: "game,GAME.exe", WhileSet: true}, "game and GAME.exe name the same program"},
+		{"a path and its other slashes on Windows", win, hold.ApplyFlags{MS: 1, MSSet: true, While: `C:\Games\game.exe,c:/games/GAME.EXE`, WhileSet: true}, "name the same program"},
+		{"a directory", lin, hold.ApplyFlags{DMALatencySet: true, While: "/opt/game/", WhileSet: true}, "ends with a separator: a directory, not a program"},
+		{"a directory on Windows", win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: `C:\Games\`, WhileSet: true}, "ends with a separator: a directory, not a program"},
+		{"dot dot", lin, hold.ApplyFlags{DMALatencySet: true, While: "/opt/../game", WhileSet: true}, "holds . or .."},
+		{"a character Windows forbids", win, hold.ApplyFlags{MS: 1, MSSet: true, While: "ga|me.exe", WhileSet: true}, "holds a character Windows does not allow in a file name"},
+		{"a drive-relative path", win, hold.ApplyFlags{MS: 1, MSSet: true, While: `\game.exe`, WhileSet: true}, "is a relative path"},
+		{"a control character", lin, hold.ApplyFlags{DMALatencySet: true, While: "ga\x1bme", WhileSet: true}, "holds a control character"},
+		{"too long a name", lin, hold.ApplyFlags{DMALatencySet: true, While: strings.Repeat("g", 256), WhileSet: true}, "is longer than a file name can be"},
 		{"simulated persist", win, hold.ApplyFlags{MS: 1, MSSet: true, While: "game.exe", WhileSet: true, Simulated: true, Persist: true}, "--simulate holds on the model"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -445,6 +458,51 @@ func TestPersistWhile(t *testing.T) {
 	installed, err := persist.ParseTask(st.Definition)
 	if err != nil || fmt.Sprint(installed.While()) != "[game.exe]" {
 		t.Errorf("the task's --while: %v, %v", installed.While(), err)
+	}
+}
+
+// The refusals of apply --persist --while: where requests are per-process
+// (or the key is not yet in force) a holder at logon would speed up only
+// itself, not the programs it waits for. Each is an OS-side refusal (exit
+// 1, not a usage error), names the programs, and installs and starts
+// nothing, a dry run too.
+func TestPersistWhileRefusals(t *testing.T) {
+	req := timerinfo.Setting{Resolution100ns: 10000}
+	for _, tt := range []struct {
+		name   string
+		dryRun bool
+		while  []string
+		setUp  func(h *windowsHost)
+		want   string
+	}{
+		{"per-process requests (Windows 11 without the key)", false, []string{"game.exe"}, func(h *windowsHost) { h.global = nil },
+			"--persist refused: requests are per-process here (per-process: Windows 10 2004+), so a holder at logon would speed up only itself, not game.exe; "},
+		{"per-process requests, a dry run too", true, []string{"game.exe"}, func(h *windowsHost) { h.global = nil },
+			"so a holder at logon would speed up only itself, not game.exe"},
+		{"per-process requests, two programs", false, []string{"game.exe", `C:\Games\other.exe`}, func(h *windowsHost) { h.global = nil },
+			`would speed up only itself, not game.exe or C:\Games\other.exe`},
+		{"Windows 10, which ignores the key", false, []string{"game.exe"}, func(h *windowsHost) { h.build = 19045 },
+			"not game.exe; this build cannot make them global"},
+		{"Windows 10, a dry run too", true, []string{"game.exe"}, func(h *windowsHost) { h.build = 19045 },
+			"this build cannot make them global"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, sys, st := persistMachine(t)
+			sys.Executables = map[string]uint16{windowsHolder: 2}
+			tt.setUp(h)
+			args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", strings.Join(tt.while, ",")}
+			res, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "1", While: tt.while, DryRun: tt.dryRun, Sleep: func(time.Duration) {}})
+			if res != nil {
+				t.Errorf("refused with a result: %+v", res)
+			}
+			wantError(t, err, tt.want)
+			if isUsage(err) {
+				t.Errorf("%v is a usage error (exit 2), want exit 1", err)
+			}
+			if st.Installs+st.Starts != 0 || st.Definition != nil {
+				t.Errorf("a refusal installed %d and started %d: %s", st.Installs, st.Starts, st.Definition)
+			}
+		})
 	}
 }
 
