@@ -314,12 +314,14 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 			o.Checked(now, req, false)
 		}
 	}
+	// The time held counts from before --for is armed, so that a hold
+	// of --for D reports at least D (Holding may take a while: it prints).
+	start := time.Now()
 	end := armEnd(ctx, sys, o, 0)
 	defer end.close()
 	if o.Holding != nil {
 		o.Holding(rep)
 	}
-	start := time.Now()
 	if o.NoConsole {
 		if err := sys.DetachConsole(); err != nil {
 			return nil, err

@@ -677,6 +677,25 @@ func TestHoldOnTheModel(t *testing.T) {
 	wantError(t, err, "another startup holder runs: another tickscope holder is running (process 12)")
 }
 
+// A hold of --for D reports having held at least D, however long Holding
+// takes (it prints, and the console may be slow): --for is armed before
+// Holding is told, and the time held counts from before that (Wine's
+// apply_while.txtar saw "released after 2.998s" for --for 3s).
+func TestHoldForReportsAtLeastFor(t *testing.T) {
+	h := newWindows(t, "knee-26100")
+	const holdFor = 60 * time.Millisecond
+	rep, err := hold.Hold(context.Background(), h, &sim.System{}, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+		NoEsc: true, For: holdFor,
+		Holding: func(*hold.HoldReport) { time.Sleep(holdFor / 2) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.EndedBy != "for" || time.Duration(rep.HeldNs) < holdFor {
+		t.Errorf("ended by %q after %v; want --for, and at least %v", rep.EndedBy, time.Duration(rep.HeldNs), holdFor)
+	}
+}
+
 func TestRunSetting(t *testing.T) {
 	win := query(t, newWindows(t, "knee-26100"))
 	lin := linuxReport(0)
