@@ -317,7 +317,7 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	// The time held counts from before --for is armed, so that a hold
 	// of --for D reports at least D (Holding may take a while: it prints).
 	start := time.Now()
-	end := armEnd(ctx, sys, o, 0)
+	end := armEnd(ctx, sys, o, rep, 0)
 	defer end.close()
 	if o.Holding != nil {
 		o.Holding(rep)
@@ -394,9 +394,12 @@ type endWatch struct {
 }
 
 // armEnd arms the hold's end: ESC, --for, the recheck every RecheckEvery,
-// a scan every scanEvery when scanEvery > 0, and the resume notification,
-// whose failure is warned of. close disarms it.
-func armEnd(ctx context.Context, sys seam.System, o HoldOptions, scanEvery time.Duration) *endWatch {
+// a scan every scanEvery when scanEvery > 0, and the resume notification.
+// What cannot be armed is kept in rep's warnings, not told: it is armed
+// before Holding or Waiting, which tell the report's warnings after the
+// holding line, so told here it would be told twice. close disarms it.
+func armEnd(ctx context.Context, sys seam.System, o HoldOptions, rep *HoldReport, scanEvery time.Duration) *endWatch {
+	o.Warn = rep.warner(nil)
 	w := &endWatch{ctx: ctx, sys: sys, escaped: make(chan struct{}), resumed: make(chan struct{}, 1)}
 	var once sync.Once
 	stop := func() { once.Do(func() { close(w.escaped) }) }

@@ -696,6 +696,34 @@ func TestHoldForReportsAtLeastFor(t *testing.T) {
 	}
 }
 
+// What the hold's end cannot arm (here the desktop-wide ESC) is told once,
+// by Holding with the report's other warnings, after the holding line:
+// not also by Warn as it is armed, before anything is held.
+func TestHoldTellsAnArmingWarningOnce(t *testing.T) {
+	h := newWindows(t, "knee-26100")
+	var told, atHolding []string
+	rep, err := hold.Hold(context.Background(), h, &sim.System{EscapeErr: errors.New("SetWindowsHookExW: denied")}, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+		NoConsole: true, For: time.Millisecond,
+		Warn:    func(msg string) { told = append(told, msg) },
+		Holding: func(rep *hold.HoldReport) { atHolding = append(atHolding, rep.Warnings...) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	escape := func(w []string) int {
+		n := 0
+		for _, msg := range w {
+			if strings.Contains(msg, "ESC cannot be watched: SetWindowsHookExW: denied") {
+				n++
+			}
+		}
+		return n
+	}
+	if escape(told) != 0 || escape(atHolding) != 1 || escape(rep.Warnings) != 1 {
+		t.Errorf("the ESC warning told by Warn %d times (%q), at Holding %d (%q), in the report %d; want 0, 1, 1", escape(told), told, escape(atHolding), atHolding, escape(rep.Warnings))
+	}
+}
+
 func TestRunSetting(t *testing.T) {
 	win := query(t, newWindows(t, "knee-26100"))
 	lin := linuxReport(0)

@@ -154,7 +154,7 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	h := &whileHold{host: host, scanner: scanner, q: q, req: req, o: o, rep: rep, start: time.Now(), ctx: ctx,
 		programs: o.While, running: map[int]seam.ProgramProcess{}}
 	defer h.end()
-	end := armEnd(ctx, sys, o, every)
+	end := armEnd(ctx, sys, o, rep, every)
 	defer end.close()
 	if o.Waiting != nil {
 		o.Waiting(rep)

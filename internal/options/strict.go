@@ -18,12 +18,12 @@ import (
 //     (measure --samples 10 --samples 20 would measure 20); no tickscope
 //     flag is repeatable;
 //   - an integer flag takes decimal digits only: pflag parses as Go source
-//     does, so --pid 062021 was octal (PID 25617), --samples 0x10 was 16,
-//     and 1_000 was 1000;
+//     does, so --pid 062021 would be octal (PID 25617), --samples 0x10
+//     16, and 1_000 1000;
 //   - a fractional flag (--ms) takes a plain decimal number: no exponent,
 //     hex, underscore, Inf or NaN;
 //   - a duration flag is a whole number of nanoseconds, parsed exactly
-//     (ParseDuration): pflag's own truncated --delay 1.5ns to 1 ns.
+//     (ParseDuration): pflag's own truncates --delay 1.5ns to 1 ns.
 //
 // The variable a command reads, and the flag's default and help text,
 // stay as defined. Calling Strict twice changes nothing.
