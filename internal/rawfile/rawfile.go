@@ -8,7 +8,6 @@
 package rawfile
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -217,16 +216,6 @@ func checkRegular(fi os.FileInfo) error {
 		return fmt.Errorf("%d bytes is over the size limit of %d bytes: no tickscope run writes a raw file that large", fi.Size(), MaxFileBytes)
 	}
 	return nil
-}
-
-// parse decodes and validates a raw-samples document held in memory (the
-// tests' way in). Errors say where the
-// problem is: a JSON path and a line and column.
-func parse(data []byte) (*File, error) {
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%d bytes is over the size limit of %d bytes: no tickscope run writes a raw file that large", len(data), MaxFileBytes)
-	}
-	return decodeAndValidate(context.Background(), bytes.NewReader(data))
 }
 
 func decodeAndValidate(ctx context.Context, r io.Reader) (*File, error) {

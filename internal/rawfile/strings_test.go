@@ -85,7 +85,7 @@ func TestEveryStringIsPrintable(t *testing.T) {
 			for _, path := range append(paths, "created") {
 				for _, bad := range hostileStrings {
 					data := withString(t, f, path, bad)
-					_, err := parse(data)
+					_, err := Parse(data)
 					if err == nil {
 						t.Errorf("%s = %q was accepted", path, bad)
 						continue
@@ -98,7 +98,7 @@ func TestEveryStringIsPrintable(t *testing.T) {
 		})
 	}
 	// A field's name is a string too.
-	if _, err := parse([]byte(`{"format":"tickscope-raw","version":1,"\u001b[2K":1}`)); err == nil || !strings.Contains(err.Error(), "control character (U+001B)") {
+	if _, err := Parse([]byte(`{"format":"tickscope-raw","version":1,"\u001b[2K":1}`)); err == nil || !strings.Contains(err.Error(), "control character (U+001B)") {
 		t.Errorf("a name holding ESC: %v", err)
 	}
 }
@@ -163,7 +163,7 @@ func TestWriterEscapes(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		back, err := parse([]byte(b.String()))
+		back, err := Parse([]byte(b.String()))
 		if err != nil {
 			t.Errorf("%s: written, then refused: %v", name, err)
 			continue
