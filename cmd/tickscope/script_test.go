@@ -70,7 +70,10 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 	},
 	// json FILE PATH [VALUE]: FILE (or stdout) is JSON with a value at the
 	// dotted PATH, equal to VALUE when given (compared as JSON text), or at
-	// least N when VALUE is ">=N", at most N when it is "<=N".
+	// least N when VALUE is ">=N", at most N when it is "<=N", at most the
+	// number at the dotted OTHER when it is "<=@OTHER". A PATH written
+	// ?PATH is a number the writer leaves out when it is 0 (omitempty),
+	// so absent counts as 0.
 	"json": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) < 2 || len(args) > 3 {
 			ts.Fatalf("usage: json FILE|stdout PATH [VALUE]")
@@ -80,7 +83,11 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		if err := json.Unmarshal([]byte(data), &doc); err != nil {
 			ts.Fatalf("%s is not JSON: %v", args[0], err)
 		}
-		v, ok := lookup(doc, args[1])
+		path, zeroIfAbsent := strings.CutPrefix(args[1], "?")
+		v, ok := lookup(doc, path)
+		if !ok && zeroIfAbsent {
+			v, ok = 0.0, true
+		}
 		if len(args) == 3 && ok {
 			text, _ := json.Marshal(v)
 			if least, isMin := strings.CutPrefix(args[2], ">="); isMin {
@@ -88,6 +95,11 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 				limit, err := strconv.ParseFloat(least, 64)
 				ts.Check(err)
 				ok = isNum && n >= limit
+			} else if other, isOther := strings.CutPrefix(args[2], "<=@"); isOther {
+				n, isNum := v.(float64)
+				limit, found := lookup(doc, other)
+				m, otherNum := limit.(float64)
+				ok = isNum && found && otherNum && n <= m
 			} else if most, isMax := strings.CutPrefix(args[2], "<="); isMax {
 				n, isNum := v.(float64)
 				limit, err := strconv.ParseFloat(most, 64)
