@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/metrics"
+	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
@@ -39,14 +40,19 @@ func (a *app) watch(cmd *cobra.Command, f watch.Flags) error {
 	if err != nil {
 		return err
 	}
+	if err := outfile.CheckLines("log", f.Log); err != nil {
+		return err
+	}
 	m, stop, err := metrics.Start("listen", f.Listen, version.String(), func(msg string) { a.warnf("%s", msg) })
 	if err != nil {
 		return err
 	}
 	defer stop()
-	if o.Log, err = watch.OpenLog("log", f.Log); err != nil {
+	logFile, err := outfile.OpenLines("log", f.Log)
+	if err != nil {
 		return err
 	}
+	o.Log = watch.NewLog(logFile)
 	defer o.Log.Close()
 	ctx, done := term.Stoppable(cmd.Context())
 	defer done()

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/who"
 )
@@ -90,49 +87,13 @@ type logFile interface {
 	Close() error
 }
 
-// OpenLog opens the --log file for appending, creating it, under the rule
-// of every output file (outfile.OpenAppend): only a regular file (or a
-// symlink to one that another user could not have planted) is written;
-// anything else is a usage error naming the flag. A file that ends in a torn line (a crash) gets a
-// newline first, so that the torn line stays the only bad one.
-func OpenLog(flag, path string) (*Log, error) {
-	if path == "" {
-		return &Log{}, nil
+// NewLog is the log that appends to f (outfile.OpenLines opens --log's);
+// a nil f is no log, which writes nothing.
+func NewLog(f *os.File) *Log {
+	if f == nil {
+		return &Log{}
 	}
-	if err := CheckLog(flag, path); err != nil {
-		return nil, err
-	}
-	_, statErr := os.Stat(path)
-	f, err := outfile.OpenAppend(flag, path)
-	if err != nil {
-		return nil, err
-	}
-	if os.IsNotExist(statErr) {
-		syncDir(filepath.Dir(path)) // so that a crash does not lose the new file's name
-	}
-	if info, err := f.Stat(); err == nil && info.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, info.Size()-1); err == nil && last[0] != '\n' {
-			if _, err := f.Write([]byte{'\n'}); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("writing %s: %w", path, err)
-			}
-		}
-	}
-	return &Log{f: f}, nil
-}
-
-// CheckLog refuses a --log path that is not a regular file (or a symlink
-// to one, or missing), as a usage error naming the flag, without opening
-// it.
-func CheckLog(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	if _, err := outfile.Target(path); err != nil {
-		return options.BadFlag(flag, path, "%v", err)
-	}
-	return nil
+	return &Log{f: f}
 }
 
 // Write appends one event as one line. A Log without a file writes
@@ -176,16 +137,6 @@ func (l *Log) cutTornLine(end int64) error {
 		return err
 	}
 	return l.f.Sync()
-}
-
-// syncDir syncs a directory's entries where the OS can (not Windows, whose
-// directories cannot be opened for it); a failure leaves only the new
-// file's name at risk in a crash, so it is not reported.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 // Close closes the file.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -103,4 +104,14 @@ func TestWriteLineIsPrintable(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &e); err != nil || e.Error != forged || (*e.Holders)[0].Name != forged {
 		t.Errorf("the line reads back as %+v (%v)", e, err)
 	}
+}
+
+// OpenLog opens --log as the watch command does (outfile.OpenLines, then
+// NewLog), for the tests.
+func OpenLog(flag, path string) (*Log, error) {
+	f, err := outfile.OpenLines(flag, path)
+	if err != nil {
+		return nil, err
+	}
+	return NewLog(f), nil
 }

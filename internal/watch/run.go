@@ -93,9 +93,10 @@ const (
 
 // ForHost checks the command line and fills in Read, Holder and Measure
 // for a host and system (sys may be nil), with the host's default method
-// unless one is given. Every refusal is a usage error. It opens nothing:
-// the caller binds --listen after it, then opens --log (OpenLog), so that
-// bad input binds no port and touches no file.
+// unless one is given. Every refusal is a usage error. It opens nothing
+// and leaves --log to the caller, which checks it (outfile.CheckLines),
+// binds --listen, then opens it (outfile.OpenLines, NewLog), so that bad
+// input binds no port and touches no file.
 func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options, error) {
 	if f.Every < MinEvery || f.Every > MaxEvery {
 		return Options{}, options.BadFlag("every", f.Every, "allowed %v..%v", MinEvery, MaxEvery)
@@ -109,9 +110,6 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 	}
 	if _, err := seam.FindMethod(host, method); err != nil {
 		return Options{}, options.BadFlag("method", method, "the methods here are %s", seam.MethodNames(host.Methods()))
-	}
-	if err := CheckLog("log", f.Log); err != nil {
-		return Options{}, err
 	}
 	o := Options{Every: f.Every, MeasureEvery: f.MeasureEvery, Method: method, Delay: BurstDelay, Waits: BurstWaits,
 		Read: func() (State, error) { return ReadState(host) }, Clock: RealClock{}}
