@@ -26,6 +26,8 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"tickscope": func() { os.Exit(run(os.Args[1:])) },
+		// The Wine scripts' bounded Wine command (wine_test.go).
+		"tickscope-wine": func() { os.Exit(wineBounded(os.Args[1:])) },
 	})
 }
 

@@ -87,6 +87,7 @@ func TestWine(t *testing.T) {
 		t.Logf("%s", out)
 	})
 	t.Run("windows-apis", func(t *testing.T) { wineWindowsAPIs(t, w) })
+	t.Run("bound", func(t *testing.T) { wineBound(t, w) })
 	// The Windows bindings' own tests, as a test binary: each way a
 	// binding reads a failure, the MMRESULTs, and no allocation on the
 	// calls a measurement makes per sample.
@@ -187,9 +188,6 @@ func setUpWine(t *testing.T) *wineSetup {
 	if err != nil {
 		missing("no x86_64-w64-mingw32-gcc to build the bcryptprimitives.dll shim")
 	}
-	if _, err := exec.LookPath("timeout"); err != nil {
-		missing("no timeout(1) to bound the Wine commands")
-	}
 	dir := t.TempDir()
 
 	// The product: the real Windows binary, with its manifest and version
@@ -202,17 +200,23 @@ func setUpWine(t *testing.T) *wineSetup {
 	}
 	checkResources(t, w.exe)
 	w.bin = filepath.Join(dir, "bin")
-	// The wrapper bounds each command: timeout(1) passes on the signals a
-	// script sends (kill -INT), and --foreground keeps the command in the
-	// script's process group.
-	// TICKSCOPE_WINE_DEADLINE (seconds) lets a script shorten it.
-	wrapper := fmt.Sprintf("#!/bin/sh\nexec timeout --foreground --kill-after=10s \"${TICKSCOPE_WINE_DEADLINE:-%d}s\" %q %q \"$@\"\n",
-		int(wineCommandDeadline.Seconds()), w.wine, w.exe)
+	// The scripts' tickscope and wine64 are the bounded Wine command of
+	// this test binary (wineBounded, tickscope-wine on the scripts' PATH):
+	// a command that hangs, or leaves a Wine process holding its output,
+	// ends at its deadline with every Wine process of the prefix, and the
+	// script fails saying what was left. TICKSCOPE_WINE_DEADLINE (seconds)
+	// sets the deadline; TICKSCOPE_WINE is Wine's loader itself, for a
+	// script that must signal the Windows program's own process.
 	if err := os.Mkdir(w.bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(w.bin, "tickscope"), []byte(wrapper), 0o755); err != nil {
-		t.Fatal(err)
+	for name, wrapper := range map[string]string{
+		"tickscope": fmt.Sprintf("#!/bin/sh\nexec tickscope-wine %q %q \"$@\"\n", w.wine, w.exe),
+		"wine64":    fmt.Sprintf("#!/bin/sh\nexec tickscope-wine %q \"$@\"\n", w.wine),
+	} {
+		if err := os.WriteFile(filepath.Join(w.bin, name), []byte(wrapper), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The windowless holder apply --persist registers: the same program
 	// linked for the GUI subsystem, beside tickscope.exe as the release
@@ -486,15 +490,18 @@ func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
 		return err
 	}
 	watchdog := time.AfterFunc(wineScriptDeadline, func() {
-		if f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0); err == nil {
-			fmt.Fprintf(f, "tickscope tests: the script still ran after %v: its wineserver is killed\n", wineScriptDeadline)
-			f.Close()
+		var b strings.Builder
+		fmt.Fprintf(&b, "the script still ran after %v: every Wine process of its prefix is killed:\n", wineScriptDeadline)
+		for _, p := range prefixProcesses(filepath.Dir(w.wine), prefix) {
+			b.WriteString(describeProcess(p.pid, false))
 		}
+		os.WriteFile(filepath.Join(e.WorkDir, wineOverranName), []byte(b.String()), 0o644)
 		w.killServer(prefix)
 	})
 	e.Setenv("PATH", w.bin+string(os.PathListSeparator)+filepath.Dir(w.wine)+string(os.PathListSeparator)+e.Getenv("PATH"))
 	e.Setenv("WINEPREFIX", prefix)
 	e.Setenv("TICKSCOPE_EXE", w.exe)
+	e.Setenv("TICKSCOPE_WINE", w.wine)
 	e.Setenv("TICKSCOPE_HOLDER_EXE", w.holder)
 	e.Setenv("CRASH_EXE", w.crash)
 	// Wine maps file names through the locale's code page: UTF-8 lets
@@ -507,6 +514,11 @@ func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
 		w.killServer(prefix)
 		if data, _ := os.ReadFile(log); wineCrashed(data) || bytes.Contains(data, []byte("tickscope tests:")) {
 			e.T().Log("Wine's session log:\n" + string(data))
+		}
+		// A command that overran its deadline fails the script, whatever
+		// the script expected of it (a `! exec` too).
+		if data, err := os.ReadFile(filepath.Join(e.WorkDir, wineOverranName)); err == nil {
+			e.T().Fatal("a Wine command overran its deadline: " + string(data))
 		}
 	})
 	return nil
@@ -526,6 +538,73 @@ func (w *wineSetup) flush(ts *testscript.TestScript, neg bool, args []string) {
 	w.signalPrefix(prefix, syscall.SIGTERM, func(exe string) bool { return strings.HasPrefix(filepath.Base(exe), "wineserver") })
 	w.killServer(prefix)
 	ts.Check(w.startSession(prefix, filepath.Join(ts.Getenv("WORK"), ".wine-session.log")))
+}
+
+// wineBound holds the scripts' bounded Wine command to its promise: a
+// command that runs past its deadline, or that leaves behind a Wine
+// process holding its output, ends within seconds of the deadline with
+// every Wine process of its prefix, says what was left running, exits 124
+// and records the overrun, so that the script's later Wine commands do not
+// run and the script fails.
+func wineBound(t *testing.T, w *wineSetup) {
+	bounded, err := exec.LookPath("tickscope-wine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const deadline = 5 * time.Second
+	cases := []struct {
+		name string
+		args []string
+		said string
+	}{
+		{"hangs", []string{w.wine, w.exe, "apply", "--ms", "1", "--no-esc", "--for", "120s"},
+			"still ran after 5s: killed with every Wine process of its prefix"},
+		// cmd's start /b runs the hold in the background with cmd's own
+		// output, and cmd exits at once.
+		{"leaves-a-process", []string{w.wine, `C:\windows\system32\cmd.exe`, "/c", "start", "/b", "/unix", w.exe, "apply", "--ms", "1", "--no-esc", "--for", "120s"},
+			"exited, but a process it started still held its output 5s later"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prefix := w.freshPrefix(t, "win10")
+			work := t.TempDir()
+			// A backstop only: what is tested is the command's own bound.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bounded, c.args...)
+			cmd.Env = append(w.env(prefix), "WORK="+work, fmt.Sprintf("TICKSCOPE_WINE_DEADLINE=%d", int(deadline.Seconds())))
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			started := time.Now()
+			err := cmd.Run()
+			took := time.Since(started)
+			if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 124 {
+				t.Fatalf("exit %v after %v, want 124\nstdout:\n%s\nstderr:\n%s", err, took, stdout.String(), stderr.String())
+			}
+			// The deadline, the report (a backtrace of each process the
+			// command started) and the kill: well within a minute.
+			if took > deadline+time.Minute {
+				t.Errorf("it took %v to end a command whose deadline was %v", took, deadline)
+			}
+			if !strings.Contains(stderr.String(), c.said) || !strings.Contains(stderr.String(), "tickscope.exe") {
+				t.Errorf("stderr does not say %q of tickscope.exe:\n%s", c.said, stderr.String())
+			}
+			if left := prefixProcesses(filepath.Dir(w.wine), prefix); len(left) > 0 {
+				t.Errorf("Wine processes of the prefix still run: %v", left)
+			}
+			record, err := os.ReadFile(filepath.Join(work, wineOverranName))
+			if err != nil || !strings.Contains(string(record), c.said) {
+				t.Errorf("the overrun's record: %q, %v", record, err)
+			}
+			// The script's next Wine command does not run.
+			next := exec.Command(bounded, w.wine, w.exe, "query")
+			next.Env = cmd.Env
+			out, err := next.CombinedOutput()
+			if next.ProcessState == nil || next.ProcessState.ExitCode() != 125 || !strings.Contains(string(out), "not run, an earlier Wine command of this script overran") {
+				t.Errorf("the next command after an overrun: %v\n%s", err, out)
+			}
+		})
+	}
 }
 
 // checkResources looks for the manifest's Windows 10 compatibility entry,
