@@ -219,6 +219,24 @@ func openURL(t *testing.T, browser, url string, allowed func(string) bool) (cont
 
 	var mu sync.Mutex
 	var problems []string
+	// What the page asked of a server and what came back, told when the
+	// test fails: a page that waits forever on an answer shows here
+	// whether the request left the browser and whether it was answered.
+	var requests []string
+	began := time.Now()
+	logRequest := func(format string, args ...any) {
+		if len(requests) == 500 {
+			requests = requests[1:]
+		}
+		requests = append(requests, fmt.Sprintf("%8.3fs ", time.Since(began).Seconds())+fmt.Sprintf(format, args...))
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Logf("the page's requests (the last %d):\n%s", len(requests), strings.Join(requests, "\n"))
+		}
+	})
 	// The listener is added before the tab attaches, so that it
 	// sees every event of the page (chromedp docs/API.md, 30).
 	ctx, cancel = chromedp.NewContext(ctx, chromedp.WithListener(func(ev any) {
@@ -239,6 +257,13 @@ func openURL(t *testing.T, browser, url string, allowed func(string) bool) (cont
 			if !allowed(ev.Request.URL) {
 				problems = append(problems, "network request: "+ev.Request.URL)
 			}
+			logRequest("%s %s sent (request %s)", ev.Request.Method, ev.Request.URL, ev.RequestID)
+		case *network.EventResponseReceived:
+			logRequest("request %s answered %d", ev.RequestID, ev.Response.Status)
+		case *network.EventLoadingFinished:
+			logRequest("request %s finished", ev.RequestID)
+		case *network.EventLoadingFailed:
+			logRequest("request %s failed: %s", ev.RequestID, ev.ErrorText)
 		}
 	}))
 	t.Cleanup(cancel)
@@ -256,11 +281,34 @@ func openURL(t *testing.T, browser, url string, allowed func(string) bool) (cont
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(url), chromedp.WaitReady("body")); err != nil {
 		t.Fatal(err)
 	}
+	ctx = context.WithValue(ctx, pageRequestsKey{}, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(requests)
+	})
 	return ctx, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(problems)
 	}
+}
+
+// pageRequestsKey carries, in the context openURL returns, what the page
+// asked of a server so far (its log of requests).
+type pageRequestsKey struct{}
+
+// sentRequest waits until the page has sent a request whose URL ends in
+// path, and tells whether it did within the time given.
+func sentRequest(ctx context.Context, path string, within time.Duration) bool {
+	requests, _ := ctx.Value(pageRequestsKey{}).(func() []string)
+	for deadline := time.Now().Add(within); requests != nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, r := range requests() {
+			if strings.Contains(r, path+" sent") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestBrowserSeesProblems shows the browser test can fail: a page with a

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -247,17 +248,27 @@ func startUI(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
+		// After a failure, SIGQUIT: Go's runtime prints every goroutine of
+		// the server (what an action waited on) and exits.
+		failed := t.Failed()
+		sig := os.Interrupt
+		if failed {
+			sig = syscall.SIGQUIT
+		}
+		cmd.Process.Signal(sig)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
-			if err != nil {
+			switch {
+			case failed:
+				t.Logf("tickscope ui's standard error, ended by SIGQUIT after the failure:\n%s", stderr.String())
+			case err != nil:
 				t.Errorf("tickscope ui after Ctrl+C: %v\n%s", err, stderr.String())
 			}
 		case <-time.After(15 * time.Second):
 			cmd.Process.Kill()
-			t.Errorf("tickscope ui still runs 15 s after Ctrl+C")
+			t.Errorf("tickscope ui still runs 15 s after %v", sig)
 		}
 	})
 	lines := bufio.NewReader(stdout)
