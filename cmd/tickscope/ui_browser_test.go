@@ -52,6 +52,7 @@ func TestUIInBrowser(t *testing.T) {
 	// They change: read again every second.
 	first := textOf(t, ctx, "#updated")
 	waitFor(t, ctx, "#updated", 5*time.Second, "a second reading", func(s string) bool { return s != first })
+	holdStays(t, ctx)
 	shot(t, ctx, "ui-loaded", "", "#current", "#facts", "#held-line", "#startup", "#measure-cmd", "#bench-cmd", "#hold-cmd", "#hold-from")
 	// The Hold field takes the period in ms; its command line says it in
 	// the OS's 100 ns units as the user types.
@@ -183,15 +184,24 @@ func TestUIHoldsDMALatency(t *testing.T) {
 	url := startUI(t)
 	ctx, problems := openURL(t, browser, url, func(req string) bool { return strings.HasPrefix(req, url) })
 	waitFor(t, ctx, "#hold-flag", 10*time.Second, "the hold form", contains("--dma-latency"))
+	// Who's first reading, which fills a box above the form, is in
+	// before anything is clicked: a person clicks what they see settled.
+	waitFor(t, ctx, "#who", time.Minute, "who's first reading", func(s string) bool { return s != "–" && s != "reading…" })
+	holdStays(t, ctx)
 	if before := dmaLatency(t); before == 0 {
 		t.Fatalf("/dev/cpu_dma_latency already reads 0 before the hold")
 	}
 	setValue(t, ctx, "#hold-value", "0")
+	clicked := time.Now()
 	click(t, ctx, "#hold-run")
+	if !sentRequest(ctx, "api/hold", 10*time.Second) {
+		t.Fatalf("clicking Hold sent no request to api/hold within 10 s")
+	}
 	// Hold's answer first: a refusal or a failed check says why.
 	if out := waitFor(t, ctx, "#hold-out", 20*time.Second, "hold's answer", func(s string) bool { return s != "" }); !strings.Contains(out, "holding until Release") {
 		t.Fatalf("hold --dma-latency 0 answered %q", out)
 	}
+	t.Logf("hold's answer after %v", time.Since(clicked))
 	// Every state the server reads after Hold's answer has the hold in
 	// it: the first such state the page renders must show it, however
 	// long a loaded machine takes to deliver it.
@@ -215,6 +225,32 @@ func TestUIHoldsDMALatency(t *testing.T) {
 	}
 	for _, problem := range problems() {
 		t.Error(problem)
+	}
+}
+
+// holdStays checks that who's text, however long, does not move the Hold
+// button: it is read again every few seconds and after every action, and
+// its lines change with other processes, so a page that moved the form as
+// it did would take a click meant for Hold somewhere else.
+func holdStays(t *testing.T, ctx context.Context) {
+	t.Helper()
+	const probe = `(() => {
+		const top = () => document.getElementById("hold-run").getBoundingClientRect().top;
+		const who = document.getElementById("who-text");
+		const before = top(), text = who.textContent;
+		who.textContent = "";
+		const empty = top();
+		who.textContent = Array.from({length: 60}, (_, i) => "process " + i).join("\n");
+		const long = top();
+		who.textContent = text;
+		return [before, empty, long];
+	})()`
+	tops, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](probe))
+	if err != nil {
+		t.Fatalf("measuring the Hold button: %v", err)
+	}
+	if tops[0] != tops[1] || tops[0] != tops[2] {
+		t.Errorf("the Hold button's top moves with who's text: %v px (as read, empty, 60 lines)", tops)
 	}
 }
 

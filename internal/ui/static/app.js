@@ -207,6 +207,7 @@ function render(s) {
   setText("error", s.error ? "error: " + s.error : "");
   setText("held-line", s.held ? s.held.setting + " since " + s.held.since.replace("T", " ").replace("Z", " UTC") + " (" + s.held.command + ")" + (s.held.while ? ": " + s.held.while : "") : "nothing");
   setText("who", s.who.shown ? "as tickscope who shows it (" + s.who.reason + ")" : s.who.reason);
+  $("who-text").hidden = !s.who.shown;
   setText("who-text", s.who.text || "");
   setText("startup", s.startup.text);
   setText("query", s.query_text);
