@@ -22,6 +22,20 @@ import (
 // Each interface is dual (IDispatch), so its vtable holds IUnknown's three
 // methods, then IDispatch's four, then its own in the order taskschd.h
 // declares them; the indexes below are those positions.
+const (
+	vtblRelease = 2 // IUnknown::Release
+
+	vtblTaskServiceGetFolder = 7  // ITaskService::GetFolder
+	vtblTaskServiceConnect   = 10 // ITaskService::Connect
+
+	vtblTaskFolderGetTask      = 13 // ITaskFolder::GetTask
+	vtblTaskFolderDeleteTask   = 15 // ITaskFolder::DeleteTask
+	vtblTaskFolderRegisterTask = 16 // ITaskFolder::RegisterTask
+
+	vtblRegisteredTaskRun    = 12 // IRegisteredTask::Run
+	vtblRegisteredTaskGetXML = 20 // IRegisteredTask::get_Xml
+	vtblRegisteredTaskStop   = 23 // IRegisteredTask::Stop
+)
 
 // The COM runtime's calls these bindings need, generated from their
 // //sys lines (winapi_windows.go says how).
@@ -114,17 +128,21 @@ func hresult(r uintptr) error { return HRESULT(int32(uint32(r))).err() }
 // vtable.
 type comObject struct{ vtbl *[32]uintptr }
 
-// call calls the vtable method at index with the object as its first
-// argument.
-func (o *comObject) call(index int, args ...uintptr) uintptr {
-	r, _, _ := syscall.SyscallN(o.vtbl[index], append([]uintptr{uintptr(unsafe.Pointer(o))}, args...)...)
-	return r
-}
+// The vtable calls are written out one by one, each with every pointer it
+// passes converted to uintptr in syscall.SyscallN's own argument list:
+// only there does the compiler keep the object a converted pointer refers
+// to alive and in place until the call returns (unsafe.Pointer's rule 4).
+// A pointer converted earlier, in a caller or into a slice, is a plain
+// integer to the runtime: a stack copied in between (the goroutine's stack
+// growing, or the garbage collector shrinking it) leaves it pointing at
+// the old stack, which COM then writes the result into. A pointer reaches
+// these calls as unsafe.Pointer, which the garbage collector and the
+// stack copier see and adjust.
 
-// release is IUnknown::Release (vtable index 2).
+// release is IUnknown::Release.
 func (o *comObject) release() {
 	if o != nil {
-		o.call(2)
+		syscall.SyscallN(o.vtbl[vtblRelease], uintptr(unsafe.Pointer(o)))
 	}
 }
 
@@ -167,26 +185,42 @@ func takeBSTR(b *uint16) string {
 // largest member, BRECORD, is two pointers).
 const variantSize = 8 + 2*unsafe.Sizeof(uintptr(0))
 
-// emptyVariants gives the argument words of n VT_EMPTY VARIANTs passed by
-// value, and the memory they point to, which the caller keeps alive until
-// the call returns. On x64 and ARM64 an argument larger than 8 (x64) or
-// 16 (ARM64) bytes is passed as a pointer to a copy the caller makes,
-// 16-byte aligned on x64 ("x64 calling convention", "Overview of ARM64 ABI
-// conventions", Microsoft Learn); on x86 it is pushed whole, four zero
-// words. VT_EMPTY is all zeros ("VARIANT structure", Microsoft Learn).
-func emptyVariants(n int) (words []uintptr, memory []byte) {
-	if unsafe.Sizeof(uintptr(0)) == 4 {
-		return make([]uintptr, 4*n), nil
-	}
-	const stride = 32 // variantSize rounded up to keep each copy aligned
-	memory = make([]byte, n*stride+16)
-	base := unsafe.Pointer(&memory[0])
-	offset := (16 - uintptr(base)%16) % 16
-	for i := range n {
-		words = append(words, uintptr(unsafe.Add(base, offset+uintptr(i*stride))))
-	}
-	return words, memory
+// is32bit: a VARIANT passed by value is pushed whole on 32-bit Windows.
+const is32bit = unsafe.Sizeof(uintptr(0)) == 4
+
+// variants is the memory of n VT_EMPTY VARIANTs passed by value on 64-bit
+// Windows: there an argument larger than 8 (x64) or 16 (ARM64) bytes is
+// passed as a pointer to a copy the caller makes, 16-byte aligned on x64
+// ("x64 calling convention", "Overview of ARM64 ABI conventions",
+// Microsoft Learn). On x86 a VARIANT is pushed whole, four zero words
+// (VT_EMPTY is all zeros: "VARIANT structure", Microsoft Learn), and no
+// memory is needed.
+//
+// The copies are in Go's heap, pinned until free: Pin's argument escapes,
+// so the memory is never on a goroutine's stack, which can move while the
+// callee reads it, and pinned it stays where it is until the call returns.
+// The callee owns its copy, so each call has memory of its own.
+type variants struct {
+	memory []byte
+	base   unsafe.Pointer
+	pin    runtime.Pinner
 }
+
+// variantStride is variantSize rounded up to keep each copy aligned.
+const variantStride = 32
+
+func newVariants(n int) *variants {
+	v := &variants{memory: make([]byte, n*variantStride+16)}
+	v.pin.Pin(&v.memory[0])
+	base := unsafe.Pointer(&v.memory[0])
+	v.base = unsafe.Add(base, (16-uintptr(base)%16)%16)
+	return v
+}
+
+// at is the address of the i'th copy.
+func (v *variants) at(i int) unsafe.Pointer { return unsafe.Add(v.base, i*variantStride) }
+
+func (v *variants) free() { v.pin.Unpin() }
 
 // TaskService is ITaskService ("ITaskService interface (taskschd.h)",
 // Microsoft Learn).
@@ -211,19 +245,28 @@ func (s *TaskService) Release() { s.release() }
 //	HRESULT Connect(VARIANT serverName, VARIANT user, VARIANT domain,
 //	    VARIANT password);
 //
-// ("ITaskService::Connect method", Microsoft Learn; vtable index 10.)
+// ("ITaskService::Connect method", Microsoft Learn.)
 func (s *TaskService) Connect() error {
-	words, memory := emptyVariants(4)
-	r := s.call(10, words...)
-	runtime.KeepAlive(memory)
-	return hresult(r)
+	fn := s.vtbl[vtblTaskServiceConnect]
+	if is32bit {
+		r, _, _ := syscall.SyscallN(fn, uintptr(unsafe.Pointer(s)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+		return hresult(r)
+	}
+	v := newVariants(4)
+	defer v.free()
+	return hresult(s.connect(fn, v.at(0), v.at(1), v.at(2), v.at(3)))
+}
+
+func (s *TaskService) connect(fn uintptr, serverName, user, domain, password unsafe.Pointer) uintptr {
+	r, _, _ := syscall.SyscallN(fn, uintptr(unsafe.Pointer(s)), uintptr(serverName), uintptr(user), uintptr(domain), uintptr(password))
+	return r
 }
 
 // GetFolder returns the folder at path ("\" is the root).
 //
 //	HRESULT GetFolder(BSTR path, ITaskFolder **ppFolder);
 //
-// ("ITaskService::GetFolder method", Microsoft Learn; vtable index 7.)
+// ("ITaskService::GetFolder method", Microsoft Learn.)
 func (s *TaskService) GetFolder(path string) (*TaskFolder, error) {
 	p, err := newBSTR(path)
 	if err != nil {
@@ -231,7 +274,8 @@ func (s *TaskService) GetFolder(path string) (*TaskFolder, error) {
 	}
 	defer p.free()
 	var f *TaskFolder
-	if err := hresult(s.call(7, uintptr(p), uintptr(unsafe.Pointer(&f)))); err != nil {
+	r, _, _ := syscall.SyscallN(s.vtbl[vtblTaskServiceGetFolder], uintptr(unsafe.Pointer(s)), uintptr(p), uintptr(unsafe.Pointer(&f)))
+	if err := hresult(r); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -249,7 +293,7 @@ func (f *TaskFolder) Release() { f.release() }
 //
 //	HRESULT GetTask(BSTR path, IRegisteredTask **ppTask);
 //
-// ("ITaskFolder::GetTask method", Microsoft Learn; vtable index 13.)
+// ("ITaskFolder::GetTask method", Microsoft Learn.)
 func (f *TaskFolder) GetTask(path string) (*RegisteredTask, error) {
 	p, err := newBSTR(path)
 	if err != nil {
@@ -257,7 +301,8 @@ func (f *TaskFolder) GetTask(path string) (*RegisteredTask, error) {
 	}
 	defer p.free()
 	var t *RegisteredTask
-	if err := hresult(f.call(13, uintptr(p), uintptr(unsafe.Pointer(&t)))); err != nil {
+	r, _, _ := syscall.SyscallN(f.vtbl[vtblTaskFolderGetTask], uintptr(unsafe.Pointer(f)), uintptr(p), uintptr(unsafe.Pointer(&t)))
+	if err := hresult(r); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -268,14 +313,15 @@ func (f *TaskFolder) GetTask(path string) (*RegisteredTask, error) {
 //	HRESULT DeleteTask(BSTR name, LONG flags);
 //
 // flags is reserved and 0 ("ITaskFolder::DeleteTask method", Microsoft
-// Learn; vtable index 15).
+// Learn).
 func (f *TaskFolder) DeleteTask(name string) error {
 	n, err := newBSTR(name)
 	if err != nil {
 		return err
 	}
 	defer n.free()
-	return hresult(f.call(15, uintptr(n), 0))
+	r, _, _ := syscall.SyscallN(f.vtbl[vtblTaskFolderDeleteTask], uintptr(unsafe.Pointer(f)), uintptr(n), 0)
+	return hresult(r)
 }
 
 // RegisterTask registers (flags TASK_CREATE_OR_UPDATE: or replaces) the
@@ -286,7 +332,7 @@ func (f *TaskFolder) DeleteTask(name string) error {
 //	    VARIANT userId, VARIANT password, TASK_LOGON_TYPE logonType,
 //	    VARIANT sddl, IRegisteredTask **ppTask);
 //
-// ("ITaskFolder::RegisterTask method", Microsoft Learn; vtable index 16.)
+// ("ITaskFolder::RegisterTask method", Microsoft Learn.)
 func (f *TaskFolder) RegisterTask(path, xmlText string, flags int32, logonType int32) (*RegisteredTask, error) {
 	p, err := newBSTR(path)
 	if err != nil {
@@ -298,22 +344,34 @@ func (f *TaskFolder) RegisterTask(path, xmlText string, flags int32, logonType i
 		return nil, err
 	}
 	defer x.free()
-	words, memory := emptyVariants(3)
-	per := len(words) / 3
-	userID, password, sddl := words[:per], words[per:2*per], words[2*per:]
 	var t *RegisteredTask
-	args := []uintptr{uintptr(p), uintptr(x), uintptr(flags)}
-	args = append(args, userID...)
-	args = append(args, password...)
-	args = append(args, uintptr(logonType))
-	args = append(args, sddl...)
-	args = append(args, uintptr(unsafe.Pointer(&t)))
-	r := f.call(16, args...)
-	runtime.KeepAlive(memory)
-	if err := hresult(r); err != nil {
+	if err := hresult(f.registerTask(p, x, flags, logonType, unsafe.Pointer(&t))); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// registerTask makes the call, userId, password and sddl VT_EMPTY; task is
+// the **IRegisteredTask the new task is stored in.
+func (f *TaskFolder) registerTask(path, xmlText bstr, flags, logonType int32, task unsafe.Pointer) uintptr {
+	fn := f.vtbl[vtblTaskFolderRegisterTask]
+	if is32bit {
+		r, _, _ := syscall.SyscallN(fn, uintptr(unsafe.Pointer(f)), uintptr(path), uintptr(xmlText), uintptr(flags),
+			0, 0, 0, 0, // userId
+			0, 0, 0, 0, // password
+			uintptr(logonType),
+			0, 0, 0, 0, // sddl
+			uintptr(task))
+		return r
+	}
+	v := newVariants(3)
+	defer v.free()
+	return f.registerTask64(fn, path, xmlText, flags, v.at(0), v.at(1), logonType, v.at(2), task)
+}
+
+func (f *TaskFolder) registerTask64(fn uintptr, path, xmlText bstr, flags int32, userID, password unsafe.Pointer, logonType int32, sddl, task unsafe.Pointer) uintptr {
+	r, _, _ := syscall.SyscallN(fn, uintptr(unsafe.Pointer(f)), uintptr(path), uintptr(xmlText), uintptr(flags), uintptr(userID), uintptr(password), uintptr(logonType), uintptr(sddl), uintptr(task))
+	return r
 }
 
 // RegisteredTask is IRegisteredTask ("IRegisteredTask interface
@@ -327,10 +385,11 @@ func (t *RegisteredTask) Release() { t.release() }
 //
 //	HRESULT get_Xml(BSTR *pXml);
 //
-// ("IRegisteredTask::get_Xml method", Microsoft Learn; vtable index 20.)
+// ("IRegisteredTask::get_Xml method", Microsoft Learn.)
 func (t *RegisteredTask) XML() (string, error) {
 	var x *uint16
-	if err := hresult(t.call(20, uintptr(unsafe.Pointer(&x)))); err != nil {
+	r, _, _ := syscall.SyscallN(t.vtbl[vtblRegisteredTaskGetXML], uintptr(unsafe.Pointer(t)), uintptr(unsafe.Pointer(&x)))
+	if err := hresult(r); err != nil {
 		takeBSTR(x)
 		return "", err
 	}
@@ -342,17 +401,32 @@ func (t *RegisteredTask) XML() (string, error) {
 //
 //	HRESULT Run(VARIANT params, IRunningTask **ppRunningTask);
 //
-// ("IRegisteredTask::Run method", Microsoft Learn; vtable index 12.)
+// ("IRegisteredTask::Run method", Microsoft Learn.)
 func (t *RegisteredTask) Run() error {
-	words, memory := emptyVariants(1)
 	var running *comObject
-	r := t.call(12, append(words, uintptr(unsafe.Pointer(&running)))...)
-	runtime.KeepAlive(memory)
-	if err := hresult(r); err != nil {
+	if err := hresult(t.run(unsafe.Pointer(&running))); err != nil {
 		return err
 	}
 	running.release()
 	return nil
+}
+
+// run makes the call, params VT_EMPTY; running is the **IRunningTask the
+// running instance is stored in.
+func (t *RegisteredTask) run(running unsafe.Pointer) uintptr {
+	fn := t.vtbl[vtblRegisteredTaskRun]
+	if is32bit {
+		r, _, _ := syscall.SyscallN(fn, uintptr(unsafe.Pointer(t)), 0, 0, 0, 0, uintptr(running))
+		return r
+	}
+	v := newVariants(1)
+	defer v.free()
+	return t.run64(fn, v.at(0), running)
+}
+
+func (t *RegisteredTask) run64(fn uintptr, params, running unsafe.Pointer) uintptr {
+	r, _, _ := syscall.SyscallN(fn, uintptr(unsafe.Pointer(t)), uintptr(params), uintptr(running))
+	return r
 }
 
 // Stop stops the task's running instances.
@@ -360,5 +434,8 @@ func (t *RegisteredTask) Run() error {
 //	HRESULT Stop(LONG flags);
 //
 // flags is reserved and 0 ("IRegisteredTask::Stop method", Microsoft
-// Learn; vtable index 23).
-func (t *RegisteredTask) Stop() error { return hresult(t.call(23, 0)) }
+// Learn).
+func (t *RegisteredTask) Stop() error {
+	r, _, _ := syscall.SyscallN(t.vtbl[vtblRegisteredTaskStop], uintptr(unsafe.Pointer(t)), 0)
+	return hresult(r)
+}
