@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // DescribeProcess: Windows has no kernel threads among its process ids
@@ -96,7 +97,7 @@ func setKillOnClose(job windows.Handle, on bool) error {
 	if on {
 		info.BasicLimitInformation.LimitFlags |= windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 	}
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
+	if err := winapi.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, unsafe.Pointer(&info), uint32(unsafe.Sizeof(info))); err != nil {
 		return &seam.OSError{Call: fmt.Sprintf("SetInformationJobObject(LimitFlags 0x%x)", info.BasicLimitInformation.LimitFlags), Err: err}
 	}
 	return nil

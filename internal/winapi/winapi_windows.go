@@ -183,6 +183,21 @@ type ProcessPowerThrottlingState struct {
 //
 //sys	IsProcessInJob(process windows.Handle, job windows.Handle, result *bool) (err error) = kernel32.IsProcessInJob
 
+// SetInformationJobObject sets a job object's information class. It is
+// bound here, rather than used from golang.org/x/sys/windows, whose binding
+// takes the information as a uintptr: a pointer converted before that Go
+// function is called is not kept in place until the system call is made
+// (unsafe.Pointer's rule 4), while this one converts it in
+// syscall.SyscallN's own argument list.
+//
+//	BOOL SetInformationJobObject(HANDLE hJob,
+//	    JOBOBJECTINFOCLASS JobObjectInformationClass,
+//	    LPVOID lpJobObjectInformation, DWORD cbJobObjectInformationLength);
+//
+// ("SetInformationJobObject function (jobapi2.h)", Microsoft Learn.)
+//
+//sys	SetInformationJobObject(job windows.Handle, class uint32, information unsafe.Pointer, size uint32) (err error) = kernel32.SetInformationJobObject
+
 // SetProcessInformation sets a process information class (Windows 8 and
 // later). It is resolved at run time: Windows 7 does not have it.
 //

@@ -65,6 +65,7 @@ var (
 	procQueryPerformanceCounter                  = modkernel32.NewProc("QueryPerformanceCounter")
 	procQueryPerformanceFrequency                = modkernel32.NewProc("QueryPerformanceFrequency")
 	procQueryUnbiasedInterruptTime               = modkernel32.NewProc("QueryUnbiasedInterruptTime")
+	procSetInformationJobObject                  = modkernel32.NewProc("SetInformationJobObject")
 	procSetProcessInformation                    = modkernel32.NewProc("SetProcessInformation")
 	procSetThreadPriority                        = modkernel32.NewProc("SetThreadPriority")
 	procSetWaitableTimerEx                       = modkernel32.NewProc("SetWaitableTimerEx")
@@ -244,6 +245,14 @@ func QueryPerformanceFrequency(frequency *int64) (err error) {
 
 func QueryUnbiasedInterruptTime(unbiasedTime *uint64) (err error) {
 	r1, _, e1 := syscall.SyscallN(procQueryUnbiasedInterruptTime.Addr(), uintptr(unsafe.Pointer(unbiasedTime)))
+	if uint32(r1) == 0 {
+		err = errnoErr(e1)
+	}
+	return
+}
+
+func SetInformationJobObject(job windows.Handle, class uint32, information unsafe.Pointer, size uint32) (err error) {
+	r1, _, e1 := syscall.SyscallN(procSetInformationJobObject.Addr(), uintptr(job), uintptr(class), uintptr(information), uintptr(size))
 	if uint32(r1) == 0 {
 		err = errnoErr(e1)
 	}
