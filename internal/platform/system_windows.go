@@ -127,7 +127,7 @@ func (system) WatchDesktopEscape(stop func()) (restore func(), err error) {
 					escapeStop.Unlock()
 				}
 			}
-			return winapi.CallNextHookEx(0, code, wparam, uintptr(unsafe.Pointer(key)))
+			return winapi.CallNextHookEx(0, code, wparam, unsafe.Pointer(key))
 		})
 	})
 	escapeStop.Lock()

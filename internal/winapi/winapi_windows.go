@@ -383,14 +383,17 @@ func ConsoleProcessCount() (uint32, error) {
 // CallNextHookEx passes a hook event on (hook is ignored; 0 will do). code
 // is a C int, 32 bits on every Windows ABI: it is sign-extended into its
 // register, so a negative code (which a hook must pass on untouched) stays
-// negative.
+// negative. lparam is the hook's LPARAM, which for the hooks tickscope
+// sets is a pointer (a low-level keyboard hook's KBDLLHOOKSTRUCT); it is
+// taken as one, so that it is converted in the system call's own argument
+// list (unsafe.Pointer's rule 4).
 //
 //	LRESULT CallNextHookEx(HHOOK hhk, int nCode, WPARAM wParam, LPARAM lParam);
 //
 // ("CallNextHookEx function (winuser.h)", "LowLevelKeyboardProc callback
 // function", Microsoft Learn.)
 //
-//sys	CallNextHookEx(hook windows.Handle, code int32, wparam uintptr, lparam uintptr) (result uintptr) = user32.CallNextHookEx
+//sys	CallNextHookEx(hook windows.Handle, code int32, wparam uintptr, lparam unsafe.Pointer) (result uintptr) = user32.CallNextHookEx
 
 // UnhookWindowsHookEx removes a hook.
 //

@@ -358,7 +358,7 @@ func shellExecuteEx(info *SHELLEXECUTEINFOW) (err error) {
 	return
 }
 
-func CallNextHookEx(hook windows.Handle, code int32, wparam uintptr, lparam uintptr) (result uintptr) {
+func CallNextHookEx(hook windows.Handle, code int32, wparam uintptr, lparam unsafe.Pointer) (result uintptr) {
 	r0, _, _ := syscall.SyscallN(procCallNextHookEx.Addr(), uintptr(hook), uintptr(code), uintptr(wparam), uintptr(lparam))
 	result = uintptr(r0)
 	return
