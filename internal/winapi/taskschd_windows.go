@@ -137,7 +137,8 @@ type comObject struct{ vtbl *[32]uintptr }
 // growing, or the garbage collector shrinking it) leaves it pointing at
 // the old stack, which COM then writes the result into. A pointer reaches
 // these calls as unsafe.Pointer, which the garbage collector and the
-// stack copier see and adjust.
+// stack copier see and adjust. TestSyscallPointers holds the module to
+// this.
 
 // release is IUnknown::Release.
 func (o *comObject) release() {
