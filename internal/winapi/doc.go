@@ -16,9 +16,12 @@
 // module proxy serves at v1.3.0: go-ole reaches these dual interfaces
 // through IDispatch::Invoke by method name with VARIANT arguments
 // (oleutil.CallMethod), so a misspelt name or a wrong argument is found at
-// run time on Windows only, where the vtable binding is checked by the
-// compiler against taskschd.h's order; and a second COM layer would sit
-// beside golang.org/x/sys, through which every other system call goes.
+// run time on Windows only. The vtable binding is not checked by the
+// compiler either (its indexes are literals written by hand), but
+// TestVtableIndexes holds each index to a table of taskschd.h's method
+// order wherever the package's Windows tests run, Wine included; and
+// go-ole would be a second COM layer beside golang.org/x/sys, through
+// which every other system call goes.
 package winapi
 
 // mkwinsyscall is run from golang.org/x/sys at the version go.mod requires,

@@ -21,7 +21,9 @@ import (
 //
 // Each interface is dual (IDispatch), so its vtable holds IUnknown's three
 // methods, then IDispatch's four, then its own in the order taskschd.h
-// declares them; the indexes below are those positions.
+// declares them; the indexes below are those positions, written by hand:
+// TestVtableIndexes holds each to its method's place in a table of the
+// headers' order.
 const (
 	vtblRelease = 2 // IUnknown::Release
 
