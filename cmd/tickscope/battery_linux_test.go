@@ -794,6 +794,11 @@ func (b *battery) outputPaths(t *testing.T) {
 		{"control characters", "\x1b[2J\x9b\n/x.json", `"\x1b[2J`},
 		{"a file under a file", "../good.json/x", "not a directory"},
 		{"the file read", good, ""},
+		// The run's own streams, pipes here, by every name: refused as
+		// the stream, not as a link to nothing.
+		{"/dev/stdout", "/dev/stdout", "it is this run's standard output (a pipe)"},
+		{"/dev/stderr", "/dev/stderr", "it is this run's standard error (a pipe)"},
+		{"/proc/self/fd/1", "/proc/self/fd/1", "it is this run's standard output (a pipe)"},
 	}
 	sticky := ""
 	if os.Geteuid() == 0 {

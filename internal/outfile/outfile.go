@@ -21,6 +21,18 @@
 // owner is followed), whatever the sysctl says, because tickscope resolves
 // the link itself and renames over its target, which the kernel never
 // sees.
+//
+// No output file is this run's own standard output or standard error,
+// whatever it is (a pipe, a terminal, the file a shell's >> opened) and by
+// whatever name (/dev/stdout, /proc/self/fd/1, the file's own name, a link
+// to it): the file itself is compared with the streams' (os.SameFile:
+// device and inode, or volume and file index), and such a path is refused
+// (StreamError). Writing through the stream is what curl -o /dev/stdout
+// does, and it works for curl because nothing else goes there; every
+// tickscope command prints its report on standard output and its progress
+// on standard error, so the output would be mixed with them, and renaming
+// over the path would replace the file the shell opened (its earlier
+// lines gone, the report written to the unlinked old file).
 package outfile
 
 import (
@@ -109,10 +121,11 @@ func Open(flag, path string) (*File, error) {
 	final, err := Target(path)
 	var notRegular *NotRegularError
 	var untrusted *UntrustedLinkError
+	var stream *StreamError
 	switch {
 	case errors.As(err, &notRegular):
 		return nil, bad("%v; tickscope writes only regular files", err)
-	case errors.As(err, &untrusted):
+	case errors.As(err, &untrusted), errors.As(err, &stream):
 		return nil, bad("%v", err)
 	case err != nil:
 		return nil, bad("cannot write there: %v", err)
@@ -139,8 +152,13 @@ func Open(flag, path string) (*File, error) {
 
 // Target is the file that writing to path would replace: path itself, or
 // the target of a symlink. It is an error when that exists and is not a
-// regular file, or when path is a symlink to nothing.
+// regular file, when path is a symlink to nothing, or when it is this
+// run's standard output or standard error (a *StreamError), whatever that
+// is: a regular file the shell opened is not replaced either.
 func Target(path string) (string, error) {
+	if err := ownStream(path); err != nil {
+		return "", err
+	}
 	// Every symlink on the way is checked, the last name's and its
 	// directories' alike: a link to a directory redirects the file as
 	// surely as a link to the file, also one not created yet.
