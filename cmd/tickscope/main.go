@@ -14,6 +14,13 @@
 //     (the message names the call and its status), 2 bad command line (the
 //     message names the flag, the value given and what is allowed; nothing
 //     has been measured or changed).
+//   - A command whose output could not be written to standard output (a
+//     full disk, a closed terminal) exits 1 however it printed, saying
+//     "tickscope: error: writing standard output: " and why, and writes
+//     none of the files written after the report (--html, --cyclictest-json,
+//     --histfile): run wraps standard output in a writer that keeps the
+//     first failed write, checked once when the command returns (root.go's
+//     stream).
 package main
 
 import (

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -44,7 +46,53 @@ func (a *app) hintf(format string, args ...any) {
 func run(args []string) int {
 	a := &app{stdout: os.Stdout, stderr: os.Stderr}
 	defer hold.LogHolderOutput(machineSystem(), args, &a.stdout, &a.stderr)()
+	a.stdout = &stream{w: a.stdout, name: "standard output"}
 	return a.execute(args)
+}
+
+// stream is standard output as every command writes it: it records the
+// first write that failed, so that a command whose output could not be
+// written exits 1 naming the stream whichever way it printed (a text
+// report drops Fprintf's error, --json returns it), checked once when
+// the command returns (execute).
+type stream struct {
+	w    io.Writer
+	name string
+	mu   sync.Mutex
+	err  error
+}
+
+func (s *stream) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err == nil {
+		return n, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "write /dev/stdout: ...": the stream is named here
+		}
+		s.err = fmt.Errorf("writing %s: %w", s.name, err)
+	}
+	return n, s.err
+}
+
+// failed is the first write that failed, nil while none has.
+func (s *stream) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// outputFailed is the first failed write to standard output, when it is
+// a stream (run's; a test's buffer is not).
+func (a *app) outputFailed() error {
+	if s, ok := a.stdout.(*stream); ok {
+		return s.failed()
+	}
+	return nil
 }
 
 func (a *app) execute(args []string) int {
@@ -55,11 +103,16 @@ func (a *app) execute(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return 0
-	}
 	var exit *hold.ExitStatus
-	if errors.As(err, &exit) {
+	switch {
+	case err == nil || errors.As(err, &exit) && exit.Code == 0:
+		// The command succeeded, unless what it printed was lost.
+		if failed := a.outputFailed(); failed != nil {
+			fmt.Fprintf(a.stderr, "tickscope: error: %s\n", options.OneLine(failed.Error()))
+			return 1
+		}
+		return 0
+	case exit != nil:
 		if exit.Msg != "" {
 			fmt.Fprintf(a.stderr, "tickscope: error: %s\n", options.OneLine(exit.Msg))
 		}
@@ -67,7 +120,9 @@ func (a *app) execute(args []string) int {
 	}
 	fmt.Fprintf(a.stderr, "tickscope: error: %s\n", options.OneLine(err.Error()))
 	var usage *options.UsageError
-	if errors.As(err, &usage) || !a.started {
+	// Before a command's own code runs, an error is cobra's parsing, unless
+	// it is the output lost (--version, the help).
+	if errors.As(err, &usage) || !a.started && a.outputFailed() == nil {
 		return 2
 	}
 	return 1
@@ -131,7 +186,7 @@ func (a *app) emit(asJSON bool, result any, text func(io.Writer)) error {
 		return writeJSON(a.stdout, result)
 	}
 	text(a.stdout)
-	return nil
+	return a.outputFailed() // so that a command that failed to print writes no files
 }
 
 // writeJSON writes v as indented JSON, with every character that does not
