@@ -69,6 +69,13 @@ func (d heldDir) mode(path string) (fs.FileMode, error) {
 	return fi.Mode().Type(), nil
 }
 
+// owner leaves the temporary file as it was made: on Windows a new file
+// takes its ACL from the directory, and the owner of the file replaced is
+// not carried over (the Unix rule is dir_unix.go's).
+func (d heldDir) owner(string) func(*os.File) error {
+	return func(*os.File) error { return nil }
+}
+
 func (d heldDir) rename(old, path string) error { return os.Rename(old, path) }
 
 func (d heldDir) remove(name string) { os.Remove(name) }

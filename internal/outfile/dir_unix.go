@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -132,6 +133,51 @@ func fileType(mode uint32) fs.FileMode {
 		return 0
 	}
 	return fs.ModeIrregular
+}
+
+// owner is what gives the written temporary file the owner and mode of
+// the file it replaces, path's last name in the directory now: its owner
+// and group (as root; another user changes the group where it may, and
+// keeps the file otherwise) and its permission bits (set-id and sticky
+// bits dropped), so that replacing nobody's 0664 report leaves nobody's
+// 0664 report. A new file gets what any file the caller creates gets,
+// 0666 less the umask: the temporaries are made 0600, so that nobody reads
+// one half written, and opened up only when whole.
+func (d heldDir) owner(path string) func(*os.File) error {
+	var st unix.Stat_t
+	err := unix.Fstatat(d.fd(), filepath.Base(path), &st, unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		perm := 0o666 &^ umask()
+		return func(f *os.File) error { return f.Chmod(fs.FileMode(perm)) }
+	}
+	uid, gid, perm := int(st.Uid), int(st.Gid), fs.FileMode(st.Mode&0o777)
+	return func(f *os.File) error {
+		// Before the mode: chown may clear bits of it.
+		if uid != os.Geteuid() || gid != os.Getegid() {
+			if f.Chown(uid, gid) != nil {
+				f.Chown(-1, gid) // a group the caller is in; or none
+			}
+		}
+		return f.Chmod(perm)
+	}
+}
+
+// umask is the process's file mode creation mask: /proc/self/status's
+// Umask line on Linux (read without changing it), else set and restored
+// at once.
+func umask() uint32 {
+	if status, err := os.ReadFile("/proc/self/status"); err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+					return uint32(m)
+				}
+			}
+		}
+	}
+	old := unix.Umask(0o077)
+	unix.Umask(old)
+	return uint32(old)
 }
 
 // rename renames the file named old in the directory over the name of

@@ -33,6 +33,17 @@
 // on standard error, so the output would be mixed with them, and renaming
 // over the path would replace the file the shell opened (its earlier
 // lines gone, the report written to the unlinked old file).
+//
+// A file replaced keeps its owner, group and permission bits (on Unix;
+// set-id and sticky bits dropped): the rename puts a new file in its
+// place, which would otherwise be root's and 0600, so that the user who
+// asked root for a report in their own file could no longer read it.
+// Another user keeps the file when the caller may give it (root), and its
+// group where the caller is in it. A new file gets 0666 less the umask,
+// as a file made by the shell's > would: the temporary is made 0600, so
+// that nobody reads it half written, and given its mode only when whole.
+// Windows carries neither over: a new file takes its ACL from the
+// directory.
 package outfile
 
 import (
@@ -308,13 +319,17 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 	if mode, err := o.dir.mode(o.path); err == nil && !mode.IsRegular() {
 		return fail(fmt.Errorf("it became %s during the run; left it alone", options.FileKind(mode)))
 	}
+	keep := o.dir.owner(o.path)
+	if err := keep(tmp); err != nil {
+		return fail(err)
+	}
 	name := tmp.Name()
 	if unnamed {
 		// The unnamed file keeps its descriptor, and so its lock, until
 		// it is in place.
 		defer tmp.Close()
 		var err error
-		if name, err = nameTemp(tmp, o.dir, o.flag); err != nil {
+		if name, err = nameTemp(tmp, o.dir, o.flag, keep); err != nil {
 			return fail(err)
 		}
 	} else if err := tmp.Close(); err != nil {
@@ -329,8 +344,8 @@ func (o *File) Commit(write func(w io.Writer) error) error {
 
 // nameTemp gives the unnamed, written file f a temporary name in dir, for
 // the rename into place: a hard link to it (linkTemp), or, where the OS
-// will not link it, a named copy.
-func nameTemp(f *os.File, dir heldDir, flag string) (string, error) {
+// will not link it, a named copy, given the owner and mode by keep.
+func nameTemp(f *os.File, dir heldDir, flag string, keep func(*os.File) error) (string, error) {
 	if name, err := linkTemp(f, dir, flag); err == nil {
 		return name, nil
 	}
@@ -342,6 +357,9 @@ func nameTemp(f *os.File, dir heldDir, flag string) (string, error) {
 	_, err = f.Seek(0, io.SeekStart)
 	if err == nil {
 		_, err = io.Copy(named, f)
+	}
+	if err == nil {
+		err = keep(named)
 	}
 	if err == nil {
 		err = named.Sync()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,9 +59,11 @@ func TestNothingNamedWhileOpen(t *testing.T) {
 	if data, _ := os.ReadFile(path); string(data) != "written" {
 		t.Errorf("out.json holds %q", data)
 	}
+	umask := syscall.Umask(0o022)
+	syscall.Umask(umask)
 	fi, _ := os.Stat(path)
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("out.json has mode %v, want 0600 as before", fi.Mode())
+	if want := os.FileMode(0o666 &^ umask); fi.Mode().Perm() != want {
+		t.Errorf("out.json has mode %v, want %v (0666 less the umask), as a named temporary gets", fi.Mode(), want)
 	}
 }
 
