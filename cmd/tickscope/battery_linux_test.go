@@ -130,6 +130,31 @@ func tickscopeIn(dir string, limit time.Duration, args ...string) outcome {
 	return outcome{code, stdout.String(), stderr.String()}
 }
 
+// tickscopeTo runs tickscope as tickscopeIn does, its standard output
+// the file stdout.
+func tickscopeTo(dir string, stdout *os.File, limit time.Duration, args ...string) outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tickscope", args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = 5 * time.Second
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		code = -1
+	}
+	if ctx.Err() != nil {
+		code = -1
+		stderr.WriteString("(killed after " + limit.String() + ")")
+	}
+	return outcome{code, "", stderr.String()}
+}
+
 // refusal is nil when o is a usage refusal as promised: exit 2, nothing on
 // standard output, one line of printable text on standard error, starting
 // "tickscope: error: " and holding want, of a bounded length.
@@ -856,6 +881,36 @@ func (b *battery) outputPaths(t *testing.T) {
 		{"analyze", good, "--html", filepath.Join(dir, ".", "good.json")},
 	} {
 		b.record(t, "output paths", strings.Join(args, " "), refusedInDir(t, work, "", args...))
+	}
+	// Standard output that cannot be written (/dev/full): exit 1, in one
+	// line naming the stream, whichever way the command prints, and no
+	// file written after the report.
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	must(err)
+	defer full.Close()
+	for _, args := range [][]string{
+		slices.Clone(measure), append(slices.Clone(measure), "--json"),
+		append(slices.Clone(measure), "--html", "full.html"),
+		{"analyze", good}, {"analyze", good, "--json"}, {"analyze", good, "--html", "full.html"},
+		{"curve", "--simulate", "narrow-band", "--samples", "1", "--to", "2ms"},
+		{"bench", "--simulate", "narrow-band", "--samples", "20"},
+		{"compare", "--methods", "spin", "--settings", "default", "--cycles", "10"},
+		{"query"}, {"query", "--json"}, {"--help"}, {"measure", "--help"}, {"--version"}, {"completion", "zsh"},
+	} {
+		o := tickscopeTo(work, full, 60*time.Second, args...)
+		line, rest, _ := strings.Cut(o.stderr, "\n")
+		const want = "tickscope: error: writing standard output: no space left on device"
+		var err error
+		switch _, statErr := os.Stat(filepath.Join(work, "full.html")); {
+		case o.code != 1:
+			err = fmt.Errorf("exit %d, want 1; stderr %.300q", o.code, o.stderr)
+		case line != want || rest != "":
+			err = fmt.Errorf("stderr %.300q, want the one line %q", o.stderr, want)
+		case statErr == nil:
+			err = errors.New("it wrote full.html after failing to print its report")
+		}
+		os.Remove(filepath.Join(work, "full.html"))
+		b.record(t, "output paths", "stdout /dev/full: "+strings.Join(args, " "), err)
 	}
 	if sticky != "" {
 		got, err := os.ReadFile(sticky)
