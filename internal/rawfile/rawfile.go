@@ -182,8 +182,62 @@ type Point struct {
 	DelayNs int64 `json:"delay_ns,omitempty"`
 	// SameAs lists other requests (100 ns units) that the OS granted the
 	// same period: the bench measured them once, here.
-	SameAs    []uint32 `json:"same_as_100ns,omitempty"`
-	Latencies []int64  `json:"latencies_ns"`
+	SameAs []uint32 `json:"same_as_100ns,omitempty"`
+	// NotRunning is what the run saw of times the process did not run
+	// while this point was measured; nil when it saw none.
+	NotRunning *NotRunning `json:"not_running,omitempty"`
+	Latencies  []int64     `json:"latencies_ns"`
+}
+
+// NotRunning is what a point's measurement saw of times the process did
+// not run at all: stopped by job control and continued (SIGCONT), or with
+// the machine suspended. A wait across such a time ends late for a reason
+// that is not the timer's, so every judgement leaves its sample out
+// (Point.Running).
+type NotRunning struct {
+	// Samples are the indexes into latencies_ns, ascending, of the samples
+	// whose wait spanned a time the process did not run.
+	Samples []int `json:"samples,omitempty"`
+	// Continued counts the continues after a job-control stop (SIGCONT)
+	// received while the point was measured, warm-up included.
+	Continued int `json:"continued,omitempty"`
+	// SuspendedNs is how long the machine was suspended across the
+	// point's waits, warm-up included.
+	SuspendedNs int64 `json:"suspended_ns,omitempty"`
+}
+
+// MaxNotRunning is the most samples of one point that may be marked as
+// taken while the process was not running (NotRunning.Samples, a list
+// like any other): more stops or suspends than that while one point was
+// measured leave nothing worth judging, and the measurement fails.
+const MaxNotRunning = MaxListLength
+
+// LeftOut is how many of the point's samples were taken while the
+// process was not running.
+func (p *Point) LeftOut() int {
+	if p.NotRunning == nil {
+		return 0
+	}
+	return len(p.NotRunning.Samples)
+}
+
+// Running is the point's latencies without the samples taken while the
+// process was not running: what every judgement counts. It is a new slice
+// when any are left out, p.Latencies itself otherwise.
+func (p *Point) Running() []int64 {
+	if p.LeftOut() == 0 {
+		return p.Latencies
+	}
+	out := make([]int64, 0, len(p.Latencies)-p.LeftOut())
+	skip := p.NotRunning.Samples
+	for i, v := range p.Latencies {
+		if len(skip) > 0 && skip[0] == i {
+			skip = skip[1:]
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // ReadFile reads and validates the raw-samples file at path, stopping
@@ -291,6 +345,9 @@ func (f *File) Validate() error {
 			return fmt.Errorf("%s.latencies_ns: empty", where)
 		case len(p.Latencies) > maxSamples:
 			return fmt.Errorf("%s.latencies_ns: %d samples is over the limit of %d for a %s file", where, len(p.Latencies), maxSamples, f.Command)
+		}
+		if err := p.NotRunning.validate(where+".not_running", len(p.Latencies)); err != nil {
+			return err
 		}
 		total += len(p.Latencies)
 		for j, v := range p.Latencies {
@@ -412,6 +469,34 @@ func validateSetting(where string, s timerinfo.Setting) error {
 	}
 	if d := s.CPUDMALatencyUs; d != nil && *d < 0 {
 		return fmt.Errorf("%s.cpu_dma_latency_us: %d is negative", where, *d)
+	}
+	return nil
+}
+
+// validate checks a point's not_running against its n samples: present
+// only when it says something, its samples strictly ascending indexes
+// into latencies_ns.
+func (nr *NotRunning) validate(where string, n int) error {
+	if nr == nil {
+		return nil
+	}
+	switch {
+	case len(nr.Samples) == 0 && nr.Continued == 0 && nr.SuspendedNs == 0:
+		return fmt.Errorf("%s: empty; a point where the process ran throughout has none", where)
+	case nr.Continued < 0:
+		return fmt.Errorf("%s.continued: %d is negative", where, nr.Continued)
+	case nr.SuspendedNs < 0:
+		return fmt.Errorf("%s.suspended_ns: %d is negative", where, nr.SuspendedNs)
+	case len(nr.Samples) > MaxNotRunning:
+		return fmt.Errorf("%s.samples: %d entries is over the limit of %d", where, len(nr.Samples), MaxNotRunning)
+	}
+	for j, i := range nr.Samples {
+		switch {
+		case i < 0 || i >= n:
+			return fmt.Errorf("%s.samples[%d]: %d is not an index into the point's %d latencies", where, j, i, n)
+		case j > 0 && i <= nr.Samples[j-1]:
+			return fmt.Errorf("%s.samples[%d]: %d does not follow %d; the indexes ascend, each once", where, j, i, nr.Samples[j-1])
+		}
 	}
 	return nil
 }

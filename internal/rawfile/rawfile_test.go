@@ -537,3 +537,49 @@ func eachString(v reflect.Value, fn func(string)) {
 		}
 	}
 }
+
+// A point's not_running (samples taken while the process was stopped or
+// the machine suspended) is written and read back as it is, a file
+// written before it existed still reads, and Running leaves its samples
+// out.
+func TestNotRunning(t *testing.T) {
+	f := sampleFile()
+	f.Points[0].NotRunning = &rawfile.NotRunning{Samples: []int{1}, Continued: 1}
+	path := filepath.Join(t.TempDir(), "run.json")
+	if err := outfile.WriteRaw(path, f); err != nil {
+		t.Fatal(err)
+	}
+	got, err := rawfile.ReadFile(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, f) {
+		t.Errorf("round trip changed the file:\n got %+v\nwant %+v", got.Points[0].NotRunning, f.Points[0].NotRunning)
+	}
+	if r := got.Points[0].Running(); !reflect.DeepEqual(r, []int64{1_030_000, 1_081_000}) || got.Points[0].LeftOut() != 1 {
+		t.Errorf("Running = %v (left out %d), want the first and the last sample", r, got.Points[0].LeftOut())
+	}
+	if _, err := rawfile.Parse(encode(t, func(map[string]any) {})); err != nil {
+		t.Errorf("a file without not_running was refused: %v", err)
+	}
+	for _, tt := range []struct {
+		name string
+		nr   any
+		want string
+	}{
+		{"empty", map[string]any{}, "not_running: empty"},
+		{"index past the end", map[string]any{"samples": []int{3}, "continued": 1}, "points[0].not_running.samples[0]: 3 is not an index"},
+		{"negative index", map[string]any{"samples": []int{-1}, "continued": 1}, "not an index"},
+		{"not ascending", map[string]any{"samples": []int{2, 1}, "continued": 1}, "does not follow"},
+		{"twice", map[string]any{"samples": []int{1, 1}, "continued": 1}, "does not follow"},
+		{"negative count", map[string]any{"continued": -1}, "continued: -1 is negative"},
+		{"negative suspended", map[string]any{"suspended_ns": -5}, "suspended_ns: -5 is negative"},
+		{"unknown field", map[string]any{"continued": 1, "stops": 2}, "stops"},
+		{"written empty", map[string]any{"continued": 0, "suspended_ns": 4}, "continued"},
+	} {
+		data := encode(t, func(m map[string]any) { point(m)["not_running"] = tt.nr })
+		if _, err := rawfile.Parse(data); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want one saying %q", tt.name, err, tt.want)
+		}
+	}
+}
