@@ -106,25 +106,46 @@ func measureLocked(ctx context.Context, h seam.Host, method seam.Method, spec Sp
 	}
 	defer w.Close()
 
+	var stops *stopLog
+	if sw, ok := h.(seam.StopWatcher); ok {
+		watch, err := sw.WatchStops()
+		if err != nil {
+			return nil, err
+		}
+		defer watch.Close()
+		stops = &stopLog{watch: watch, begun: h.Now(), ends: make([]int64, 0, spec.Warmup+spec.Samples)}
+	}
+
 	cpuBefore, wallBefore := h.CPUTime(), h.Now()
-	res.Latencies, res.Overruns, res.Stopped, err = loop(ctx, h, w, method.Schedule, spec, progress)
+	res.Latencies, res.Overruns, res.Stopped, err = loop(ctx, h, w, method.Schedule, spec, progress, stops)
 	res.Conditions.CPUNs, res.Conditions.WallNs = int64(h.CPUTime()-cpuBefore), h.Now()-wallBefore
+	if err == nil && stops != nil {
+		res.NotRunning, err = stops.notRunning(spec.Warmup, len(res.Latencies), h.Now())
+	}
 	return res, err
 }
 
 // loop is the measurement loop itself, kept free of everything else so that
 // its cost per sample is what BenchmarkLoop measures.
-func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedule, spec Spec, progress Progress) (latencies []int64, overruns int, stopped bool, err error) {
+// stops (nil when the host cannot tell) is told of each wait.
+func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedule, spec Spec, progress Progress, stops *stopLog) (latencies []int64, overruns int, stopped bool, err error) {
 	delay := int64(spec.Delay)
 	total := spec.Warmup + spec.Samples
 	latencies = make([]int64, 0, spec.Samples)
 	stop := ctx.Done()
 	deadline := h.Now()
+	if stops != nil {
+		stops.start = deadline
+	}
+	var suspended int64
 	for i := 0; i < total; i++ {
 		select {
 		case <-stop:
 			return latencies, overruns, true, nil
 		default:
+		}
+		if stops != nil {
+			suspended = stops.watch.Suspended()
 		}
 		start := h.Now()
 		if schedule == seam.Periodic {
@@ -154,6 +175,9 @@ func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedul
 		}
 		if i >= spec.Warmup {
 			latencies = append(latencies, end-deadline+delay)
+		}
+		if stops != nil {
+			stops.waited(i-spec.Warmup, end, suspended)
 		}
 		if progress != nil && (i&63 == 63 || i == total-1) {
 			progress(i+1, total)

@@ -77,6 +77,36 @@ type ThreadEnder interface {
 	ThreadEnding() (wait func())
 }
 
+// StopWatcher is a Host that can tell when this process did not run at
+// all: stopped by job control (SIGSTOP, Ctrl+Z) and continued, or with the
+// whole machine suspended. A wait that spans such a time ends late, but
+// not because of the timer: the measurement loop (package sample) marks
+// the sample so that no judgement counts it as the timer's latency.
+type StopWatcher interface {
+	// WatchStops starts watching; it is called on the measuring thread
+	// before its first wait, and the watch is closed after its last.
+	WatchStops() (StopWatch, error)
+}
+
+// StopWatch is one watch of a StopWatcher.
+type StopWatch interface {
+	// Suspended is how long the machine has been suspended, in ns from an
+	// origin of the watch's own, read as the call is made: it has grown
+	// across a wait that spanned a suspend (Linux: CLOCK_BOOTTIME less
+	// CLOCK_MONOTONIC; Windows: the interrupt time less the unbiased
+	// interrupt time). It may move by a few µs between two reads (two
+	// clocks read one after the other); 0 always where it cannot be told.
+	Suspended() int64
+	// Continued returns the times, on the host's clock (Host.Now), at
+	// which the process was told it had been continued after a stop
+	// (SIGCONT received) since the watch began, in order. Each is read
+	// after the stop ended, by another thread than the measuring one, so
+	// it may come some time after the measuring thread ran again.
+	Continued() []int64
+	// Close ends the watch.
+	Close()
+}
+
 // ThreadClock is a Host that reads one thread's CPU time from another
 // thread. A load's busy threads (package sample) are left out of the
 // process's CPUTime with it, so that a measurement under load records the

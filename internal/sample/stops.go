@@ -1,0 +1,112 @@
+package sample
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/seam"
+)
+
+// SuspendSlackNs is how far a StopWatch's suspended time may move across a
+// wait without counting as a suspend: its two clocks are read one after
+// the other. A suspend lasts seconds.
+const SuspendSlackNs = int64(time.Millisecond)
+
+// MaxContinueDelay bounds how long after a stop ended its continue
+// (SIGCONT) is seen: the signal reaches the watch on another thread,
+// through Go's runtime, which takes microseconds and, on a loaded
+// machine, milliseconds.
+const MaxContinueDelay = time.Second
+
+// stopLog is what one measurement saw of the process not running: the
+// end of every wait (warm-up included), on the host's clock, to place
+// each continue seen, and the samples whose wait spanned a suspend, which
+// the watch tells as the wait ends.
+type stopLog struct {
+	watch seam.StopWatch
+	// begun is when the watch began, start when the first wait began.
+	begun, start int64
+	ends         []int64
+	suspendedNs  int64
+	suspended    []int // indexes of samples
+}
+
+// waited records the end of the wait of sample i (negative in the
+// warm-up), and whether the machine was suspended across it: the watch's
+// suspended time before it began was before.
+func (s *stopLog) waited(i int, end, before int64) {
+	s.ends = append(s.ends, end)
+	if d := s.watch.Suspended() - before; d > SuspendSlackNs {
+		s.suspendedNs += d
+		if i >= 0 {
+			s.suspended = append(s.suspended, i)
+		}
+	}
+}
+
+// notRunning is what the measurement of n samples after warmup saw, at
+// now, its end: nil when the process ran throughout.
+//
+// A suspend is placed exactly: its wait saw the suspended time grow. A
+// stop is placed from its continue: the stop ended before the continue
+// was seen, at most MaxContinueDelay before, inside the span between two
+// of the measuring thread's readings of the clock (it cannot read one
+// while stopped), so inside one wait and the loop's work before it. The
+// stopped span is the longest of those that began before the continue
+// was seen and ended within MaxContinueDelay of it; the span before the
+// first wait and after the last count too, so that a stop there marks no
+// sample. Two continues placed in one wait mark it once.
+func (s *stopLog) notRunning(warmup, n int, now int64) (*rawfile.NotRunning, error) {
+	continued := s.watch.Continued()
+	if len(continued) == 0 && s.suspendedNs == 0 {
+		return nil, nil
+	}
+	marked := slices.Clone(s.suspended)
+	// span k is (edge(k-1), edge(k)]: k = -1 the time before the first
+	// wait, 0 .. len(ends)-1 the waits, len(ends) the time after the last.
+	edge := func(k int) int64 {
+		switch {
+		case k < 0:
+			return s.start
+		case k < len(s.ends):
+			return s.ends[k]
+		case len(s.ends) == 0:
+			return max(now, s.start)
+		}
+		return max(now, s.ends[len(s.ends)-1])
+	}
+	for _, seen := range continued {
+		earliest := seen - int64(MaxContinueDelay)
+		// The first span that ends at or after earliest.
+		first := sort.Search(len(s.ends), func(k int) bool { return s.ends[k] >= earliest })
+		best, longest := -1, edge(-1)-s.begun
+		if edge(-1) < earliest {
+			longest = -1 // the time before the first wait ended too early
+		}
+		for k := first; k <= len(s.ends); k++ {
+			from := edge(k - 1)
+			if from >= seen {
+				break
+			}
+			if d := edge(k) - from; d > longest {
+				best, longest = k, d
+			}
+		}
+		if i := best - warmup; best >= 0 && best < len(s.ends) && i >= 0 && i < n {
+			marked = append(marked, i)
+		}
+	}
+	slices.Sort(marked)
+	marked = slices.Compact(marked)
+	if len(marked) > rawfile.MaxNotRunning {
+		return nil, fmt.Errorf("%d samples were taken while the process was not running (stopped or suspended %d times): over %d, nothing is left to judge", len(marked), len(continued)+len(s.suspended), rawfile.MaxNotRunning)
+	}
+	nr := &rawfile.NotRunning{Continued: len(continued), SuspendedNs: s.suspendedNs}
+	if len(marked) > 0 {
+		nr.Samples = marked
+	}
+	return nr, nil
+}

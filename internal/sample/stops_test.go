@@ -1,0 +1,110 @@
+package sample_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
+)
+
+// stoppingHost is a fakeHost whose process is stopped by job control for
+// stopNs during wait stopAt (warm-up included), and told of it (SIGCONT
+// received) only lag waits later, as a signal reaches another thread
+// after the measuring one ran again; and whose machine is suspended for
+// suspendNs during wait suspendAt.
+type stoppingHost struct {
+	fakeHost
+	stopAt, lag int
+	stopNs      int64
+	suspendAt   int
+	suspendNs   int64
+
+	suspended int64
+	continued []int64
+	closed    bool
+}
+
+func (h *stoppingHost) NewWaiter(string, time.Duration) (seam.Waiter, error) { return h, nil }
+
+func (h *stoppingHost) Wait(deadline int64) error {
+	i := h.waits
+	if err := h.fakeHost.Wait(deadline); err != nil {
+		return err
+	}
+	if i == h.stopAt {
+		h.now += h.stopNs
+	}
+	if i == h.suspendAt {
+		h.suspended += h.suspendNs
+	}
+	if i == h.stopAt+h.lag {
+		h.continued = append(h.continued, h.now+100)
+	}
+	return nil
+}
+
+func (h *stoppingHost) WatchStops() (seam.StopWatch, error) { return stoppingWatch{h}, nil }
+
+type stoppingWatch struct{ h *stoppingHost }
+
+func (w stoppingWatch) Suspended() int64   { return w.h.suspended }
+func (w stoppingWatch) Continued() []int64 { return w.h.continued }
+func (w stoppingWatch) Close()             { w.h.closed = true }
+
+// A stop during a wait is placed on that wait's sample, though its
+// continue is seen waits later; the samples around it are kept, and
+// Running leaves it out of what is judged.
+func TestStopIsPlacedOnItsWait(t *testing.T) {
+	for _, schedule := range []seam.Schedule{seam.Relative, seam.Periodic} {
+		for _, lag := range []int{0, 1, 3, 20} {
+			h := &stoppingHost{fakeHost: fakeHost{lateness: []int64{50_000}, schedule: schedule}, stopAt: 7, lag: lag, stopNs: int64(2 * time.Second), suspendAt: -1}
+			p, err := sample.Measure(context.Background(), h, spec(40, 2), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nr := p.NotRunning
+			if nr == nil || !slices.Equal(nr.Samples, []int{5}) || nr.Continued != 1 || nr.SuspendedNs != 0 {
+				t.Fatalf("schedule %d, continue seen %d waits late: not running %+v, want sample 5 (wait 7 less 2 of warm-up), 1 continue", schedule, lag, nr)
+			}
+			if p.Latencies[5] < int64(2*time.Second) {
+				t.Errorf("the stopped sample is %d ns, want over the 2 s stop", p.Latencies[5])
+			}
+			running := p.Running()
+			if len(running) != 39 || slices.Max(running) != delay+50_000 {
+				t.Errorf("schedule %d, lag %d: running samples %d, max %d; want 39 and the timer's %d", schedule, lag, len(running), slices.Max(running), delay+50_000)
+			}
+			if !h.closed {
+				t.Error("the watch was not closed")
+			}
+		}
+	}
+}
+
+// A suspend is placed on the wait across which the suspended time grew;
+// a stop in the warm-up marks no sample but is counted.
+func TestSuspendAndWarmupStop(t *testing.T) {
+	h := &stoppingHost{fakeHost: fakeHost{lateness: []int64{0}, schedule: seam.Relative}, stopAt: 1, lag: 2, stopNs: int64(time.Second), suspendAt: 10, suspendNs: int64(5 * time.Second)}
+	p, err := sample.Measure(context.Background(), h, spec(20, 3), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nr := p.NotRunning
+	if nr == nil || !slices.Equal(nr.Samples, []int{7}) || nr.Continued != 1 || nr.SuspendedNs != int64(5*time.Second) {
+		t.Fatalf("not running %+v, want sample 7 suspended for 5 s and 1 continue placed in the warm-up", nr)
+	}
+}
+
+// A process that ran throughout records nothing.
+func TestRunningThroughoutRecordsNothing(t *testing.T) {
+	h := &stoppingHost{fakeHost: fakeHost{lateness: []int64{3_000_000, 0}, schedule: seam.Periodic}, stopAt: -100, suspendAt: -1}
+	p, err := sample.Measure(context.Background(), h, spec(50, 5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NotRunning != nil {
+		t.Errorf("not running %+v for a process that ran throughout", p.NotRunning)
+	}
+}
