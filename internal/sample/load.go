@@ -264,6 +264,15 @@ type loadedHost struct {
 	load *Load
 }
 
+// WatchStops is the host's, where it has one: a load does not change
+// what the process can tell of its own stops.
+func (h loadedHost) WatchStops() (seam.StopWatch, error) {
+	if w, ok := h.Host.(seam.StopWatcher); ok {
+		return w.WatchStops()
+	}
+	return nil, nil
+}
+
 // CPUTime is the process's CPU time less the load's. The busy threads run
 // on while the two are read, so the difference can come out a few µs
 // below the one before: it is held to never run backwards, as the

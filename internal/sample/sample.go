@@ -112,8 +112,10 @@ func measureLocked(ctx context.Context, h seam.Host, method seam.Method, spec Sp
 		if err != nil {
 			return nil, err
 		}
-		defer watch.Close()
-		stops = &stopLog{watch: watch, begun: h.Now(), ends: make([]int64, 0, spec.Warmup+spec.Samples)}
+		if watch != nil {
+			defer watch.Close()
+			stops = &stopLog{watch: watch, begun: h.Now(), ends: make([]int64, 0, spec.Warmup+spec.Samples)}
+		}
 	}
 
 	cpuBefore, wallBefore := h.CPUTime(), h.Now()

@@ -84,7 +84,9 @@ type ThreadEnder interface {
 // the sample so that no judgement counts it as the timer's latency.
 type StopWatcher interface {
 	// WatchStops starts watching; it is called on the measuring thread
-	// before its first wait, and the watch is closed after its last.
+	// before its first wait, and the watch is closed after its last. A
+	// nil watch says that this host cannot tell (a wrapper around a host
+	// that cannot).
 	WatchStops() (StopWatch, error)
 }
 
