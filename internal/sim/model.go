@@ -66,6 +66,8 @@ type Host struct {
 	tickOrigin int64
 	own        uint32 // this process's granted request (100 ns), 0 for none
 	sleptNs    int64  // virtual time spent inside waits
+	// suspendedNs is how long the machine has been suspended so far.
+	suspendedNs int64
 }
 
 // NewHost returns a host simulating the named scenario, seeded.
@@ -259,6 +261,10 @@ func (h *Host) sleep(delayNs int64) {
 	if sc.PreemptProb > 0 && h.rng.Float64() < sc.PreemptProb {
 		wake += int64(time.Millisecond) + h.rng.Int64N(max(sc.PreemptMaxNs-int64(time.Millisecond), 1))
 	}
+	if sc.SuspendForNs > 0 && h.suspendedNs == 0 && wake >= sc.SuspendAtNs {
+		wake += sc.SuspendForNs
+		h.suspendedNs += sc.SuspendForNs
+	}
 	// The thread runs, and makes its next call, a few µs after the tick.
 	wake += h.callDelay(wake)
 	h.sleptNs += wake - h.now
@@ -297,3 +303,16 @@ func (h *Host) PollInterruptTime(d time.Duration) (string, int, []uint64, error)
 	h.now += int64(d)
 	return fmt.Sprintf("simulated (model %s): the interrupt time read in a loop for %v", h.sc.Name, d), int(int64(d) / modelReadNs), values, nil
 }
+
+var _ seam.StopWatcher = (*Host)(nil)
+
+// WatchStops makes the model a seam.StopWatcher of its scenario's suspend
+// (SuspendAtNs), which it tells as the growth of the interrupt time's bias
+// does on Windows. The model has no job control.
+func (h *Host) WatchStops() (seam.StopWatch, error) { return modelWatch{h}, nil }
+
+type modelWatch struct{ h *Host }
+
+func (w modelWatch) Suspended() int64 { return w.h.suspendedNs }
+func (modelWatch) Continued() []int64 { return nil }
+func (modelWatch) Close()             {}

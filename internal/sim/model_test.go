@@ -247,3 +247,31 @@ func TestDroppedRequest(t *testing.T) {
 		t.Error("a re-applied request was dropped before its 60 s")
 	}
 }
+
+// SIMULATED: the suspended scenario's machine sleeps 3 s one second into
+// the run; the measurement marks the one wait across it, whose sample is
+// over 3 s, and the samples it keeps are the timer's (~1 ms on the model
+// at 0.5023 ms).
+func TestSuspendIsMarked(t *testing.T) {
+	h, err := sim.NewHost("suspended", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sample.Measure(context.Background(), h, sample.Spec{
+		Method: "sleep", Delay: time.Millisecond, Samples: 2000, Warmup: 10,
+		Setting: timerinfo.Setting{Resolution100ns: 5023},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nr := p.NotRunning
+	if nr == nil || len(nr.Samples) != 1 || nr.SuspendedNs != 3e9 || nr.Continued != 0 {
+		t.Fatalf("not running %+v, want one sample across a 3 s suspend", nr)
+	}
+	if l := p.Latencies[nr.Samples[0]]; l < 3e9 {
+		t.Errorf("the marked sample is %d ns, want over the 3 s asleep", l)
+	}
+	if s := stats.Summarize(p.Running()); s.Count != 1999 || s.Max > 3e6 {
+		t.Errorf("the samples kept: %d, max %d ns; want 1999 of the timer's, none near the suspend", s.Count, s.Max)
+	}
+}

@@ -90,6 +90,20 @@ func (p *Paced) NewWaiter(method string, delay time.Duration) (seam.Waiter, erro
 
 func (p *Paced) CPUTime() time.Duration { return p.h.CPUTime() }
 
+// WatchStops is the model's, read under the pace's lock.
+func (p *Paced) WatchStops() (seam.StopWatch, error) { return pacedWatch{p}, nil }
+
+type pacedWatch struct{ p *Paced }
+
+func (w pacedWatch) Suspended() int64 {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	return w.p.h.suspendedNs
+}
+
+func (pacedWatch) Continued() []int64 { return nil }
+func (pacedWatch) Close()             {}
+
 // pacedWaiter waits on the model, from the wall-clock time at least:
 // the waits of a check run ahead of the wall clock, not behind it.
 type pacedWaiter struct {

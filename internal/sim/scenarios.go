@@ -50,6 +50,12 @@ type Scenario struct {
 	// Programs are processes that start and exit during the run (apply
 	// --while watches for them).
 	Programs []ProgramRun
+	// SuspendAtNs and SuspendForNs: the machine is suspended (sleep)
+	// SuspendAtNs into the run (virtual time) for SuspendForNs, once, 0
+	// for never. The wait in progress ends after the resume, late by the
+	// time asleep, and the interrupt time's bias grows by it: the host,
+	// a seam.StopWatcher, tells it as Windows' interrupt times do.
+	SuspendAtNs, SuspendForNs int64
 }
 
 // ProgramRun is a process of the model's machine, running from FromNs to
@@ -156,6 +162,13 @@ var scenarios = []Scenario{
 			{PID: 4242, Name: "game.exe", Path: `C:\Games\game.exe`, FromNs: 1_500 * ms, UntilNs: 4_000 * ms},
 			{PID: 4318, Name: "game.exe", Path: `C:\Games\game.exe`, FromNs: 3_000 * ms, UntilNs: 5_000 * ms},
 		},
+	},
+	{
+		Name:    "suspended",
+		Summary: "knee-26100's machine, suspended (sleep) for 3 s 1 s into the run: the wait in progress ends 3 s late, and the host tells the suspend",
+		Build:   26100, Coarsest: 156250, Finest: 5000,
+		CallDelayNs: 43 * us / 10, CallJitterNs: 5 * us / 100, ExtraTickProb: 0.002,
+		SuspendAtNs: 1_000 * ms, SuspendForNs: 3_000 * ms,
 	},
 	{
 		Name:    "global-key",
