@@ -34,13 +34,79 @@ type Measurement struct {
 	Load *Load `json:"load,omitempty"`
 	// Stopped is set when the user stopped the run: the figures cover the
 	// samples taken until then.
-	Stopped   bool           `json:"stopped"`
-	Summary   stats.Summary  `json:"summary"`
-	Lateness  stats.Lateness `json:"lateness"`
-	Histogram []stats.Bin    `json:"histogram"`
-	Warnings  []string       `json:"warnings"`
+	Stopped bool `json:"stopped"`
+	// NotRunning counts the samples taken while the process was not
+	// running, which the figures leave out; absent when it ran throughout.
+	NotRunning *NotRunning    `json:"not_running,omitempty"`
+	Summary    stats.Summary  `json:"summary"`
+	Lateness   stats.Lateness `json:"lateness"`
+	Histogram  []stats.Bin    `json:"histogram"`
+	Warnings   []string       `json:"warnings"`
 	// RawFile is where every sample was written, if anywhere.
 	RawFile string `json:"raw_file,omitempty"`
+}
+
+// NotRunning is what a measurement saw of the process not running at all
+// (a job-control stop, a suspend of the machine): its samples are left out
+// of every figure, for their lateness is not the timer's.
+type NotRunning struct {
+	// LeftOut is how many samples were left out.
+	LeftOut int `json:"left_out"`
+	// Continued is how many times the process was continued after a stop
+	// (SIGCONT received), warm-up included.
+	Continued int `json:"continued"`
+	// SuspendedNs is how long the machine was suspended across the waits.
+	SuspendedNs int64 `json:"suspended_ns"`
+}
+
+// NotRunningOf is what the points saw of the process not running, added
+// up; nil when it ran throughout.
+func NotRunningOf(points []rawfile.Point) *NotRunning {
+	var out *NotRunning
+	for i := range points {
+		nr := points[i].NotRunning
+		if nr == nil {
+			continue
+		}
+		if out == nil {
+			out = &NotRunning{}
+		}
+		out.LeftOut += len(nr.Samples)
+		out.Continued += nr.Continued
+		out.SuspendedNs += nr.SuspendedNs
+	}
+	return out
+}
+
+// Sentence says what nr left out and why, for a warning.
+func (nr *NotRunning) Sentence() string {
+	var why []string
+	if nr.Continued > 0 {
+		why = append(why, fmt.Sprintf("stopped and continued %s", times(nr.Continued)))
+	}
+	if nr.SuspendedNs > 0 {
+		why = append(why, fmt.Sprintf("the machine suspended for %s", time.Duration(nr.SuspendedNs).Round(time.Millisecond)))
+	}
+	what := "no sample was"
+	switch nr.LeftOut {
+	case 0:
+	case 1:
+		what = "1 sample was"
+	default:
+		what = fmt.Sprintf("%d samples were", nr.LeftOut)
+	}
+	s := fmt.Sprintf("the process was not running while it measured (%s): %s taken then", strings.Join(why, "; "), what)
+	if nr.LeftOut > 0 {
+		s += " and left out of the figures, for their lateness is not the timer's"
+	}
+	return s
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // HistogramBins is the number of regular bars in the terminal histogram.
@@ -64,6 +130,9 @@ func OSBuild(r *timerinfo.Report) string {
 func WriteMeasurement(w io.Writer, m *Measurement) {
 	p := newPrinter(w, m.Simulated)
 	title := fmt.Sprintf("tickscope measure: %s, %s delay, %d samples", m.Method, fmtDuration(m.DelayNs), m.Summary.Count)
+	if nr := m.NotRunning; nr != nil && nr.LeftOut > 0 {
+		title += fmt.Sprintf(" (%d more left out: taken while the process was not running)", nr.LeftOut)
+	}
 	if m.Stopped {
 		title += " (stopped early: figures cover the samples taken)"
 	}
@@ -240,12 +309,15 @@ func MeasurementOf(f *rawfile.File, p *rawfile.Point) *Measurement {
 		Stopped:    p.Stopped,
 		Warnings:   []string{},
 	}
-	sorted := slices.Clone(p.Latencies)
+	sorted := slices.Clone(p.Running())
 	slices.Sort(sorted)
 	m.Summary = stats.SummarizeSorted(sorted)
 	m.Lateness = stats.LatenessOf(m.Summary, f.DelayNs)
 	m.Histogram = stats.Histogram(sorted, HistogramBins)
-	if m.Summary.Min < f.DelayNs {
+	if m.NotRunning = NotRunningOf([]rawfile.Point{*p}); m.NotRunning != nil {
+		m.Warnings = append(m.Warnings, m.NotRunning.Sentence())
+	}
+	if m.Summary.Count > 0 && m.Summary.Min < f.DelayNs {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%d samples ended before the requested delay: the wait returned early", countBelow(sorted, f.DelayNs)))
 	}
 	if win := f.Query.Windows; win != nil {
