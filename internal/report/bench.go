@@ -53,6 +53,9 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	if d := r.Discarded; d != nil {
 		p.kv("discarded", discardedLine(d, b.Current100ns))
 	}
+	if nr := r.NotRunning; nr != nil {
+		p.kv("not running", nr.Sentence())
+	}
 	p.line("")
 	p.line("curve  (median p50 per band of equivalent periods)")
 	for i, band := range r.Bands {

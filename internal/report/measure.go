@@ -14,6 +14,7 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -47,67 +48,8 @@ type Measurement struct {
 }
 
 // NotRunning is what a measurement saw of the process not running at all
-// (a job-control stop, a suspend of the machine): its samples are left out
-// of every figure, for their lateness is not the timer's.
-type NotRunning struct {
-	// LeftOut is how many samples were left out.
-	LeftOut int `json:"left_out"`
-	// Continued is how many times the process was continued after a stop
-	// (SIGCONT received), warm-up included.
-	Continued int `json:"continued"`
-	// SuspendedNs is how long the machine was suspended across the waits.
-	SuspendedNs int64 `json:"suspended_ns"`
-}
-
-// NotRunningOf is what the points saw of the process not running, added
-// up; nil when it ran throughout.
-func NotRunningOf(points []rawfile.Point) *NotRunning {
-	var out *NotRunning
-	for i := range points {
-		nr := points[i].NotRunning
-		if nr == nil {
-			continue
-		}
-		if out == nil {
-			out = &NotRunning{}
-		}
-		out.LeftOut += len(nr.Samples)
-		out.Continued += nr.Continued
-		out.SuspendedNs += nr.SuspendedNs
-	}
-	return out
-}
-
-// Sentence says what nr left out and why, for a warning.
-func (nr *NotRunning) Sentence() string {
-	var why []string
-	if nr.Continued > 0 {
-		why = append(why, fmt.Sprintf("stopped and continued %s", times(nr.Continued)))
-	}
-	if nr.SuspendedNs > 0 {
-		why = append(why, fmt.Sprintf("the machine suspended for %s", time.Duration(nr.SuspendedNs).Round(time.Millisecond)))
-	}
-	what := "no sample was"
-	switch nr.LeftOut {
-	case 0:
-	case 1:
-		what = "1 sample was"
-	default:
-		what = fmt.Sprintf("%d samples were", nr.LeftOut)
-	}
-	s := fmt.Sprintf("the process was not running while it measured (%s): %s taken then", strings.Join(why, "; "), what)
-	if nr.LeftOut > 0 {
-		s += " and left out of the figures, for their lateness is not the timer's"
-	}
-	return s
-}
-
-func times(n int) string {
-	if n == 1 {
-		return "once"
-	}
-	return fmt.Sprintf("%d times", n)
-}
+// (sweep.NotRunning): its samples are left out of every figure.
+type NotRunning = sweep.NotRunning
 
 // HistogramBins is the number of regular bars in the terminal histogram.
 const HistogramBins = 12
@@ -314,7 +256,7 @@ func MeasurementOf(f *rawfile.File, p *rawfile.Point) *Measurement {
 	m.Summary = stats.SummarizeSorted(sorted)
 	m.Lateness = stats.LatenessOf(m.Summary, f.DelayNs)
 	m.Histogram = stats.Histogram(sorted, HistogramBins)
-	if m.NotRunning = NotRunningOf([]rawfile.Point{*p}); m.NotRunning != nil {
+	if m.NotRunning = sweep.NotRunningOf([]rawfile.Point{*p}); m.NotRunning != nil {
 		m.Warnings = append(m.Warnings, m.NotRunning.Sentence())
 	}
 	if m.Summary.Count > 0 && m.Summary.Min < f.DelayNs {

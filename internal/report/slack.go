@@ -48,6 +48,9 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	p.kv("kernel", b.OSBuild)
 	p.kv("design", fmt.Sprintf("%d settings, %d samples each, in interleaved chunks", len(r.Rows), b.Samples))
 	writeLoad(p, b.Load)
+	if nr := r.NotRunning; nr != nil {
+		p.kv("not running", nr.Sentence())
+	}
 	p.line("")
 	p.line("settings  (lateness p50 / p99, interference)")
 	for i, row := range r.Rows {

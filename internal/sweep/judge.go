@@ -92,6 +92,10 @@ type Row struct {
 	// the full sample count, without which it cannot be recommended.
 	Pass      bool `json:"pass"`
 	Confirmed bool `json:"confirmed"`
+	// NotRunning counts the samples taken while the process was not
+	// running, left out of the summary and the gates (Confirmed counts
+	// them: they were taken).
+	NotRunning int `json:"not_running,omitempty"`
 
 	// sorted are the row's samples, ascending: the power budget's p95 and
 	// the latency pick's intervals are computed from them.
@@ -153,6 +157,9 @@ type Result struct {
 	// Confidence is the recommended row's figures and its margin over the
 	// runner-up band's middle row, with their intervals.
 	Confidence *Confidence `json:"confidence,omitempty"`
+	// NotRunning is what the sweep saw of the process not running; its
+	// samples are left out of every row and re-check.
+	NotRunning *NotRunning `json:"not_running,omitempty"`
 }
 
 // Discards are the points a judgement left out because the timer period
@@ -203,7 +210,7 @@ func Disturbed(p *rawfile.Point, period uint32) bool {
 // out (Disturbed) and counted.
 func Judge(points []rawfile.Point, prefs Preferences, minSamples int, period uint32) *Result {
 	prefs.BudgetLateness = 0 // a Linux budget: the Windows bench does not apply it
-	r := &Result{Preferences: prefs, Recommended: -1, Band: -1, Floor: -1, Stability: NotRechecked}
+	r := &Result{Preferences: prefs, Recommended: -1, Band: -1, Floor: -1, Stability: NotRechecked, NotRunning: NotRunningOf(points)}
 	var rechecks []*rawfile.Point
 	for i := range points {
 		p := &points[i]
@@ -218,15 +225,16 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int, period uin
 			rechecks = append(rechecks, p)
 			continue
 		}
-		sorted := slices.Clone(p.Latencies)
+		sorted := slices.Clone(p.Running())
 		slices.Sort(sorted)
 		row := Row{
-			Requested: p.Requested.Resolution100ns,
-			SameAs:    p.SameAs,
-			Granted:   p.Granted.Resolution100ns,
-			Affected:  affected(p),
-			Summary:   stats.SummarizeSorted(sorted),
-			sorted:    sorted,
+			Requested:  p.Requested.Resolution100ns,
+			SameAs:     p.SameAs,
+			Granted:    p.Granted.Resolution100ns,
+			Affected:   affected(p),
+			Summary:    stats.SummarizeSorted(sorted),
+			NotRunning: p.LeftOut(),
+			sorted:     sorted,
 		}
 		if row.Affected && (r.HeldElsewhere == 0 || p.Conditions.CurrentBefore100ns < r.HeldElsewhere) {
 			r.HeldElsewhere = p.Conditions.CurrentBefore100ns
@@ -546,9 +554,9 @@ func (r *Result) judgeRecheck(rechecks []*rawfile.Point) {
 	for _, p := range rechecks {
 		switch p.Requested.Resolution100ns {
 		case winner.Requested:
-			winnerLat = append(winnerLat, p.Latencies...)
+			winnerLat = append(winnerLat, p.Running()...)
 		case r.Rows[max(r.Floor, 0)].Requested:
-			floorLat = append(floorLat, p.Latencies...)
+			floorLat = append(floorLat, p.Running()...)
 		}
 	}
 	if len(winnerLat) == 0 {

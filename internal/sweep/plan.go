@@ -315,7 +315,7 @@ func (r *Runner) keepDiscarded(target, chunk *rawfile.Point) {
 		r.room--
 		d := *chunk
 		d.Phase = target.Phase
-		d.Latencies = nil
+		d.Latencies, d.NotRunning = nil, nil
 		r.discarded = append(r.discarded, d)
 		i = len(r.discarded) - 1
 		r.discardedAt[target] = i
@@ -326,7 +326,9 @@ func (r *Runner) keepDiscarded(target, chunk *rawfile.Point) {
 		d.Stopped = d.Stopped || chunk.Stopped
 	}
 	d := &r.discarded[i]
-	d.Latencies = append(d.Latencies, chunk.Latencies[:min(len(chunk.Latencies), max(r.Plan.Samples-len(d.Latencies), 0))]...)
+	kept := chunk.Latencies[:min(len(chunk.Latencies), max(r.Plan.Samples-len(d.Latencies), 0))]
+	addNotRunning(d, chunk.NotRunning, len(d.Latencies), len(d.Latencies)+len(kept))
+	d.Latencies = append(d.Latencies, kept...)
 }
 
 // givenUp reports whether a point's chunks were discarded maxDiscards times:
@@ -347,6 +349,7 @@ func merge(p *rawfile.Point, chunk *rawfile.Point) {
 	p.Warmup += chunk.Warmup
 	p.Overruns += chunk.Overruns
 	p.Stopped = p.Stopped || chunk.Stopped
+	addNotRunning(p, chunk.NotRunning, len(p.Latencies), len(p.Latencies)+len(chunk.Latencies))
 	p.Latencies = append(p.Latencies, chunk.Latencies...)
 }
 

@@ -69,6 +69,9 @@ type SlackRow struct {
 	// P50SE is the standard error of p50 (stats.PercentileSE): the noise
 	// two settings' p50s are compared against.
 	P50SE float64 `json:"p50_se_ns"`
+	// NotRunning counts the samples taken while the process was not
+	// running, left out of the summary and the gates.
+	NotRunning int `json:"not_running,omitempty"`
 	// Equivalent marks the settings whose p50 was not noticeably above
 	// the best's (chooseLatency) when the latency pick chose among them.
 	Equivalent bool `json:"equivalent,omitempty"`
@@ -99,6 +102,9 @@ type SlackResult struct {
 	// Confidence is the recommended setting's figures and its margin over
 	// the runner-up, with their intervals.
 	Confidence *Confidence `json:"confidence,omitempty"`
+	// NotRunning is what the sweep saw of the process not running; its
+	// samples are left out of every row and the re-check.
+	NotRunning *NotRunning `json:"not_running,omitempty"`
 }
 
 // JudgeSlack recommends a Linux setting. latency: among the settings that
@@ -121,7 +127,7 @@ type SlackResult struct {
 // power pick bounds at p99.
 func JudgeSlack(points []rawfile.Point, delayNs int64, prefs Preferences) *SlackResult {
 	prefs.BudgetP50, prefs.BudgetP95 = 0, 0 // the Windows bench's budgets
-	r := &SlackResult{Preferences: prefs, Recommended: -1, Stability: NotRechecked}
+	r := &SlackResult{Preferences: prefs, Recommended: -1, Stability: NotRechecked, NotRunning: NotRunningOf(points)}
 	var rechecks []*rawfile.Point
 	for i := range points {
 		p := &points[i]
@@ -130,13 +136,13 @@ func JudgeSlack(points []rawfile.Point, delayNs int64, prefs Preferences) *Slack
 			rechecks = append(rechecks, p)
 			continue
 		}
-		sorted := slices.Clone(p.Latencies)
+		sorted := slices.Clone(p.Running())
 		slices.Sort(sorted)
 		s := stats.SummarizeSorted(sorted)
 		r.Rows = append(r.Rows, SlackRow{
 			Setting: p.Requested, Summary: s, Lateness: stats.LatenessOf(s, delayNs),
 			Pass:  s.Count > 0 && s.Interference <= GateMaxInterference && s.P95 <= GateMaxP95Ns,
-			P50SE: stats.PercentileSE(sorted, 50), sorted: sorted,
+			P50SE: stats.PercentileSE(sorted, 50), NotRunning: p.LeftOut(), sorted: sorted,
 		})
 	}
 	var cands []candidate
@@ -166,7 +172,7 @@ func JudgeSlack(points []rawfile.Point, delayNs int64, prefs Preferences) *Slack
 		var lat []int64
 		for _, p := range rechecks {
 			if sameSetting(p.Requested, want) {
-				lat = append(lat, p.Latencies...)
+				lat = append(lat, p.Running()...)
 			}
 		}
 		if len(lat) > 0 {
