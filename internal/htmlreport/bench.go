@@ -95,6 +95,9 @@ func (p *page) bench(b *report.Bench) {
 		p.body.WriteString("<p>The bench measured no period.</p>\n")
 		return
 	}
+	if r.NotRunning != nil {
+		p.warnings([]string{r.NotRunning.Sentence()})
+	}
 	order := make([]int, len(r.Rows))
 	for i := range order {
 		order[i] = i
@@ -291,6 +294,9 @@ func (p *page) slackBench(b *report.SlackBench) {
 	if r == nil || len(r.Rows) == 0 {
 		p.body.WriteString("<p>The bench measured no setting.</p>\n")
 		return
+	}
+	if r.NotRunning != nil {
+		p.warnings([]string{r.NotRunning.Sentence()})
 	}
 	c := slackChart(r, b.DelayNs)
 	var rows [][]string

@@ -60,7 +60,7 @@ func (p *page) draw(f *rawfile.File, result any) error {
 		if len(f.Points) == 0 {
 			return fmt.Errorf("html report: the measurement has no samples")
 		}
-		p.measurement(r, f.Points[0].Latencies)
+		p.measurement(r, f.Points[0].Running())
 	case *report.Bench:
 		p.bench(r)
 	case *report.SlackBench:
