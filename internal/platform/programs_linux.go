@@ -43,8 +43,9 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 //     then executes the game is seen within rotateScans seconds, not one;
 //   - only a process whose comm is a watched program's has its executable
 //     (/proc/PID/exe) and its stat read, for a name longer than comm
-//     holds, a program named by its path, its state (a zombie has exited)
-//     and its start time;
+//     holds, a program named by its path (whose file, device and inode,
+//     must be the path's: sameFile), its state (a zombie has exited) and
+//     its start time;
 //   - a process once matched stays matched until it has gone (its comm
 //     descriptor's read fails, or its stat cannot be read, shows a zombie
 //     or another start time: its id was taken again), whatever its comm
@@ -64,10 +65,15 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 type procScanner struct {
 	root     string
 	programs []options.Program
-	dir      int
-	buf      []byte
-	entries  map[int]*procEntry
-	scan     uint64
+	// files are, for each program named by its path, the file the path
+	// names (fileID.path "" for a bare name): a process runs the program
+	// when its executable is that file, not a file shown at that path
+	// (sameFile).
+	files   []fileID
+	dir     int
+	buf     []byte
+	entries map[int]*procEntry
+	scan    uint64
 	// kept counts the comm descriptors kept open, at most maxKeptComm:
 	// past it a process's comm is opened and closed at each scan.
 	kept int
@@ -136,8 +142,35 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 	}
 	for _, program := range programs {
 		sc.programs = append(sc.programs, options.NewProgram(program, false, filepath.EvalSymlinks))
+		f := fileID{}
+		if options.ProgramBase(program, false) != program {
+			f.path = program
+			f.dev, f.ino, f.ok = statID(program)
+		}
+		sc.files = append(sc.files, f)
 	}
 	return sc, nil
+}
+
+// fileID is a file as the kernel tells it (device and inode), whatever
+// path shows it.
+type fileID struct {
+	// path is the program's path, "" for a program named by its name.
+	path     string
+	dev, ino uint64
+	// ok is false while the path could not be read (nothing there yet).
+	ok bool
+}
+
+// statID reads the device and inode of the file path names, links
+// followed: for /proc/PID/exe, the executable the process runs, whatever
+// mount shows it at which path.
+func statID(path string) (dev, ino uint64, ok bool) {
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
+		return 0, 0, false
+	}
+	return st.Dev, st.Ino, true
 }
 
 // Scan lists the running processes of the watched programs.
@@ -191,7 +224,7 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 			if !p.ShortNameMatches(string(comm)) {
 				continue
 			}
-			exe, started, running, err := sc.matches(pid, p)
+			exe, started, running, err := sc.matches(pid, i)
 			if running {
 				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started})
 				e.match, e.matchComm, e.exe, e.started = i, string(comm), exe, started
@@ -358,7 +391,8 @@ const pfKthread = 0x00200000
 // read: another user's process, named by a short bare name) and its start
 // time. unreadable is why it could not be told: p needs its executable,
 // which it is not allowed to read.
-func (sc *procScanner) matches(pid int, p options.Program) (exe string, started time.Time, running bool, unreadable error) {
+func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, running bool, unreadable error) {
+	p := sc.programs[i]
 	exe, err := sc.exe(pid)
 	if p.NeedsPath() && (err != nil || !p.PathMatches(exe)) {
 		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
@@ -366,11 +400,40 @@ func (sc *procScanner) matches(pid int, p options.Program) (exe string, started 
 		}
 		return "", time.Time{}, false, unreadable
 	}
+	if sc.files[i].path != "" && !sc.sameFile(pid, i) {
+		return "", time.Time{}, false, nil
+	}
 	st, err := sc.stat(pid)
 	if err != nil || st.state == 'Z' || st.state == 'X' {
 		return "", time.Time{}, false, nil
 	}
 	return exe, st.started, true, nil
+}
+
+// sameFile reports whether the process pid runs the file program i's path
+// names: the device and inode of /proc/PID/exe (stat follows the magic
+// link to the executable itself) against the path's. The text of
+// /proc/PID/exe is not enough: a user who may not write the path can
+// still show their own executable there, in a mount namespace of their
+// own (unshare -Urm, then mount --bind over the path), and the readlink
+// of their process gives the path as that namespace shows it. The path's
+// file is read when the scanner starts, and read again when a process
+// does not run it, so that a program updated (its file replaced) is
+// followed: what counts is the file at the path as this process sees it
+// now. A process running a file the path named before it was replaced
+// ("PATH (deleted)") counts only when it was found before the
+// replacement.
+func (sc *procScanner) sameFile(pid, i int) bool {
+	dev, ino, ok := statID(sc.root + "/" + strconv.Itoa(pid) + "/exe")
+	if !ok {
+		return false
+	}
+	f := &sc.files[i]
+	if f.ok && f.dev == dev && f.ino == ino {
+		return true
+	}
+	f.dev, f.ino, f.ok = statID(f.path)
+	return f.ok && f.dev == dev && f.ino == ino
 }
 
 // stillRuns reports whether the process pid, which matched a watched
@@ -386,7 +449,7 @@ func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) bool {
 	if string(comm) == e.matchComm {
 		return true
 	}
-	if exe, _ := sc.exe(pid); exe != e.exe {
+	if exe, _ := sc.exe(pid); exe != e.exe || sc.files[e.match].path != "" && !sc.sameFile(pid, e.match) {
 		return false
 	}
 	e.matchComm = string(comm)

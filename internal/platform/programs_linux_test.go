@@ -389,3 +389,76 @@ func TestBootTimeHasNoMonotonicReading(t *testing.T) {
 		t.Errorf("a start time %v keeps a monotonic reading", started)
 	}
 }
+
+// TestScanTellsAPathByItsFile: a program named by its path is the file
+// at that path, not what another user's mount namespace shows there. As
+// nobody, in a user and mount namespace of its own (unshare -Urm), a copy
+// of sleep bind-mounted over the watched path and executed there shows
+// the watched path as its /proc/PID/exe and the path's base name as its
+// comm: it is not the program. The program itself, run by nobody too, is.
+func TestScanTellsAPathByItsFile(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: runs processes as nobody")
+	}
+	for _, tool := range []string{"setpriv", "unshare"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	// A directory nobody may enter, holding the watched program (root's)
+	// and nobody's own copy of sleep.
+	dir, err := os.MkdirTemp("", "tswfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	watched := program(t, dir, "tswfile"+strconv.Itoa(os.Getpid()))
+	fake := program(t, dir, "fake")
+	if err := os.Chown(fake, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	asNobody := []string{"--reuid=65534", "--regid=65534", "--clear-groups"}
+	if out, err := exec.Command("setpriv", append(asNobody, "unshare", "-Urm", "true")...).CombinedOutput(); err != nil {
+		t.Skipf("nobody cannot make a user and mount namespace here: %v: %s", err, out)
+	}
+	sc, err := system{}.ScanPrograms([]string{watched})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	faked := start(t, "setpriv", append(asNobody, "unshare", "-Urm", "sh", "-c", `mount --bind "$0" "$1" && exec "$1" 30`, fake, watched)...)
+	poll(t, "the fake executed at the watched path", func() bool {
+		return procField(faked.Process.Pid, "exe") == watched && procField(faked.Process.Pid, "comm") == filepath.Base(watched)
+	})
+	real := start(t, "setpriv", append(asNobody, watched, "30")...)
+	poll(t, "found the program", func() bool { _, ok := scanFor(t, sc)[real.Process.Pid]; return ok })
+	// Young processes are read at every scan: the fake is looked at as
+	// often as the program.
+	for range youngScans {
+		if p, ok := scanFor(t, sc)[faked.Process.Pid]; ok {
+			t.Fatalf("a file bind-mounted over %s in another user's namespace counts as it: %+v", watched, p)
+		}
+	}
+}
+
+// TestScanFollowsAnUpdatedProgram: a program named by its path whose file
+// is replaced after the scanner started (an update: a new file renamed
+// over the old) is the new file.
+func TestScanFollowsAnUpdatedProgram(t *testing.T) {
+	dir := t.TempDir()
+	watched := program(t, dir, "tswupd"+strconv.Itoa(os.Getpid()))
+	sc, err := system{}.ScanPrograms([]string{watched})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	update := program(t, dir, "update")
+	if err := os.Rename(update, watched); err != nil {
+		t.Fatal(err)
+	}
+	cmd := start(t, watched, "30")
+	poll(t, "found the updated program", func() bool { _, ok := scanFor(t, sc)[cmd.Process.Pid]; return ok })
+}
