@@ -96,7 +96,8 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 				warn(w)
 			}
 		},
-		While: p.While,
+		While:     p.While,
+		WhileUser: p.WhileUser,
 		Waiting: func(rep *hold.HoldReport) {
 			if !asJSON {
 				report.WriteWaiting(a.stdout, rep)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/user"
 	"runtime"
 	"slices"
 	"strconv"
@@ -40,8 +41,34 @@ type ApplyPlan struct {
 	PID   int
 	Slack time.Duration
 	// While are the programs the setting is held for (--while), nil to
-	// hold it throughout.
-	While []string
+	// hold it throughout; WhileUser, when set (--while-user), the one
+	// user whose processes count.
+	While     []string
+	WhileUser *ProgramUser
+}
+
+// ProgramUser is the user whose processes a hold with --while counts
+// (--while-user): Name as given, UID the user id it names.
+type ProgramUser struct {
+	Name string
+	UID  int
+}
+
+// programUser reads --while-user: a user id (digits), or a user's name
+// this machine knows.
+func programUser(value string) (*ProgramUser, error) {
+	if uid, err := strconv.ParseUint(value, 10, 31); err == nil {
+		return &ProgramUser{Name: value, UID: int(uid)}, nil
+	}
+	u, err := user.Lookup(value)
+	if err != nil {
+		return nil, options.BadFlag("while-user", value, "no such user here; give a user's name or a user id (0..2147483647)")
+	}
+	uid, err := strconv.Atoi(u.Uid)
+	if err != nil {
+		return nil, options.BadFlag("while-user", value, "the user id %s is not a number; give a user id", u.Uid)
+	}
+	return &ProgramUser{Name: value, UID: uid}, nil
 }
 
 // PlanApply checks apply's command line against this machine and says
@@ -82,6 +109,16 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 			return nil, err
 		}
 		plan.While = programs
+	}
+	if f.WhileUserSet {
+		if !f.WhileSet {
+			return nil, options.BadFlag("while-user", f.WhileUser, "narrows --while: give --while PROGRAM[,PROGRAM...] too")
+		}
+		u, err := programUser(f.WhileUser)
+		if err != nil {
+			return nil, err
+		}
+		plan.WhileUser = u
 	}
 	switch {
 	case q.Windows != nil:
@@ -145,6 +182,9 @@ func planLinux(plan *ApplyPlan, f ApplyFlags) (*ApplyPlan, error) {
 	value := f.DMALatency
 	plan.Setting = timerinfo.Setting{CPUDMALatencyUs: &value}
 	plan.HolderArgs = withWhile([]string{"apply", "--dma-latency", strconv.Itoa(int(value)), "--no-esc", "--as-startup"}, plan.While)
+	if plan.WhileUser != nil {
+		plan.HolderArgs = append(plan.HolderArgs, "--while-user", plan.WhileUser.Name)
+	}
 	return plan, nil
 }
 
@@ -263,7 +303,10 @@ type HoldOptions struct {
 	// Changed at each start and exit of a program, and when a take that
 	// had failed succeeds (EventRetried), with the event; Checked is
 	// called only while the setting is held.
-	While     []string
+	While []string
+	// WhileUser, when set, counts only the processes of that user
+	// (--while-user).
+	WhileUser *ProgramUser
 	ScanEvery time.Duration
 	Waiting   func(*HoldReport)
 	Changed   func(WhileState, *ProgramEvent)

@@ -126,6 +126,9 @@ type ApplyFlags struct {
 	// runs.
 	While    string
 	WhileSet bool
+	// WhileUser is --while-user USER: count only that user's processes.
+	WhileUser    string
+	WhileUserSet bool
 	// Simulated is set when the hold runs on the model (--simulate).
 	Simulated bool
 }
@@ -152,7 +155,8 @@ func RegisterApply(fl *pflag.FlagSet, f *ApplyFlags) {
 	fl.BoolVar(&f.Boot, "boot", false, "Windows, with --persist: install a service that holds from boot, before anyone logs on (elevated)")
 	fl.BoolVar(&f.AsService, "as-service", false, "Windows: hold as the boot service, under the service manager (the service passes it)")
 	fl.StringVar(&f.Listen, "listen", "", "serve the holder's state as Prometheus metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1)")
-	fl.StringVar(&f.While, "while", "", "hold only while one of these programs runs: PROGRAM[,PROGRAM...], each a name (game.exe; on Windows game is game.exe) or an executable's absolute path")
+	fl.StringVar(&f.While, "while", "", "hold only while one of these programs runs: PROGRAM[,PROGRAM...], each a name (game.exe; on Windows game is game.exe; any user's process may take a name) or an executable's absolute path")
+	fl.StringVar(&f.WhileUser, "while-user", "", "Linux, with --while: count only the processes this user (a name or a user id) started")
 }
 
 // CheckApply refuses, as usage errors, the flags of apply that cmd was
@@ -168,7 +172,10 @@ func CheckApply(cmd *cobra.Command, q *timerinfo.Report, f *ApplyFlags) error {
 	changed := cmd.Flags().Changed
 	f.ResolutionSet, f.MSSet, f.SlackSet, f.DMALatencySet = settingSet(cmd.Flags())
 	f.PIDSet, f.ForSet = changed("pid"), changed("for")
-	f.WhileSet = changed("while")
+	f.WhileSet, f.WhileUserSet = changed("while"), changed("while-user")
+	if f.WhileUserSet && q.Linux == nil {
+		return options.BadFlag("while-user", f.WhileUser, "a Linux flag; on %s name the program by the absolute path of its executable, which only who may write there can replace", q.OS)
+	}
 	return nil
 }
 
@@ -239,10 +246,15 @@ shows, or a longer executable name) or the absolute path of the executable
 (Windows: also without .exe; Linux: a link matches the program it leads to,
 started by either path). A process once found is held for until it exits,
 also when it renames itself. A process whose path cannot be read (another
-user's) is not counted, and said once. It looks every second (Linux: /proc;
-Windows: a process snapshot), at a cost BENCHMARKS.md gives. With --persist
-the startup holder does the same. Not with --slack: a process's slack is its
-own; use run --slack.
+user's) is not counted, and said once. A name is anyone's: any user may run a
+program of that name, and on Linux any process may take any name (echo -n game
+> /proc/self/comm). A path counts only the file at that path (Linux: its device
+and inode, read again when the file is replaced, so that a file another user
+shows there in a namespace of their own is not it). --while-user USER (Linux;
+a name or a user id) counts only the processes that user started. It looks
+every second (Linux: /proc; Windows: a process snapshot), at a cost
+BENCHMARKS.md gives. With --persist the startup holder does the same. Not with
+--slack: a process's slack is its own; use run --slack.
 
 --simulate SCENARIO holds on the model of Windows timers instead (its
 game-session scenario runs game.exe twice), changing nothing on this machine.

@@ -25,8 +25,12 @@ const maxEvents = 1000
 // WhileReport is what a hold with --while did: the programs it watched
 // for, each start and exit it saw, and how long the setting was held.
 type WhileReport struct {
-	Programs    []string `json:"programs"`
-	ScanEveryNs int64    `json:"scan_every_ns"`
+	Programs []string `json:"programs"`
+	// User is --while-user as given and UID the user id it names: only
+	// that user's processes count (omitted: any user's).
+	User        string `json:"user,omitempty"`
+	UID         *int   `json:"uid,omitempty"`
+	ScanEveryNs int64  `json:"scan_every_ns"`
 	// Events are the starts and exits seen, oldest first: the last
 	// maxEvents of them, EventsDropped older ones left out.
 	Events        []ProgramEvent `json:"events"`
@@ -145,6 +149,10 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 		every = ScanEvery
 	}
 	rep.While = &WhileReport{Programs: o.While, ScanEveryNs: int64(every), Events: []ProgramEvent{}, Running: []ProgramRunning{}}
+	if u := o.WhileUser; u != nil {
+		uid := u.UID
+		rep.While.User, rep.While.UID = u.Name, &uid
+	}
 	if w := q.Windows; w != nil && !w.RequestsGlobal() {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("requests are per-process here (%s), so the period held while %s runs reaches tickscope only, not the program; %s",
 			w.RequestModel, strings.Join(o.While, " or "), w.GlobalAdvice()))
@@ -192,6 +200,9 @@ func (h *whileHold) scan() {
 	}
 	next := make(map[int]seam.ProgramProcess, len(found))
 	for _, p := range found {
+		if u := h.o.WhileUser; u != nil && p.UID != u.UID {
+			continue
+		}
 		next[p.PID] = p
 	}
 	// A process id that now runs another watched program, or started

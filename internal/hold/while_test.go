@@ -79,6 +79,13 @@ func startWhile(t *testing.T, host seam.Host, model *sim.Host, programs ...strin
 // sets.
 func startWhileOn(t *testing.T, host seam.Host, model *sim.Host, sys *sim.System, programs ...string) *whileRun {
 	t.Helper()
+	return startWhileWith(t, host, model, sys, nil, programs...)
+}
+
+// startWhileWith is startWhileOn with the hold's options changed by with
+// (nil: none).
+func startWhileWith(t *testing.T, host seam.Host, model *sim.Host, sys *sim.System, with func(*hold.HoldOptions), programs ...string) *whileRun {
+	t.Helper()
 	r := &whileRun{t: t, model: model, procs: &processes{}, scan: make(chan time.Time), recheck: make(chan time.Time), changes: make(chan change, 16)}
 	sys.Running = r.procs.running
 	r.sys = sys
@@ -93,7 +100,7 @@ func startWhileOn(t *testing.T, host seam.Host, model *sim.Host, sys *sim.System
 	waiting := make(chan struct{})
 	done := make(chan *hold.HoldReport)
 	go func() {
-		rep, err := hold.Hold(ctx, host, r.sys, q, timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+		o := hold.HoldOptions{
 			NoEsc: true, While: programs, RecheckEvery: 5 * time.Second, ScanEvery: time.Second,
 			NewTicker: func(d time.Duration) (<-chan time.Time, func()) {
 				if d == time.Second {
@@ -105,7 +112,11 @@ func startWhileOn(t *testing.T, host seam.Host, model *sim.Host, sys *sim.System
 			Holding: func(*hold.HoldReport) { t.Error("Holding called for a hold with --while") },
 			Waiting: func(*hold.HoldReport) { close(waiting) },
 			Changed: func(s hold.WhileState, e *hold.ProgramEvent) { r.changes <- change{s, e} },
-		})
+		}
+		if with != nil {
+			with(&o)
+		}
+		rep, err := hold.Hold(ctx, host, r.sys, q, timerinfo.Setting{Resolution100ns: 10000}, o)
 		if err != nil {
 			t.Error(err)
 		}
@@ -603,5 +614,59 @@ func TestWhileWindowsNamesAndUnreadablePaths(t *testing.T) {
 	}
 	if len(rep.Warnings) != 1 {
 		t.Errorf("the report's warnings %q", rep.Warnings)
+	}
+}
+
+// --while-user: a process of the program that another user started is
+// not counted (any user may name a process game); the user's own is.
+func TestWhileCountsOnlyTheUsersProcesses(t *testing.T) {
+	model, _ := sim.NewHost("game-session", 1)
+	r := startWhileWith(t, model, model, &sim.System{LinuxPrograms: true},
+		func(o *hold.HoldOptions) { o.WhileUser = &hold.ProgramUser{Name: "alice", UID: 1000} }, "game")
+	r.procs.set(sim.RunningProcess{PID: 30, Name: "game", Path: "/home/mallory/game", UID: 65534})
+	r.none()
+	if p := r.period(); p != 156250 {
+		t.Fatalf("another user's game holds the period at %d", p)
+	}
+	r.procs.set(sim.RunningProcess{PID: 30, Name: "game", Path: "/home/mallory/game", UID: 65534},
+		sim.RunningProcess{PID: 31, Name: "game", Path: "/usr/games/game", UID: 1000})
+	r.tick(time.Second)
+	if c := r.next(); c.event.PID != 31 || c.event.Setting != hold.SettingHeld || len(c.state.Running) != 1 {
+		t.Errorf("the user's game: %+v, state %+v", c.event, c.state)
+	}
+	rep := r.stop()
+	if w := rep.While; w.User != "alice" || w.UID == nil || *w.UID != 1000 {
+		t.Errorf("the report's user: %q, %v", w.User, w.UID)
+	}
+}
+
+// --while-user is checked: it narrows --while, and names a user.
+func TestPlanApplyWhileUser(t *testing.T) {
+	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	plan, err := hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game", WhileSet: true, WhileUser: "root", WhileUserSet: true})
+	if err != nil || plan.WhileUser == nil || plan.WhileUser.UID != 0 ||
+		strings.Join(plan.HolderArgs, " ") != "apply --dma-latency 0 --no-esc --as-startup --while game --while-user root" {
+		t.Errorf("--while-user root: %+v, %v", plan, err)
+	}
+	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "1000", WhileUserSet: true})
+	if err != nil || plan.WhileUser == nil || plan.WhileUser.UID != 1000 {
+		t.Errorf("--while-user 1000: %+v, %v", plan, err)
+	}
+	for _, tt := range []struct {
+		name string
+		f    hold.ApplyFlags
+		want string
+	}{
+		{"without --while", hold.ApplyFlags{DMALatencySet: true, WhileUser: "root", WhileUserSet: true}, "--while-user root: narrows --while: give --while PROGRAM[,PROGRAM...] too"},
+		{"no such user", hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "tickscope-no-such-user", WhileUserSet: true}, "--while-user tickscope-no-such-user: no such user here"},
+		{"a negative id", hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "-1", WhileUserSet: true}, "--while-user -1: no such user here"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := hold.PlanApply(lin, tt.f)
+			if plan != nil || !isUsage(err) {
+				t.Fatalf("PlanApply = %+v, %v; want a usage error", plan, err)
+			}
+			wantError(t, err, tt.want)
+		})
 	}
 }

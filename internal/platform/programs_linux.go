@@ -126,6 +126,7 @@ type procEntry struct {
 	matchComm string
 	exe       string
 	started   time.Time
+	uid       int
 	// unreadable is set once a scan could not read its executable to tell
 	// whether it runs a program its comm names (Unreadable).
 	unreadable bool
@@ -215,7 +216,7 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 		}
 		if e.match >= 0 {
 			if sc.stillRuns(pid, e, comm) {
-				out = append(out, seam.ProgramProcess{PID: pid, Program: e.match, Started: e.started})
+				out = append(out, seam.ProgramProcess{PID: pid, Program: e.match, Started: e.started, UID: e.uid})
 				continue
 			}
 			e.match = -1
@@ -226,8 +227,9 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 			}
 			exe, started, running, err := sc.matches(pid, i)
 			if running {
-				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started})
-				e.match, e.matchComm, e.exe, e.started = i, string(comm), exe, started
+				uid := sc.uid(pid)
+				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started, UID: uid})
+				e.match, e.matchComm, e.exe, e.started, e.uid = i, string(comm), exe, started, uid
 				break
 			}
 			if err != nil && !e.unreadable {
@@ -470,6 +472,46 @@ func (sc *procScanner) exe(pid int) (string, error) {
 		return "", errors.New("executable path too long")
 	}
 	return strings.TrimSuffix(string(link[:n]), " (deleted)"), nil
+}
+
+// uid reads the real user id of the process pid from /proc/PID/status
+// ("Uid:", real first): who started it (a set-user-id program keeps its
+// starter's), -1 when it cannot be read. In a user namespace the kernel
+// shows the id this process's namespace maps it to, the one user names
+// here.
+func (sc *procScanner) uid(pid int) int {
+	fd, err := unix.Open(sc.root+"/"+strconv.Itoa(pid)+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 4096)
+	n, err := unix.Read(fd, buf)
+	if err != nil {
+		return -1
+	}
+	return parseStatusUID(buf[:n])
+}
+
+// parseStatusUID reads the real user id of a /proc/PID/status, -1 when it
+// has none.
+func parseStatusUID(status []byte) int {
+	for line := range bytes.SplitSeq(status, []byte("\n")) {
+		rest, ok := bytes.CutPrefix(line, []byte("Uid:"))
+		if !ok {
+			continue
+		}
+		fields := bytes.Fields(rest)
+		if len(fields) == 0 {
+			return -1
+		}
+		uid, err := strconv.ParseUint(string(fields[0]), 10, 32)
+		if err != nil {
+			return -1
+		}
+		return int(uid)
+	}
+	return -1
 }
 
 // Unreadable lists the processes the last scan met and could not tell.

@@ -462,3 +462,56 @@ func TestScanFollowsAnUpdatedProgram(t *testing.T) {
 	cmd := start(t, watched, "30")
 	poll(t, "found the updated program", func() bool { _, ok := scanFor(t, sc)[cmd.Process.Pid]; return ok })
 }
+
+// TestScanTellsWhoStartedAProcess: a process found carries the real user
+// id of whoever started it (--while-user counts only one user's).
+func TestScanTellsWhoStartedAProcess(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: runs a process as nobody")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("no setpriv")
+	}
+	dir, err := os.MkdirTemp("", "tswuid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prog := program(t, dir, "tswuid"+strconv.Itoa(os.Getpid()))
+	sc, err := system{}.ScanPrograms([]string{filepath.Base(prog)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	nobody := start(t, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", prog, "30")
+	mine := start(t, prog, "30")
+	var found map[int]seam.ProgramProcess
+	poll(t, "found both", func() bool {
+		found = scanFor(t, sc)
+		_, a := found[nobody.Process.Pid]
+		_, b := found[mine.Process.Pid]
+		return a && b
+	})
+	if uid := found[nobody.Process.Pid].UID; uid != 65534 {
+		t.Errorf("nobody's process: uid %d, want 65534", uid)
+	}
+	if uid := found[mine.Process.Pid].UID; uid != 0 {
+		t.Errorf("root's process: uid %d, want 0", uid)
+	}
+}
+
+func TestParseStatusUID(t *testing.T) {
+	for status, want := range map[string]int{
+		"Name:\tgame\nUid:\t1000\t0\t0\t0\nGid:\t100\t100\t100\t100\n": 1000,
+		"Name:\tgame\n": -1,
+		"Uid:\tx\n":     -1,
+		"Uid:\n":        -1,
+	} {
+		if got := parseStatusUID([]byte(status)); got != want {
+			t.Errorf("%q: %d, want %d", status, got, want)
+		}
+	}
+}

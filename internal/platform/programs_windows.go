@@ -85,7 +85,7 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 		pid := entry.ProcessID
 		if was, ok := sc.known[pid]; ok && was.name == name {
 			known[pid] = was
-			out = append(out, seam.ProgramProcess{PID: int(pid), Program: was.program, Started: was.started})
+			out = append(out, seam.ProgramProcess{PID: int(pid), Program: was.program, Started: was.started, UID: -1})
 			continue
 		}
 		id := snapshotIdentity{parent: entry.ParentProcessID, name: name}
@@ -107,7 +107,7 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 				continue
 			}
 			known[pid] = knownProcess{name: name, program: i, started: started}
-			out = append(out, seam.ProgramProcess{PID: int(pid), Program: i, Started: started})
+			out = append(out, seam.ProgramProcess{PID: int(pid), Program: i, Started: started, UID: -1})
 			break
 		}
 	}

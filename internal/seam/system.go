@@ -166,6 +166,9 @@ type ProgramProcess struct {
 	// Started is when the process started, the zero Time where the OS
 	// does not say.
 	Started time.Time
+	// UID is the process's real user id (Linux: whoever started it, or
+	// root), -1 where the scanner does not say (Windows).
+	UID int
 }
 
 // UnreadableProcess is a process a ProgramScanner could not tell

@@ -15,6 +15,9 @@ type RunningProcess struct {
 	// 15 bytes) and Path its executable's path (Linux: links resolved).
 	Name, Path string
 	Started    time.Time
+	// UID is its real user id where the fake's OS is Linux
+	// (LinuxPrograms); on Windows the scanner says none (-1).
+	UID int
 	// PathErr, when set, is why its path cannot be read (another user's
 	// process): a program that needs its path does not match it, and the
 	// scanner reports it once (Unreadable).
@@ -40,7 +43,7 @@ func (s *System) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 	s.mu.Lock()
 	s.OpenScanners++
 	s.mu.Unlock()
-	sc := &scanner{sys: s, told: map[int]bool{}}
+	sc := &scanner{sys: s, told: map[int]bool{}, linux: linux}
 	for _, program := range programs {
 		sc.programs = append(sc.programs, options.NewProgram(program, !linux, resolve))
 	}
@@ -53,6 +56,7 @@ type scanner struct {
 	told       map[int]bool
 	unreadable []seam.UnreadableProcess
 	closed     bool
+	linux      bool
 }
 
 func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
@@ -79,7 +83,11 @@ func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
 		}
 		for i, program := range sc.programs {
 			if program.Matches(p.Name, path) {
-				out = append(out, seam.ProgramProcess{PID: p.PID, Program: i, Started: p.Started})
+				uid := -1
+				if sc.linux {
+					uid = p.UID
+				}
+				out = append(out, seam.ProgramProcess{PID: p.PID, Program: i, Started: p.Started, UID: uid})
 				break
 			}
 			if p.PathErr != nil && program.ShortNameMatches(p.Name) && program.NeedsPath() {

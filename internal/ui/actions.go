@@ -328,7 +328,8 @@ func (s *Server) hold(req applyRequest) *Outcome {
 				h.warn(rep.Warnings...)
 				close(holding)
 			},
-			While: p.While,
+			While:     p.While,
+			WhileUser: p.WhileUser,
 			Waiting: func(rep *hold.HoldReport) {
 				rep.Until = untilText
 				h.mu.Lock()
