@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,8 +45,9 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 //   - only a process whose comm is a watched program's has its executable
 //     (/proc/PID/exe) and its stat read, for a name longer than comm
 //     holds, a program named by its path (whose file, device and inode,
-//     must be the path's: sameFile), its state (a zombie has exited) and
-//     its start time;
+//     must be the path's: sameFile), its state (a zombie with no other
+//     thread has exited: a main thread that ended with pthread_exit is a
+//     zombie while the program's other threads run) and its start time;
 //   - a process once matched stays matched until it has gone (its comm
 //     descriptor's read fails, or its stat cannot be read, shows a zombie
 //     or another start time: its id was taken again), whatever its comm
@@ -406,7 +408,7 @@ func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, runni
 		return "", time.Time{}, false, nil
 	}
 	st, err := sc.stat(pid)
-	if err != nil || st.state == 'Z' || st.state == 'X' {
+	if err != nil || st.exited() {
 		return "", time.Time{}, false, nil
 	}
 	return exe, st.started, true, nil
@@ -426,7 +428,7 @@ func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, runni
 // ("PATH (deleted)") counts only when it was found before the
 // replacement.
 func (sc *procScanner) sameFile(pid, i int) bool {
-	dev, ino, ok := statID(sc.root + "/" + strconv.Itoa(pid) + "/exe")
+	dev, ino, ok := statID(sc.exeLink(pid))
 	if !ok {
 		return false
 	}
@@ -445,7 +447,7 @@ func (sc *procScanner) sameFile(pid, i int) bool {
 // it had (a changed comm alone is a renamed thread).
 func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) bool {
 	st, err := sc.stat(pid)
-	if err != nil || st.state == 'Z' || st.state == 'X' || !st.started.Equal(e.started) {
+	if err != nil || st.exited() || !st.started.Equal(e.started) {
 		return false
 	}
 	if string(comm) == e.matchComm {
@@ -464,7 +466,7 @@ func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) bool {
 // (EACCES) and one that has exited.
 func (sc *procScanner) exe(pid int) (string, error) {
 	link := make([]byte, 4096)
-	n, err := unix.Readlink(sc.root+"/"+strconv.Itoa(pid)+"/exe", link)
+	n, err := unix.Readlink(sc.exeLink(pid), link)
 	if err != nil {
 		return "", err
 	}
@@ -514,6 +516,31 @@ func parseStatusUID(status []byte) int {
 	return -1
 }
 
+// exeLink is the link to the executable the process pid runs:
+// /proc/PID/exe, or, when its first thread has exited and the others run
+// on (pthread_exit: the leader has no memory map, and its exe link reads
+// ENOENT), /proc/PID/task/TID/exe of another of its threads.
+func (sc *procScanner) exeLink(pid int) string {
+	dir := sc.root + "/" + strconv.Itoa(pid)
+	var st unix.Stat_t
+	if err := unix.Stat(dir+"/exe", &st); !errors.Is(err, unix.ENOENT) {
+		return dir + "/exe"
+	}
+	tasks, err := os.ReadDir(dir + "/task")
+	if err != nil {
+		return dir + "/exe"
+	}
+	for _, task := range tasks {
+		if task.Name() == strconv.Itoa(pid) {
+			continue
+		}
+		if unix.Stat(dir+"/task/"+task.Name()+"/exe", &st) == nil {
+			return dir + "/task/" + task.Name() + "/exe"
+		}
+	}
+	return dir + "/exe"
+}
+
 // Unreadable lists the processes the last scan met and could not tell.
 func (sc *procScanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
 
@@ -521,7 +548,17 @@ func (sc *procScanner) Unreadable() []seam.UnreadableProcess { return sc.unreada
 type procStat struct {
 	state   byte
 	flags   uint64
+	threads int
 	started time.Time
+}
+
+// exited reports whether the process has exited: its thread group has,
+// not only its first thread. A program whose main thread ends with
+// pthread_exit while others run shows its leader as a zombie (state Z)
+// with the others counted in num_threads; once the last has exited, a
+// zombie counts itself alone.
+func (st procStat) exited() bool {
+	return (st.state == 'Z' || st.state == 'X') && st.threads <= 1
 }
 
 func (sc *procScanner) stat(pid int) (procStat, error) {
@@ -538,8 +575,8 @@ func (sc *procScanner) stat(pid int) (procStat, error) {
 	return parseProcStat(buf[:n], sc.boot)
 }
 
-// parseProcStat reads the state (field 3), flags (9) and start time (22,
-// clock ticks after boot) of a stat line; its fields are counted after
+// parseProcStat reads the state (field 3), flags (9), number of threads
+// (20) and start time (22, clock ticks after boot) of a stat line; its fields are counted after
 // the last ")", as comm may hold spaces and parentheses. boot is when the
 // machine booted, by the wall clock.
 func parseProcStat(line []byte, boot time.Time) (procStat, error) {
@@ -553,10 +590,11 @@ func parseProcStat(line []byte, boot time.Time) (procStat, error) {
 	}
 	flags, err1 := strconv.ParseUint(fields[9-3], 10, 64)
 	ticks, err2 := strconv.ParseUint(fields[22-3], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
+	threads, err3 := strconv.ParseUint(fields[20-3], 10, 31)
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return procStat{}, fmt.Errorf("stat: %w", err)
 	}
-	st := procStat{state: fields[0][0], flags: flags}
+	st := procStat{state: fields[0][0], flags: flags, threads: int(threads)}
 	if !boot.IsZero() {
 		st.started = boot.Add(time.Duration(ticks) * time.Second / clockTicksPerSecond)
 	}

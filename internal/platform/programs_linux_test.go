@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,7 +48,7 @@ func TestParseProcStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.state != 'S' || st.flags != 4194560 || !st.started.Equal(boot.Add(123450*time.Millisecond)) {
+	if st.state != 'S' || st.flags != 4194560 || st.threads != 4 || !st.started.Equal(boot.Add(123450*time.Millisecond)) {
 		t.Errorf("parsed %+v", st)
 	}
 	kthread := "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0"
@@ -514,4 +515,116 @@ func TestParseStatusUID(t *testing.T) {
 			t.Errorf("%q: %d, want %d", status, got, want)
 		}
 	}
+}
+
+// leaderExits is a program whose main thread ends with pthread_exit while
+// another runs on: it says so on stdout, once the main thread has gone,
+// and exits when its stdin closes.
+const leaderExits = `#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static pthread_t main_thread;
+static void *run(void *arg) {
+	(void)arg;
+	pthread_join(main_thread, NULL);
+	printf("main exited\n");
+	fflush(stdout);
+	char c;
+	while (read(0, &c, 1) > 0) {
+	}
+	return NULL;
+}
+int main(void) {
+	main_thread = pthread_self();
+	pthread_t t;
+	pthread_create(&t, NULL, run, NULL);
+	pthread_exit(NULL);
+}
+`
+
+// TestScanKeepsAProgramWhoseMainThreadExited: a process whose main thread
+// has exited (its leader a zombie) while another thread runs still runs
+// its program, found by name and by path, by a scanner that found it
+// before and by one that first sees it then; once its last thread has
+// exited it has (a zombie, then reaped).
+func TestScanKeepsAProgramWhoseMainThreadExited(t *testing.T) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc to build a program whose main thread exits first (Go cannot pthread_exit its main thread)")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "leader.c")
+	if err := os.WriteFile(src, []byte(leaderExits), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, "tswlead"+strconv.Itoa(os.Getpid()))
+	if out, err := exec.Command(gcc, "-O", "-pthread", "-o", prog, src).CombinedOutput(); err != nil {
+		t.Skipf("gcc cannot build it here: %v: %s", err, out)
+	}
+	byName := []string{filepath.Base(prog)}
+	byPath := []string{prog}
+	before := make([]seam.ProgramScanner, 2)
+	for i, programs := range [][]string{byName, byPath} {
+		if before[i], err = (system{}).ScanPrograms(programs); err != nil {
+			t.Fatal(err)
+		}
+		defer before[i].Close()
+	}
+	cmd := exec.Command(prog)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	for _, sc := range before {
+		poll(t, "found the program", func() bool { _, ok := scanFor(t, sc)[pid]; return ok })
+	}
+	line := make([]byte, len("main exited\n"))
+	if _, err := io.ReadFull(stdout, line); err != nil {
+		t.Fatalf("the program did not say its main thread exited: %v", err)
+	}
+	poll(t, "a zombie leader", func() bool { return procState(pid) == 'Z' })
+	if threads := procStatusField(pid, "Threads"); threads != "2" {
+		t.Fatalf("threads %q, want 2", threads)
+	}
+	for i, programs := range [][]string{byName, byPath} {
+		if _, ok := scanFor(t, before[i])[pid]; !ok {
+			t.Errorf("%v: a process whose main thread exited, found before, is gone", programs)
+		}
+		fresh, err := system{}.ScanPrograms(programs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := scanFor(t, fresh)[pid]; !ok {
+			t.Errorf("%v: a process whose main thread exited is not found", programs)
+		}
+		fresh.Close()
+	}
+	// The last thread exits: a zombie of one thread has exited.
+	stdin.Close()
+	poll(t, "the last thread exited", func() bool { return procState(pid) == 'Z' && procStatusField(pid, "Threads") == "1" })
+	for i, programs := range [][]string{byName, byPath} {
+		if p, ok := scanFor(t, before[i])[pid]; ok {
+			t.Errorf("%v: a process that has exited is found: %+v", programs, p)
+		}
+	}
+}
+
+// procStatusField is a field of /proc/PID/status ("Threads"), "" when it
+// cannot be read.
+func procStatusField(pid int, name string) string {
+	for line := range strings.SplitSeq(procField(pid, "status"), "\n") {
+		if value, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(value)
+		}
+	}
+	return ""
 }
