@@ -57,7 +57,11 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 //     another executable ends the match (then comm is compared afresh).
 //
 // Reading every user process's comm at every scan costs this machine's
-// holder twice the CPU (BENCHMARKS.md).
+// holder twice the CPU (BENCHMARKS.md). The comm descriptors kept open are
+// bounded by the descriptor limit (keptLimit); past the bound a comm is
+// opened and closed at each read. A read that fails for want of
+// descriptors or memory (EMFILE, ENFILE, ENOMEM) fails the scan, which the
+// hold says: it is not read as the process having gone.
 //
 // The alternatives: the netlink process connector announces every fork,
 // exec and exit, but needs CAP_NET_ADMIN in the initial user namespace,
@@ -76,9 +80,10 @@ type procScanner struct {
 	buf     []byte
 	entries map[int]*procEntry
 	scan    uint64
-	// kept counts the comm descriptors kept open, at most maxKeptComm:
-	// past it a process's comm is opened and closed at each scan.
-	kept int
+	// kept counts the comm descriptors kept open, at most maxKept
+	// (keptLimit): past it a process's comm is opened and closed at each
+	// scan.
+	kept, maxKept int
 	// boot is when the machine booted, read once so that a process's
 	// start time is the same at every scan.
 	boot time.Time
@@ -102,11 +107,34 @@ const (
 	rotateScans   = 10
 )
 
-// maxKeptComm bounds the descriptors a scanner keeps open, well inside
-// the soft limit Go sets for itself (it raises RLIMIT_NOFILE to the hard
-// limit at start-up, and the hard limit is 4096 or more on the systems
-// tickscope runs on).
+// maxKeptComm bounds the descriptors a scanner keeps open, whatever the
+// limit (keptLimit).
 const maxKeptComm = 2048
+
+// keptLimit is how many comm descriptors a scanner keeps open under a
+// descriptor limit (RLIMIT_NOFILE's soft limit, which Go raises to the
+// hard limit at start-up): a quarter of it, at most maxKeptComm, so that
+// the rest of the holder (its setting, its log, a --listen server's
+// connections) and the scan's own opens have the other three quarters.
+// Under `ulimit -n 64` it keeps 16.
+func keptLimit(soft uint64) int {
+	return int(min(soft/4, maxKeptComm))
+}
+
+// outOfResources reports whether err says this process, or the machine,
+// ran out of descriptors or memory: a scan that meets it has failed, and
+// tells nothing of the process it was reading (a scan error is not an
+// exit).
+func outOfResources(err error) bool {
+	return errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOMEM)
+}
+
+// scanFailed is the error of a scan that could not open file ("comm",
+// "stat", "status") of a process for want of resources: the same words
+// whichever process it was, so that a hold says it once.
+func (sc *procScanner) scanFailed(file string, err error) error {
+	return &seam.OSError{Call: fmt.Sprintf("open %s/PID/%s (%d descriptors kept of at most %d)", sc.root, file, sc.kept, sc.maxKept), Err: err}
+}
 
 // clockTicksPerSecond is USER_HZ, the unit of /proc/PID/stat's start time:
 // 100 on every architecture Linux supports (sysconf(_SC_CLK_TCK)).
@@ -139,7 +167,11 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 	if err != nil {
 		return nil, &seam.OSError{Call: "open " + root, Err: err}
 	}
-	sc := &procScanner{root: root, dir: dir, buf: make([]byte, 32<<10), entries: map[int]*procEntry{}, boot: bootTime()}
+	sc := &procScanner{root: root, dir: dir, buf: make([]byte, 32<<10), entries: map[int]*procEntry{}, boot: bootTime(), maxKept: maxKeptComm}
+	var limit unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &limit) == nil {
+		sc.maxKept = keptLimit(limit.Cur)
+	}
 	if sc.loadavg, err = unix.Open(root+"/loadavg", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
 		sc.loadavg = -1
 	}
@@ -208,7 +240,10 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 			e.seen = sc.scan
 			continue
 		}
-		comm, ok := sc.readComm(pid, name)
+		comm, ok, err := sc.readComm(pid, name)
+		if err != nil {
+			return nil, err
+		}
 		e := sc.entries[pid]
 		if !ok {
 			if e != nil {
@@ -217,7 +252,11 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 			continue
 		}
 		if e.match >= 0 {
-			if sc.stillRuns(pid, e, comm) {
+			runs, err := sc.stillRuns(pid, e, comm)
+			if err != nil {
+				return nil, err
+			}
+			if runs {
 				out = append(out, seam.ProgramProcess{PID: pid, Program: e.match, Started: e.started, UID: e.uid})
 				continue
 			}
@@ -227,9 +266,15 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 			if !p.ShortNameMatches(string(comm)) {
 				continue
 			}
-			exe, started, running, err := sc.matches(pid, i)
+			exe, started, running, err, failed := sc.matches(pid, i)
+			if failed != nil {
+				return nil, failed
+			}
 			if running {
-				uid := sc.uid(pid)
+				uid, err := sc.uid(pid)
+				if err != nil {
+					return nil, err
+				}
 				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started, UID: uid})
 				e.match, e.matchComm, e.exe, e.started, e.uid = i, string(comm), exe, started, uid
 				break
@@ -327,64 +372,72 @@ func parsePID(name []byte) (int, bool) {
 
 // readComm reads the comm of pid into buf, with the newline cut; ok is
 // false for a process that has exited (or a kernel thread, not read
-// again).
-func (sc *procScanner) readComm(pid int, buf []byte) ([]byte, bool) {
+// again). err is a scan that failed (outOfResources), which says nothing
+// of the process.
+func (sc *procScanner) readComm(pid int, buf []byte) (comm []byte, ok bool, err error) {
 	e := sc.entries[pid]
 	if e != nil {
 		e.seen = sc.scan
 		if e.kernel {
-			return nil, false
+			return nil, false, nil
 		}
 		if e.comm >= 0 {
 			if n, err := unix.Pread(e.comm, buf, 0); err == nil && n > 0 {
-				return bytes.TrimSuffix(buf[:n], []byte("\n")), true
+				return bytes.TrimSuffix(buf[:n], []byte("\n")), true, nil
 			}
 			// ESRCH: the process the descriptor names has gone, and its
 			// id is another's now (or the read failed): start again.
 			unix.Close(e.comm)
 			sc.kept--
 			e.comm, e.match, e.first, e.unreadable = -1, -1, sc.scan, false
-			if kernel, ok := sc.kernelThread(pid); !ok || kernel {
+			kernel, ok, err := sc.kernelThread(pid)
+			if err != nil || !ok || kernel {
 				e.kernel = kernel
-				return nil, false
+				return nil, false, err
 			}
 		}
 	} else {
-		kernel, ok := sc.kernelThread(pid)
-		if !ok {
-			return nil, false
+		kernel, ok, err := sc.kernelThread(pid)
+		if err != nil || !ok {
+			return nil, false, err
 		}
 		e = &procEntry{comm: -1, match: -1, kernel: kernel, seen: sc.scan, first: sc.scan}
 		sc.entries[pid] = e
 		if kernel {
-			return nil, false
+			return nil, false, nil
 		}
 	}
 	fd, err := unix.Open(sc.root+"/"+strconv.Itoa(pid)+"/comm", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, false
+		if outOfResources(err) {
+			return nil, false, sc.scanFailed("comm", err)
+		}
+		return nil, false, nil
 	}
 	n, err := unix.Read(fd, buf)
-	if sc.kept < maxKeptComm && err == nil {
+	if sc.kept < sc.maxKept && err == nil {
 		e.comm = fd
 		sc.kept++
 	} else {
 		unix.Close(fd)
 	}
 	if err != nil || n == 0 {
-		return nil, false
+		return nil, false, nil
 	}
-	return bytes.TrimSuffix(buf[:n], []byte("\n")), true
+	return bytes.TrimSuffix(buf[:n], []byte("\n")), true, nil
 }
 
 // kernelThread reads whether pid is a kernel thread; ok is false when its
-// stat cannot be read (it has exited).
-func (sc *procScanner) kernelThread(pid int) (kernel, ok bool) {
+// stat cannot be read (it has exited), err a scan that failed.
+func (sc *procScanner) kernelThread(pid int) (kernel, ok bool, err error) {
 	st, err := sc.stat(pid)
 	if err != nil {
-		return false, false
+		if outOfResources(err) {
+			return false, false, sc.scanFailed("stat", err)
+		}
+		return false, false, nil
 	}
-	return st.flags&pfKthread != 0, true
+	return st.flags&pfKthread != 0, true, nil
 }
 
 // pfKthread is PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h).
@@ -394,24 +447,28 @@ const pfKthread = 0x00200000
 // runs p and has not exited, with its executable ("" when it cannot be
 // read: another user's process, named by a short bare name) and its start
 // time. unreadable is why it could not be told: p needs its executable,
-// which it is not allowed to read.
-func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, running bool, unreadable error) {
+// which it is not allowed to read; failed is a scan that failed
+// (outOfResources).
+func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, running bool, unreadable, failed error) {
 	p := sc.programs[i]
 	exe, err := sc.exe(pid)
 	if p.NeedsPath() && (err != nil || !p.PathMatches(exe)) {
 		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
 			unreadable = &seam.OSError{Call: "readlink /proc/" + strconv.Itoa(pid) + "/exe", Err: err}
 		}
-		return "", time.Time{}, false, unreadable
+		return "", time.Time{}, false, unreadable, nil
 	}
 	if sc.files[i].path != "" && !sc.sameFile(pid, i) {
-		return "", time.Time{}, false, nil
+		return "", time.Time{}, false, nil, nil
 	}
 	st, err := sc.stat(pid)
-	if err != nil || st.exited() {
-		return "", time.Time{}, false, nil
+	if err != nil && outOfResources(err) {
+		return "", time.Time{}, false, nil, sc.scanFailed("stat", err)
 	}
-	return exe, st.started, true, nil
+	if err != nil || st.exited() {
+		return "", time.Time{}, false, nil, nil
+	}
+	return exe, st.started, true, nil, nil
 }
 
 // sameFile reports whether the process pid runs the file program i's path
@@ -445,19 +502,22 @@ func (sc *procScanner) sameFile(pid, i int) bool {
 // runs the same executable: its stat reads, shows no zombie and the same
 // start time, and when comm has changed, /proc/PID/exe is the executable
 // it had (a changed comm alone is a renamed thread).
-func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) bool {
+func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, error) {
 	st, err := sc.stat(pid)
+	if err != nil && outOfResources(err) {
+		return false, sc.scanFailed("stat", err)
+	}
 	if err != nil || st.exited() || !st.started.Equal(e.started) {
-		return false
+		return false, nil
 	}
 	if string(comm) == e.matchComm {
-		return true
+		return true, nil
 	}
 	if exe, _ := sc.exe(pid); exe != e.exe || sc.files[e.match].path != "" && !sc.sameFile(pid, e.match) {
-		return false
+		return false, nil
 	}
 	e.matchComm = string(comm)
-	return true
+	return true, nil
 }
 
 // exe reads /proc/PID/exe, the executable the process runs, links
@@ -478,21 +538,24 @@ func (sc *procScanner) exe(pid int) (string, error) {
 
 // uid reads the real user id of the process pid from /proc/PID/status
 // ("Uid:", real first): who started it (a set-user-id program keeps its
-// starter's), -1 when it cannot be read. In a user namespace the kernel
-// shows the id this process's namespace maps it to, the one user names
-// here.
-func (sc *procScanner) uid(pid int) int {
+// starter's), -1 when it cannot be read; err is a scan that failed. In a
+// user namespace the kernel shows the id this process's namespace maps it
+// to, the one user names here.
+func (sc *procScanner) uid(pid int) (int, error) {
 	fd, err := unix.Open(sc.root+"/"+strconv.Itoa(pid)+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return -1
+		if outOfResources(err) {
+			return -1, sc.scanFailed("status", err)
+		}
+		return -1, nil
 	}
 	defer unix.Close(fd)
 	buf := make([]byte, 4096)
 	n, err := unix.Read(fd, buf)
 	if err != nil {
-		return -1
+		return -1, nil
 	}
-	return parseStatusUID(buf[:n])
+	return parseStatusUID(buf[:n]), nil
 }
 
 // parseStatusUID reads the real user id of a /proc/PID/status, -1 when it

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -8,8 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tickscope/tickscope/internal/seam"
 )
@@ -627,4 +631,91 @@ func procStatusField(pid int, name string) string {
 		}
 	}
 	return ""
+}
+
+// lowerDescriptorLimit sets RLIMIT_NOFILE's soft limit to soft for the
+// rest of the test.
+func lowerDescriptorLimit(t *testing.T, soft uint64) {
+	t.Helper()
+	var was unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &was); err != nil {
+		t.Fatal(err)
+	}
+	low := was
+	low.Cur = soft
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Setrlimit(unix.RLIMIT_NOFILE, &was) })
+}
+
+// idle starts n idle processes (one shell's children, so that this
+// process keeps no descriptor for each), ended with the test.
+func idle(t *testing.T, n int) {
+	t.Helper()
+	shell := exec.Command("/bin/sh", "-c", `i=0; while [ $i -lt "$0" ]; do sleep 60 & i=$((i+1)); done; echo started; wait`, strconv.Itoa(n))
+	shell.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := shell.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shell.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-shell.Process.Pid, syscall.SIGKILL); shell.Wait() })
+	line := make([]byte, len("started\n"))
+	if _, err := io.ReadFull(out, line); err != nil {
+		t.Fatalf("the idle processes did not start: %v", err)
+	}
+	out.Close()
+}
+
+// TestScanUnderALowDescriptorLimit: under `ulimit -n 64`, with 150 other
+// processes running, the scanner keeps no more descriptors than its limit
+// leaves room for, and finds the program started after them.
+func TestScanUnderALowDescriptorLimit(t *testing.T) {
+	dir := t.TempDir()
+	prog := program(t, dir, "tswfd"+strconv.Itoa(os.Getpid()))
+	idle(t, 150)
+	lowerDescriptorLimit(t, 64)
+	sc, err := system{}.ScanPrograms([]string{filepath.Base(prog)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if kept := sc.(*procScanner).maxKept; kept != 16 {
+		t.Errorf("under a limit of 64 the scanner keeps up to %d descriptors, want 16", kept)
+	}
+	cmd := start(t, prog, "30")
+	poll(t, "found the program", func() bool { _, ok := scanFor(t, sc)[cmd.Process.Pid]; return ok })
+}
+
+// TestScanFailsWithoutDescriptors: a scan that cannot open what it must
+// read, for want of descriptors (EMFILE), fails, saying so; it does not
+// read the processes as gone.
+func TestScanFailsWithoutDescriptors(t *testing.T) {
+	dir := t.TempDir()
+	prog := program(t, dir, "tswnofd"+strconv.Itoa(os.Getpid()))
+	cmd := start(t, prog, "30")
+	sc, err := system{}.ScanPrograms([]string{filepath.Base(prog)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	sc.(*procScanner).maxKept = 0
+	poll(t, "found the program", func() bool { _, ok := scanFor(t, sc)[cmd.Process.Pid]; return ok })
+	// The lowest descriptor free is the limit: no open succeeds.
+	free, err := unix.Dup(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(free)
+	lowerDescriptorLimit(t, uint64(free))
+	found, err := sc.Scan()
+	if !errors.Is(err, unix.EMFILE) {
+		t.Errorf("a scan without descriptors: %v, %v; want EMFILE", found, err)
+	}
+	if err != nil && !strings.Contains(err.Error(), "/PID/") {
+		t.Errorf("the error %q names one process: a hold would say it at every scan", err)
+	}
 }
