@@ -62,6 +62,8 @@ type whileRun struct {
 	changes  chan change
 	warnings func() []string
 	stop     func() *hold.HoldReport
+	// advance is the virtual time the next scan lets pass first (tick).
+	advance atomic.Int64
 }
 
 // change is one call of HoldOptions.Changed.
@@ -87,7 +89,15 @@ func startWhileOn(t *testing.T, host seam.Host, model *sim.Host, sys *sim.System
 func startWhileWith(t *testing.T, host seam.Host, model *sim.Host, sys *sim.System, with func(*hold.HoldOptions), programs ...string) *whileRun {
 	t.Helper()
 	r := &whileRun{t: t, model: model, procs: &processes{}, scan: make(chan time.Time), recheck: make(chan time.Time), changes: make(chan change, 16)}
-	sys.Running = r.procs.running
+	// Virtual time passes on the hold's goroutine, as its scan begins:
+	// the scan none sent may still run (and take the setting) when the
+	// test moves on.
+	sys.Running = func() []sim.RunningProcess {
+		if d := r.advance.Swap(0); d != 0 {
+			r.model.Advance(time.Duration(d))
+		}
+		return r.procs.running()
+	}
 	r.sys = sys
 	var mu sync.Mutex
 	var warned []string
@@ -129,7 +139,7 @@ func startWhileWith(t *testing.T, host seam.Host, model *sim.Host, sys *sim.Syst
 
 // tick lets d of virtual time pass and scans.
 func (r *whileRun) tick(d time.Duration) {
-	r.model.Advance(d)
+	r.advance.Add(int64(d))
 	send(r.t, r.scan, time.Time{}, "scan")
 }
 
@@ -285,7 +295,7 @@ func TestWhileRetriesAFailedTake(t *testing.T) {
 	if p := r.period(); p != 9998 {
 		t.Errorf("the period is %d", p)
 	}
-	r.sys.ScanErr = errors.New("snapshot failed (test)")
+	r.sys.SetScanErr(errors.New("snapshot failed (test)"))
 	r.none()
 	r.none()
 	rep := r.stop()

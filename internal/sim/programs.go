@@ -50,6 +50,14 @@ func (s *System) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 	return sc, nil
 }
 
+// SetScanErr sets ScanErr while a hold may be scanning, as a test does
+// between scans it does not wait for.
+func (s *System) SetScanErr(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ScanErr = err
+}
+
 type scanner struct {
 	sys        *System
 	programs   []options.Program
