@@ -1,20 +1,11 @@
 package platform
 
 import (
-	"unsafe"
-
-	"golang.org/x/sys/windows"
-
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 var _ seam.StopWatcher = (*windowsHost)(nil)
-
-// queryInterruptTime is QueryInterruptTime (Windows 10 and later): the
-// interrupt time, time suspended included, where QueryUnbiasedInterruptTime
-// leaves it out.
-var queryInterruptTime = windows.NewLazySystemDLL("kernelbase.dll").NewProc("QueryInterruptTime")
 
 // WatchStops makes the Windows host a seam.StopWatcher of suspends (sleep,
 // hibernation): the interrupt time less the unbiased interrupt time, which
@@ -23,7 +14,7 @@ var queryInterruptTime = windows.NewLazySystemDLL("kernelbase.dll").NewProc("Que
 // has no job control; a process suspended by a debugger or by
 // NtSuspendProcess, or a paused virtual machine, is not told.
 func (h *windowsHost) WatchStops() (seam.StopWatch, error) {
-	if queryInterruptTime.Find() != nil {
+	if !winapi.HasQueryInterruptTime() {
 		return nil, nil
 	}
 	w := &suspendWatch{}
@@ -45,11 +36,11 @@ type suspendWatch struct{ last int64 }
 func (*suspendWatch) read() (int64, bool) {
 	for range 8 {
 		var before, unbiased, after uint64
-		queryInterruptTime.Call(uintptr(unsafe.Pointer(&before)))
+		winapi.QueryInterruptTime(&before)
 		if winapi.QueryUnbiasedInterruptTime(&unbiased) != nil {
 			return 0, false
 		}
-		queryInterruptTime.Call(uintptr(unsafe.Pointer(&after)))
+		winapi.QueryInterruptTime(&after)
 		if before == after && before >= unbiased {
 			return int64(before-unbiased) * 100, true
 		}

@@ -119,6 +119,20 @@ type ProcessPowerThrottlingState struct {
 //
 //sys	QueryUnbiasedInterruptTime(unbiasedTime *uint64) (err error) = kernel32.QueryUnbiasedInterruptTime
 
+// QueryInterruptTime reads the interrupt-time count in 100 ns units, which
+// unlike the unbiased count goes on while the machine sleeps or
+// hibernates; Windows 10 and later (HasQueryInterruptTime tells). It
+// cannot fail.
+//
+//	void QueryInterruptTime(PULONGLONG lpInterruptTime);
+//
+// ("QueryInterruptTime function (realtimeapiset.h)", Microsoft Learn.)
+//
+//sys	QueryInterruptTime(interruptTime *uint64) = kernel32.QueryInterruptTime
+
+// HasQueryInterruptTime tells whether this Windows has QueryInterruptTime.
+func HasQueryInterruptTime() bool { return procQueryInterruptTime.Find() == nil }
+
 // CreateWaitableTimerEx creates a waitable timer (Windows Vista and later);
 // flags are CREATE_WAITABLE_TIMER_*.
 //

@@ -62,6 +62,7 @@ var (
 	procGetThreadPriority                        = modkernel32.NewProc("GetThreadPriority")
 	procGetThreadTimes                           = modkernel32.NewProc("GetThreadTimes")
 	procIsProcessInJob                           = modkernel32.NewProc("IsProcessInJob")
+	procQueryInterruptTime                       = modkernel32.NewProc("QueryInterruptTime")
 	procQueryPerformanceCounter                  = modkernel32.NewProc("QueryPerformanceCounter")
 	procQueryPerformanceFrequency                = modkernel32.NewProc("QueryPerformanceFrequency")
 	procQueryUnbiasedInterruptTime               = modkernel32.NewProc("QueryUnbiasedInterruptTime")
@@ -224,6 +225,11 @@ func IsProcessInJob(process windows.Handle, job windows.Handle, result *bool) (e
 	if uint32(r1) == 0 {
 		err = errnoErr(e1)
 	}
+	return
+}
+
+func QueryInterruptTime(interruptTime *uint64) {
+	syscall.SyscallN(procQueryInterruptTime.Addr(), uintptr(unsafe.Pointer(interruptTime)))
 	return
 }
 
