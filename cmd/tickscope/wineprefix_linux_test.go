@@ -211,6 +211,10 @@ func wineBounded(args []string) int {
 		return 127
 	}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// The signals to pass on are caught before PROGRAM starts, so that
+	// none ends this process and leaves PROGRAM running.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	err = cmd.Start()
 	for _, f := range []*os.File{stdout, stderr} {
 		if f != os.Stdout && f != os.Stderr {
@@ -221,8 +225,6 @@ func wineBounded(args []string) int {
 		fmt.Fprintf(os.Stderr, "tickscope-wine: %v\n", err)
 		return 127
 	}
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	timer := time.NewTimer(deadline)
