@@ -26,18 +26,20 @@ const generous = 30 * time.Second
 // short are bounds a test can wait out.
 var short = httpserver.Limits{ReadHeader: 200 * time.Millisecond, Read: 300 * time.Millisecond, Write: 300 * time.Millisecond, Idle: 200 * time.Millisecond, MaxConns: 8}
 
-// countingListener counts the connections accepted from it and those
-// still open.
+// countingListener counts the connections accepted from it, those still
+// open, and the most open at once.
 type countingListener struct {
 	net.Listener
-	accepted, open atomic.Int64
+	accepted, open, most atomic.Int64
 }
 
 func (l *countingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err == nil {
 		l.accepted.Add(1)
-		l.open.Add(1)
+		open := l.open.Add(1)
+		for most := l.most.Load(); open > most && !l.most.CompareAndSwap(most, open); most = l.most.Load() {
+		}
 		c = &countedConn{Conn: c, open: &l.open}
 	}
 	return c, err
@@ -176,12 +178,14 @@ func TestStreamOutlivesTheWriteBound(t *testing.T) {
 	}
 }
 
-// TestConnectionCap: of 200 connections opened at once and left idle, the
-// server holds at most MaxConns (the rest wait in the kernel's backlog),
-// its descriptors grow by no more, and all 200 are closed in the end.
+// TestConnectionCap: of 200 connections opened at once and left idle,
+// the server accepts every one at once (none is left in the kernel's
+// backlog) but holds at most MaxConns open, closing waiting ones to make
+// room for the next; its descriptors grow by no more, and all 200 are
+// closed in the end.
 func TestConnectionCap(t *testing.T) {
 	limits := short
-	limits.ReadHeader = generous // idle until the count is taken
+	limits.ReadHeader = generous // only the cap closes a connection
 	addr, counting := serve(t, forbidden, limits)
 	before := openDescriptors(t)
 	conns := make([]net.Conn, 0, 200)
@@ -197,10 +201,10 @@ func TestConnectionCap(t *testing.T) {
 		}
 		conns = append(conns, c)
 	}
-	waitFor(t, "MaxConns connections accepted", func() bool { return counting.accepted.Load() >= int64(limits.MaxConns) })
-	time.Sleep(100 * time.Millisecond) // room for a wrong accept beyond the cap to show
-	if n := counting.accepted.Load(); n != int64(limits.MaxConns) {
-		t.Errorf("the server accepted %d of 200 idle connections, want MaxConns = %d", n, limits.MaxConns)
+	waitFor(t, "all 200 connections accepted", func() bool { return counting.accepted.Load() == 200 })
+	// MaxConns, and the one accepted before it closes another.
+	if most := counting.most.Load(); most > int64(limits.MaxConns+1) {
+		t.Errorf("the server held %d of 200 idle connections open at once, want at most MaxConns = %d (and the one being accepted)", most, limits.MaxConns)
 	}
 	if before >= 0 {
 		// 200 are the client's ends; the server's share is the rest.
@@ -208,6 +212,7 @@ func TestConnectionCap(t *testing.T) {
 			t.Errorf("the process's descriptors grew by %d beyond the clients' 200, want at most MaxConns = %d (and a few)", grew, limits.MaxConns)
 		}
 	}
+	waitFor(t, "MaxConns connections left open", func() bool { return counting.open.Load() == int64(limits.MaxConns) })
 	for _, c := range conns {
 		c.Close()
 	}
@@ -216,8 +221,8 @@ func TestConnectionCap(t *testing.T) {
 }
 
 // TestCapReleasedByTimeouts: 200 connections that never send anything are
-// all closed by the server in the end, MaxConns at a time, and a request
-// after them is answered.
+// all closed by the server in the end, and a request after them is
+// answered.
 func TestCapReleasedByTimeouts(t *testing.T) {
 	limits := short
 	limits.ReadHeader, limits.MaxConns = 50*time.Millisecond, 20
@@ -237,7 +242,7 @@ func TestCapReleasedByTimeouts(t *testing.T) {
 	}
 	wg.Wait()
 	if n := counting.accepted.Load(); n != 200 {
-		t.Errorf("%d accepted, want all 200 in turn", n)
+		t.Errorf("%d accepted, want all 200", n)
 	}
 	resp, err := (&http.Client{Timeout: generous}).Get("http://" + addr + "/")
 	if err != nil {
@@ -249,38 +254,203 @@ func TestCapReleasedByTimeouts(t *testing.T) {
 	}
 }
 
-// TestLimitListenerClose: closing a listener that is at its cap ends a
-// waiting Accept.
-func TestLimitListenerClose(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// ownerBound is how long the owner's request may take while a flood runs.
+const ownerBound = time.Second
+
+// TestFloodDoesNotLockOutTheOwner: while 300 connections that send
+// nothing are held open (each reopened as soon as the server closes it),
+// a real request on a new connection is answered within ownerBound, five
+// times in a row: with the default limits (the flood fits in the table),
+// and with a table of 128 (every new connection closes an idle one).
+func TestFloodDoesNotLockOutTheOwner(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		limits httpserver.Limits
+	}{
+		{"defaults", httpserver.Limits{}},
+		// Only the cap closes a flood's connection.
+		{"full table", httpserver.Limits{ReadHeader: generous, MaxConns: 128}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr, counting := serve(t, forbidden, tt.limits)
+			reopened, _ := flood(t, addr, 300)
+			for i := range 5 {
+				if took, err := ownerRequest(addr); err != nil {
+					t.Fatalf("request %d during a flood of 300 (%d reopened): %v after %v, want an answer within %v", i, reopened.Load(), err, took, ownerBound)
+				}
+			}
+			limits := httpserver.New(forbidden, tt.limits, nil).Limits()
+			if most := counting.most.Load(); most > int64(limits.MaxConns+1) {
+				t.Errorf("%d connections open at once, want at most MaxConns = %d (and the one being accepted)", most, limits.MaxConns)
+			}
+		})
 	}
-	l := httpserver.LimitListener(ln, 1)
-	c, err := net.Dial("tcp", ln.Addr().String())
+}
+
+// TestServedAreNotShed: a request being served (its handler waiting) and
+// a stream are not closed to make room for a flood, which still gets
+// answers of its own; once every slot holds a request being served, a new
+// connection is closed at once, not left waiting.
+func TestServedAreNotShed(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan string, 128)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/wait":
+			started <- r.URL.Path
+			<-release
+			io.WriteString(w, "waited")
+		case "/stream":
+			w.Header().Set("Content-Type", "text/event-stream")
+			started <- r.URL.Path
+			for i := 0; ; i++ {
+				select {
+				case <-release:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				if httpserver.ExtendWrite(w, r) != nil {
+					return
+				}
+				if _, err := fmt.Fprintf(w, "data: %d\n\n", i); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+			}
+		default:
+			forbidden(w, r)
+		}
+	})
+	const maxConns = 128
+	addr, counting := serve(t, h, httpserver.Limits{ReadHeader: generous, MaxConns: maxConns})
+	served := make(chan error, maxConns)
+	get := func(path string) {
+		resp, err := rawGet(addr, path, generous)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: status %d", path, resp.StatusCode)
+		}
+		served <- err
+	}
+	go get("/wait")
+	go get("/stream")
+	for range 2 {
+		<-started
+	}
+
+	reopened, stop := flood(t, addr, 300)
+	if took, err := ownerRequest(addr); err != nil {
+		t.Fatalf("a request during a flood of 300 (%d reopened): %v after %v", reopened.Load(), err, took)
+	}
+	stop()
+	waitFor(t, "the flood's connections closed", func() bool { return counting.open.Load() == 2 })
+
+	// Fill the rest with requests being served.
+	for range maxConns - 2 {
+		go get("/wait")
+	}
+	for range maxConns - 2 {
+		<-started
+	}
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	first, err := l.Accept()
-	if err != nil {
-		t.Fatal(err)
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(generous))
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err == nil || isTimeout(err) {
+		t.Errorf("a new connection while every slot is served: read %d, %v; want it closed at once", n, err)
 	}
-	defer first.Close()
-	accepted := make(chan error, 1)
-	go func() {
-		_, err := l.Accept()
-		accepted <- err
-	}()
-	l.Close()
-	select {
-	case err := <-accepted:
-		if !errors.Is(err, net.ErrClosed) {
-			t.Errorf("Accept after Close: %v, want net.ErrClosed", err)
+
+	close(release)
+	for range maxConns {
+		if err := <-served; err != nil {
+			t.Errorf("a request being served was cut off: %v", err)
 		}
-	case <-time.After(generous):
-		t.Fatal("Accept still waits after Close")
 	}
+}
+
+func isTimeout(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// flood holds n connections to addr that send nothing, each reopened as
+// soon as the server closes it, until stop, the test's end, or generous
+// has passed; it returns once all n have connected (accepted, or waiting
+// in the kernel's backlog), with the count of reopened connections.
+func flood(t *testing.T, addr string, n int) (reopened *atomic.Int64, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), generous)
+	var wg sync.WaitGroup
+	stop = sync.OnceFunc(func() {
+		cancel()
+		wg.Wait()
+	})
+	t.Cleanup(stop)
+	reopened = new(atomic.Int64)
+	connected := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			var d net.Dialer
+			for first := true; ctx.Err() == nil; first = false {
+				c, err := d.DialContext(ctx, "tcp", addr)
+				if first {
+					connected <- err
+				}
+				if err != nil {
+					return
+				}
+				if !first {
+					reopened.Add(1)
+				}
+				stop := context.AfterFunc(ctx, func() { c.Close() })
+				io.Copy(io.Discard, c) // until the server closes it
+				stop()
+				c.Close()
+			}
+		})
+	}
+	for range n {
+		if err := <-connected; err != nil {
+			t.Fatalf("the flood's connection: %v", err)
+		}
+	}
+	return reopened, stop
+}
+
+// ownerRequest is one GET on a new connection, as a scraper or a page
+// makes it, with ownerBound to be answered.
+func ownerRequest(addr string) (time.Duration, error) {
+	start := time.Now()
+	resp, err := rawGet(addr, "/", ownerBound)
+	if err == nil && resp.StatusCode != http.StatusForbidden {
+		err = fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return time.Since(start), err
+}
+
+// rawGet sends a GET on a new connection as soon as it is connected (as
+// curl, a browser or a scraper in a process of its own does; an
+// http.Client in this process would write it from a goroutine of its
+// own, behind the flood's) and reads the whole answer, within bound.
+func rawGet(addr, path string, bound time.Duration) (*http.Response, error) {
+	c, err := net.DialTimeout("tcp", addr, bound)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(bound))
+	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"); err != nil {
+		return nil, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	return resp, err
 }
 
 // TestDefaults: a zero Limits takes Defaults, each of which is set.
