@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
-
-	"github.com/tickscope/tickscope/internal/printable"
 )
 
 // KernelPowerProvider is the Microsoft-Windows-Kernel-Power provider's
@@ -172,9 +170,10 @@ func Decode(r Record) (Event, error) {
 			for i := range units {
 				units[i] = binary.LittleEndian.Uint16(data[2*i:])
 			}
-			// The application names itself: what does not print is
-			// escaped before any output shows it.
-			ev.AppName, data = printable.Line(strings.TrimRight(string(utf16.Decode(units)), "\x00")), data[n:]
+			// The application names itself: the name is kept as it is
+			// (an unpaired surrogate reads U+FFFD), and output escapes
+			// what does not print where it shows it.
+			ev.AppName, data = strings.TrimRight(string(utf16.Decode(units)), "\x00"), data[n:]
 		case ptrs:
 			size := 4
 			if r.Pointer64 {

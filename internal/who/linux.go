@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/tickscope/tickscope/internal/printable"
 )
 
 // DMALatencyDevice is the PM QoS device whose open file descriptors are
@@ -32,9 +30,9 @@ const pfKthread = 0x00200000
 // /proc/PID/task/TID/stat.
 type Stat struct {
 	// Name is the comm, between the first "(" and the last ")": it may hold
-	// spaces and parentheses itself. Any process names itself, so its
-	// characters that do not print are escaped (printable.Line) here, where
-	// the name enters tickscope, before any output shows it.
+	// spaces and parentheses itself. Any process names itself, any bytes
+	// but NUL: Name holds them as they are, and output escapes them where
+	// it shows them (printable.Line in text; JSON carries the name).
 	Name         string
 	KernelThread bool
 	// Policy and RTPriority are fields 41 and 40 (Linux 2.5.19+); -1 when
@@ -61,7 +59,7 @@ func ParseStat(stat string) (Stat, error) {
 	if !ok {
 		return Stat{}, errors.New("no flags (field 9)")
 	}
-	s := Stat{Name: printable.Line(stat[open+1 : end]), KernelThread: uint64(flags)&pfKthread != 0, Policy: -1, RTPriority: -1}
+	s := Stat{Name: stat[open+1 : end], KernelThread: uint64(flags)&pfKthread != 0, Policy: -1, RTPriority: -1}
 	if rt, ok := field(40); ok {
 		s.RTPriority = int(rt)
 	}
@@ -272,7 +270,7 @@ func scanIdle(root fs.FS, l *Linux) []IdleState {
 		s := byState[state]
 		if s == nil {
 			name, _ := fs.ReadFile(root, stateDir+"/name")
-			s = &IdleState{State: state, Name: printable.Line(strings.TrimSpace(string(name)))}
+			s = &IdleState{State: state, Name: strings.TrimSpace(string(name))}
 			byState[state] = s
 		}
 		s.CPUs = append(s.CPUs, cpu)

@@ -1,6 +1,7 @@
 package who
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/tickscope/tickscope/internal/printable"
 )
 
 // stat is a /proc/PID/stat line with comm, flags, rt_priority and policy
@@ -132,7 +135,7 @@ func TestScanLinux(t *testing.T) {
 		Slack: []Thread{
 			{PID: 100, TID: 101, Name: "tickscope", SlackNs: 1000},
 			{PID: 200, TID: 200, Name: "sleep (x) y", SlackNs: 1000},
-			{PID: 400, TID: 400, Name: `\x1b[2Kforged\n`, SlackNs: 1000},
+			{PID: 400, TID: 400, Name: "\x1b[2Kforged\n", SlackNs: 1000},
 		},
 		RealTime: []Thread{
 			{PID: 300, TID: 301, Name: "audio rt", Policy: "SCHED_FIFO", Priority: 80},
@@ -201,14 +204,55 @@ func TestParseStat(t *testing.T) {
 		{"no comm", Stat{}, true},
 		{"5 (x) S 1 1 1 0 -1 notanumber", Stat{}, true},
 		// Any process names itself (prctl PR_SET_NAME, or its executable's
-		// name): what would drive a terminal is escaped.
-		{stat(6, "\x1b]52;c;\a\x1b[2K\r", 0, 0, 0), Stat{Name: `\x1b]52;c;\a\x1b[2K\r`, RTPriority: 0, Policy: 0}, false},
-		{stat(7, "a\u009bb\x7f\x00\nc", 0, 0, 0), Stat{Name: `a\u009bb\x7f\x00\nc`, RTPriority: 0, Policy: 0}, false},
-		{stat(8, "bad\xffbyte", 0, 0, 0), Stat{Name: `bad\xffbyte`, RTPriority: 0, Policy: 0}, false},
+		// name): the name is kept as it is, and output escapes what would
+		// drive a terminal. A name that reads as an escape is not one.
+		{stat(6, "\x1b]52;c;\a\x1b[2K\r", 0, 0, 0), Stat{Name: "\x1b]52;c;\a\x1b[2K\r", RTPriority: 0, Policy: 0}, false},
+		{stat(7, "a\u009bb\x7f\x00\nc", 0, 0, 0), Stat{Name: "a\u009bb\x7f\x00\nc", RTPriority: 0, Policy: 0}, false},
+		{stat(8, "bad\xffbyte", 0, 0, 0), Stat{Name: "bad\xffbyte", RTPriority: 0, Policy: 0}, false},
+		{stat(9, `lit\x1b`, 0, 0, 0), Stat{Name: `lit\x1b`, RTPriority: 0, Policy: 0}, false},
+		{stat(10, "real\x1b", 0, 0, 0), Stat{Name: "real\x1b", RTPriority: 0, Policy: 0}, false},
 	} {
 		got, err := ParseStat(tc.in)
 		if (err != nil) != tc.err || got != tc.want {
 			t.Errorf("ParseStat(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestScanLinuxKeepsNames: a name is kept as the process gave it, so that
+// JSON carries it and two names that differ stay different: lit\x1b typed
+// as it is, and lit followed by ESC (issue 30, where both read lit\x1b).
+func TestScanLinuxKeepsNames(t *testing.T) {
+	names := map[int]string{500: `lit\x1b`, 501: "lit\x1b", 502: `C:\dir`, 503: "bad\xff"}
+	tr := newTree()
+	for pid, name := range names {
+		tr.process(pid, name, 0)
+		tr.fd(pid, 3, DMALatencyDevice)
+	}
+	l := ScanLinux(tr, DMALatency{}, 1)
+	if len(l.DMALatencyHolders) != len(names) {
+		t.Fatalf("holders %+v, want %d", l.DMALatencyHolders, len(names))
+	}
+	data, err := json.Marshal(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Holders []struct {
+			PID  int    `json:"pid"`
+			Name string `json:"name"`
+		} `json:"cpu_dma_latency_holders"`
+	}
+	if err := json.Unmarshal(printable.JSON(data), &back); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range l.DMALatencyHolders {
+		if p.Name != names[p.PID] {
+			t.Errorf("process %d: Name %q, want %q", p.PID, p.Name, names[p.PID])
+		}
+		// JSON strings hold UTF-8: a bad byte reads U+FFFD, as docs/json.md says.
+		if want := strings.ToValidUTF8(names[p.PID], "\ufffd"); back.Holders[i].Name != want {
+			t.Errorf("process %d: JSON name %q, want %q (%s)", p.PID, back.Holders[i].Name, want, data)
 		}
 	}
 }
