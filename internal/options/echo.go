@@ -68,12 +68,14 @@ func needsQuotes(s string) bool {
 	return false
 }
 
-// OneLine makes a message one line of printable text (printable.Line):
+// OneLine makes a message one line of printable text (printable.Message):
 // each control character, character that does not print, and byte of
 // invalid UTF-8 is written as its Go escape (a newline as \n), so that no
 // value can split tickscope's one-line errors or reach the terminal as a
-// control sequence.
-func OneLine(msg string) string { return printable.Line(msg) }
+// control sequence. It keeps printable text as it is, so that a message
+// made one line already, and the values Value quoted in it, read the same
+// after it again.
+func OneLine(msg string) string { return printable.Message(msg) }
 
 // FlagError turns an error of the command-line parser (pflag, through
 // cobra's flag error function) into a usage error, with the value and the

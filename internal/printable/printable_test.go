@@ -2,8 +2,10 @@ package printable_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tickscope/tickscope/internal/printable"
@@ -11,74 +13,167 @@ import (
 
 // The strings of the hostile raw file: a clipboard write (OSC 52), an
 // erased line and a forged one, CSI as C1, NUL, DEL, a newline, and a
-// bidirectional override that would show the line reversed.
-var hostile = []struct{ in, line string }{
-	{"\x1b]52;c;Zm9yZ2Vk\a\x1b[2K\r  recommend FORGED", `\x1b]52;c;Zm9yZ2Vk\a\x1b[2K\r  recommend FORGED`},
-	{"a\u009b2Jb", `a\u009b2Jb`},
-	{"nul\x00", `nul\x00`},
-	{"del\x7f", `del\x7f`},
-	{"two\nlines", `two\nlines`},
-	{"tab\there", `tab\there`},
-	{"\u202edesrever", `\u202edesrever`},
-	{"line\u2028sep", `line\u2028sep`},
-	{"soft\u00adhyphen", `soft\u00adhyphen`},
-	{"bad \xff byte", `bad \xff byte`},
-	{"private \ue000 use", `private \ue000 use`},
+// bidirectional override that would show the line reversed; with how Line
+// and Message write each.
+var hostile = []struct{ in, line, message string }{
+	{"\x1b]52;c;Zm9yZ2Vk\a\x1b[2K\r  recommend FORGED", `\x1b]52;c;Zm9yZ2Vk\x07\x1b[2K\x0d  recommend FORGED`, `\x1b]52;c;Zm9yZ2Vk\a\x1b[2K\r  recommend FORGED`},
+	{"a\u009b2Jb", `a\u009b2Jb`, `a\u009b2Jb`},
+	{"nul\x00", `nul\x00`, `nul\x00`},
+	{"del\x7f", `del\x7f`, `del\x7f`},
+	{"two\nlines", `two\x0alines`, `two\nlines`},
+	{"tab\there", `tab\x09here`, `tab\there`},
+	{"\u202edesrever", `\u202edesrever`, `\u202edesrever`},
+	{"line\u2028sep", `line\u2028sep`, `line\u2028sep`},
+	{"soft\u00adhyphen", `soft\u00adhyphen`, `soft\u00adhyphen`},
+	{"bad \xff byte", `bad \xff byte`, `bad \xff byte`},
+	{"private \ue000 use", `private \ue000 use`, `private \ue000 use`},
+	{"tag \U000e0001", `tag \U000e0001`, `tag \U000e0001`},
+	{`C:\x1b` + "\x1b", `C:\\x1b\x1b`, `C:\x1b\x1b`},
 }
+
+// Printable text both keep as it is, paths with backslashes included.
+var plain = []string{"", "plain text", "Windows 10 Pro — 22H2 (®)", "µs ≤ 1 ms", "日本語", "emoji 🙂", "tab-free, comma, (parens)",
+	`C:\Users\bob\tools\new\x64\bin`, `\x20\x7e\uface\U0001f642`, `\\server\share\a`, `\Device\HarddiskVolume3\Windows\System32\svchost.exe`, `C:\Program Files (x86)\app.exe`, `\x1`, `\u12`, `\U0001234`, `\xg0`, `end\`}
 
 func TestLine(t *testing.T) {
 	for _, tt := range hostile {
 		if got := printable.Line(tt.in); got != tt.line {
 			t.Errorf("Line(%q) = %q, want %q", tt.in, got, tt.line)
 		}
+		if got := printable.Message(tt.in); got != tt.message {
+			t.Errorf("Message(%q) = %q, want %q", tt.in, got, tt.message)
+		}
 		if printable.String(tt.in) {
 			t.Errorf("String(%q) = true", tt.in)
 		}
 	}
-	for _, s := range []string{"", "plain text", "Windows 10 Pro — 22H2 (®)", "µs ≤ 1 ms", "日本語", "emoji 🙂", "tab-free, comma, (parens)"} {
+	for _, s := range plain {
 		if got := printable.Line(s); got != s || !printable.String(s) {
 			t.Errorf("Line(%q) = %q, String %v: printable text is kept as it is", s, got, printable.String(s))
 		}
+		if got := printable.Message(s); got != s {
+			t.Errorf("Message(%q) = %q: printable text is kept as it is", s, got)
+		}
 	}
 }
 
-func TestJSON(t *testing.T) {
+// TestLineTellsApart: printable text that reads as an escape is escaped
+// itself, so that it and the text it would stand for show differently
+// (issue 30: a name typed as lit\x1b, and lit followed by ESC, printed the
+// same).
+func TestLineTellsApart(t *testing.T) {
+	for _, pair := range [][2]string{
+		{`lit\x1b`, "lit\x1b"},
+		{`a\u009b`, "a\u009b"},
+		{`t\U000e0001`, "t\U000e0001"},
+		{`b\xff`, "b\xff"},
+		{`\x1B`, "\x1b"},
+		{`bin\x86`, "bin\x86"},
+		{`\\x1b`, `\` + "\x1b"},
+		{`\` + "\x1b", `\x5c` + "\x1b"},
+	} {
+		a, b := printable.Line(pair[0]), printable.Line(pair[1])
+		if a == b {
+			t.Errorf("Line(%q) = Line(%q) = %q", pair[0], pair[1], a)
+		}
+		for _, s := range pair {
+			if back := unline(printable.Line(s)); back != s {
+				t.Errorf("Line(%q) = %q reads back %q", s, printable.Line(s), back)
+			}
+		}
+	}
+	if got, want := printable.Line(`lit\x1b`), `lit\\x1b`; got != want {
+		t.Errorf("Line(`lit\\x1b`) = %q, want %q", got, want)
+	}
+}
+
+// TestMessageIdempotent: a message that holds values Line made printable
+// passes through Message unchanged.
+func TestMessageIdempotent(t *testing.T) {
 	for _, tt := range hostile {
-		data, err := json.Marshal(map[string]string{"name": tt.in})
-		if err != nil {
-			t.Fatal(err)
+		msg := "process 7 " + printable.Line(tt.in) + " holds it"
+		if got := printable.Message(msg); got != msg {
+			t.Errorf("Message(%q) = %q", msg, got)
 		}
-		out := printable.JSON(data)
-		if !printable.String(string(out)) {
-			t.Errorf("JSON(%s) = %q still holds a character that does not print", data, out)
+		if m := printable.Message(tt.in); printable.Message(m) != m {
+			t.Errorf("Message(Message(%q)) = %q, want %q", tt.in, printable.Message(m), m)
 		}
-		var back map[string]string
-		if err := json.Unmarshal(out, &back); err != nil {
-			t.Fatalf("JSON(%s) = %s is not JSON: %v", data, out, err)
-		}
-		if want := strings.ToValidUTF8(tt.in, "\ufffd"); back["name"] != want {
-			t.Errorf("JSON(%s) reads back %q, want %q", data, back["name"], want)
-		}
-	}
-	indented := []byte("{\n\t\"a\": \"b\"\n}\n")
-	if got := printable.JSON(indented); string(got) != string(indented) {
-		t.Errorf("JSON changed indented printable JSON: %q", got)
 	}
 }
 
-// FuzzLine: Line's text is one line of printable characters, and Line
-// keeps printable text as it is.
+// unline reads Line's text back: plain text is itself (it holds no
+// escape Line writes); escaped text reads \\ as a backslash, \xHH as a
+// byte, \uHHHH and \UHHHHHHHH as a character.
+func unline(line string) string {
+	escape := func(i int) (n int, v uint64, ok bool) {
+		if line[i] != '\\' || i+1 == len(line) {
+			return 0, 0, false
+		}
+		n = map[byte]int{'x': 2, 'u': 4, 'U': 8}[line[i+1]]
+		if n == 0 || i+2+n > len(line) || strings.ContainsAny(line[i+2:i+2+n], "+-_xX") {
+			return 0, 0, false
+		}
+		v, err := strconv.ParseUint(line[i+2:i+2+n], 16, 32)
+		return n, v, err == nil
+	}
+	escaped := false
+	for i := range len(line) {
+		n, v, ok := escape(i)
+		if ok && (n == 2 && (v < 0x20 || v > 0x7e) || n > 2 && (v > unicode.MaxRune || !unicode.IsPrint(rune(v)) && v != ' ')) {
+			escaped = true
+		}
+	}
+	if !escaped {
+		return line
+	}
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		if strings.HasPrefix(line[i:], `\\`) {
+			b.WriteByte('\\')
+			i++
+			continue
+		}
+		n, v, ok := escape(i)
+		switch {
+		case !ok:
+			b.WriteByte(line[i])
+			continue
+		case n == 2:
+			b.WriteByte(byte(v))
+		default:
+			b.WriteRune(rune(v))
+		}
+		i += 1 + n
+	}
+	return b.String()
+}
+
+// FuzzLine: Line's text is one line of printable characters, keeps plain
+// text as it is, and reads back as the string it came from, so that no
+// two strings give the same line.
 func FuzzLine(f *testing.F) {
 	for _, tt := range hostile {
-		f.Add(tt.in)
+		f.Add(tt.in, tt.line)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		line := printable.Line(s)
-		if !printable.String(line) || strings.ContainsAny(line, "\n\r") {
-			t.Fatalf("Line(%q) = %q does not print as one line", s, line)
+	for _, s := range plain {
+		f.Add(s, s+"\x1b")
+	}
+	f.Add(`lit\x1b`, "lit\x1b")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, s := range []string{a, b} {
+			line := printable.Line(s)
+			if !printable.String(line) || strings.ContainsAny(line, "\n\r") {
+				t.Fatalf("Line(%q) = %q does not print as one line", s, line)
+			}
+			if back := unline(line); back != s {
+				t.Fatalf("Line(%q) = %q reads back %q", s, line, back)
+			}
+			if m := printable.Message(s); !printable.String(m) || printable.Message(m) != m || printable.Message(line) != line {
+				t.Fatalf("Message(%q) = %q is not one printable line that Message keeps", s, m)
+			}
 		}
-		if printable.String(s) != (line == s) {
-			t.Fatalf("Line(%q) = %q: changed printable text, or kept what does not print", s, line)
+		if a != b && printable.Line(a) == printable.Line(b) {
+			t.Fatalf("Line(%q) = Line(%q) = %q", a, b, printable.Line(a))
 		}
 	})
 }

@@ -69,14 +69,14 @@ func (f *File) checkStrings() error {
 }
 
 // printableStrings rewrites each string of f that holds a character that
-// does not print as printable.Line writes it (ESC as \x1b), before it is
+// does not print as printable.Message writes it (ESC as \x1b), before it is
 // written: the OS's strings in the query (a kernel release, a Windows
 // product name) are copied into the file as they are, and a file holds
 // only printable text.
 func (f *File) printableStrings() {
 	walkStrings(reflect.ValueOf(f).Elem(), "", func(_ string, s reflect.Value) error {
 		if str := s.String(); !printable.String(str) {
-			s.SetString(printable.Line(str))
+			s.SetString(printable.Message(str))
 		}
 		return nil
 	})

@@ -103,7 +103,7 @@ func WriteProgramEvent(w io.Writer, state hold.WhileState, e *hold.ProgramEvent)
 			did += ", " + inForceText(*e.InForce) + " in force now"
 		}
 	case e.Setting == hold.SettingFailed:
-		did = "holding failed: " + printable.Line(e.Error)
+		did = "holding failed: " + printable.Message(e.Error)
 	case state.Holding:
 		did = "holding for " + hold.HoldingFor(state.Running)
 	default:
@@ -260,7 +260,7 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 	fmt.Fprintf(w, "  %-14s %s\n", "mechanism", s.Mechanism)
 	switch {
 	case s.Error != "":
-		fmt.Fprintf(w, "  %-14s unknown (%s)\n", "installed", printable.Line(s.Error))
+		fmt.Fprintf(w, "  %-14s unknown (%s)\n", "installed", printable.Message(s.Error))
 	case !s.Installed:
 		fmt.Fprintf(w, "  %-14s no\n", "installed")
 	case !s.Ours:
@@ -285,7 +285,7 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 		switch {
 		case !s.Running:
 		case s.WhileError != "":
-			held = " (" + printable.Line(s.WhileError) + ")"
+			held = " (" + printable.Message(s.WhileError) + ")"
 		case len(s.HoldingFor) > 0:
 			// What status's own scan sees, not what the holder holds.
 			held = ", " + printable.Line(hold.HoldingFor(s.HoldingFor)) + " runs" + held
@@ -302,7 +302,7 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 		fmt.Fprintf(w, "  %-14s not running\n", "state")
 	}
 	if s.Log != "" {
-		fmt.Fprintf(w, "  %-14s %s\n", "last logged", printable.Line(s.Log))
+		fmt.Fprintf(w, "  %-14s %s\n", "last logged", printable.Message(s.Log))
 	}
 }
 
@@ -313,7 +313,7 @@ func WriteBootService(w io.Writer, s *hold.StartupState) {
 	fmt.Fprintf(w, "  %-14s %s\n", "mechanism", s.Mechanism)
 	switch {
 	case s.Error != "":
-		fmt.Fprintf(w, "  %-14s unknown (%s)\n", "installed", printable.Line(s.Error))
+		fmt.Fprintf(w, "  %-14s unknown (%s)\n", "installed", printable.Message(s.Error))
 		return
 	case !s.Installed:
 		fmt.Fprintf(w, "  %-14s no\n", "installed")

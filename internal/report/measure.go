@@ -224,10 +224,11 @@ func WriteScenarios(w io.Writer, scenarios []sim.Scenario) {
 }
 
 // line writes one line. Lines hold strings from outside tickscope (a raw
-// file's, the OS's): each is made printable (printable.Line), so that none
-// drives the terminal or splits the line.
+// file's, the OS's) and messages: each is made printable
+// (printable.Message), so that none drives the terminal or splits the
+// line.
 func (p *printer) line(s string) {
-	fmt.Fprintln(p.w, printable.Line(strings.TrimRight(p.prefix+s, " ")))
+	fmt.Fprintln(p.w, printable.Message(strings.TrimRight(p.prefix+s, " ")))
 }
 
 func (p *printer) kv(key, value string) { p.line(fmt.Sprintf("  %-16s %s", key, value)) }

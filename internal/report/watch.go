@@ -37,7 +37,7 @@ func WriteWatchEvent(w, errw io.Writer, e watch.Event, asJSON bool) error {
 		fmt.Fprintf(w, "%s  %s\n", stamp, strings.Join(parts, "; "))
 		writeWatchHolders(w, stamp, e)
 	case watch.EventError:
-		fmt.Fprintf(errw, "tickscope: warning: %s  %s\n", stamp, printable.Line(e.Error))
+		fmt.Fprintf(errw, "tickscope: warning: %s  %s\n", stamp, printable.Message(e.Error))
 	case watch.EventSummary:
 		writeWatchSummary(w, e.Summary)
 	}
@@ -56,7 +56,7 @@ var changeNames = map[string]string{
 func writeWatchHolders(w io.Writer, stamp string, e watch.Event) {
 	switch {
 	case e.HoldersError != "":
-		fmt.Fprintf(w, "%s  holders: not read (%s)\n", stamp, printable.Line(e.HoldersError))
+		fmt.Fprintf(w, "%s  holders: not read (%s)\n", stamp, printable.Message(e.HoldersError))
 	case e.Holders == nil:
 	case len(*e.Holders) == 0:
 		fmt.Fprintf(w, "%s  holders: none\n", stamp)

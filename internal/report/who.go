@@ -160,7 +160,7 @@ func writeWhoLinux(w io.Writer, l *who.Linux, root bool) {
 		}
 		fmt.Fprintf(w, "could not read%s\n", how)
 		for _, u := range l.Unreadable {
-			fmt.Fprintf(w, "  %s: %s\n", printable.Line(u.What), printable.Line(u.Why))
+			fmt.Fprintf(w, "  %s: %s\n", printable.Line(u.What), printable.Message(u.Why))
 		}
 	}
 }

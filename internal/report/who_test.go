@@ -112,3 +112,31 @@ func TestWhoTextSaysTheInterruptTick(t *testing.T) {
 		}
 	}
 }
+
+// TestWhoTextTellsNamesApart: two processes whose names differ show
+// differently (issue 30: lit\x1b typed as it is, and lit followed by ESC,
+// both showed lit\x1b), while a path's backslashes read as typed.
+func TestWhoTextTellsNamesApart(t *testing.T) {
+	var b bytes.Buffer
+	rep := &hold.WhoReport{OS: "linux", Elevated: true, Linux: &who.Linux{
+		DMALatencyHolders: []who.Process{{PID: 7, Name: `lit\x1b`}, {PID: 8, Name: "lit\x1b"}},
+		Slack:             []who.Thread{{PID: 7, TID: 7, Name: `lit\x1b`, SlackNs: 1}, {PID: 8, TID: 8, Name: "lit\x1b", SlackNs: 1}},
+	}}
+	(&report.WhoText{W: &b}).Read(rep)
+	(&report.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 7, Name: `lit\x1b`, What: who.WhatDMALatency}})
+	(&report.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 8, Name: "lit\x1b", What: who.WhatDMALatency}})
+	rep = &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 5000,
+		Holders: []who.Holder{{PID: 4, Image: `\Device\HarddiskVolume3\bin\x64\game.exe`, Period100ns: 5000}, {PID: 5, Image: "lit\x1b", Period100ns: 5000}}}}
+	(&report.WhoText{W: &b}).Read(rep)
+	out := b.String()
+	for _, want := range []string{
+		`process 7 lit\\x1b` + "\n", `process 8 lit\x1b` + "\n",
+		`process 7 thread 7 lit\\x1b` + "\n", `process 8 thread 8 lit\x1b` + "\n",
+		`began: process 7 lit\\x1b holds`, `began: process 8 lit\x1b holds`,
+		` 4        \Device\HarddiskVolume3\bin\x64\game.exe` + "\n", ` 5        lit\x1b` + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("who does not show %q:\n%s", want, out)
+		}
+	}
+}
