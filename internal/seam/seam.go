@@ -12,6 +12,8 @@ package seam
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -209,12 +211,29 @@ var ErrUnsupported = errors.New("not supported on this OS")
 var ErrNoProcess = errors.New("no such process")
 
 // OSError is a failed OS call: the call's name and the status it returned.
+// Call names what the call was done to; an error of package os that names
+// it again (a *fs.PathError whose path Call holds, a *os.LinkError whose
+// two paths it holds) is given by its cause alone, so that no message says
+// a path twice. Unwrap still gives the error itself.
 type OSError struct {
 	Call string
 	Err  error
 }
 
-func (e *OSError) Error() string { return e.Call + ": " + e.Err.Error() }
+func (e *OSError) Error() string {
+	err := e.Err
+	switch named := err.(type) {
+	case *fs.PathError:
+		if named.Path != "" && strings.Contains(e.Call, named.Path) {
+			err = named.Err
+		}
+	case *os.LinkError:
+		if named.Old != "" && named.New != "" && strings.Contains(e.Call, named.Old) && strings.Contains(e.Call, named.New) {
+			err = named.Err
+		}
+	}
+	return e.Call + ": " + err.Error()
+}
 func (e *OSError) Unwrap() error { return e.Err }
 
 // LockedError says that another tickscope holds an exclusive lock.
