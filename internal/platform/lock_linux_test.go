@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tickscope/tickscope/internal/seam"
 )
@@ -234,5 +237,58 @@ func TestEffectiveUID(t *testing.T) {
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("effectiveUID(%q) = %d, %v; want %d, error %v", tt.status, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// A Lock whose record cannot be written (a full runtime directory: a tmpfs
+// of one page, filled) fails saying the path once and the cause, and
+// leaves no lock file behind; a lock file that was there before (a past
+// holder's) is kept. Root only: it mounts the tmpfs.
+func TestLockOnAFullFileSystemLeavesNothing(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	mnt := t.TempDir()
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=4k,mode=0700"); err != nil {
+		t.Skipf("no tmpfs to fill: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	dir := filepath.Join(mnt, "run")
+	t.Setenv(RuntimeDirEnv, dir)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	fill, err := os.Create(filepath.Join(mnt, "fill"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for err == nil {
+		_, err = fill.Write(make([]byte, 512))
+	}
+	fill.Close()
+	if !errors.Is(err, unix.ENOSPC) {
+		t.Fatalf("filling the tmpfs: %v", err)
+	}
+	path := filepath.Join(dir, seam.BenchLock+".lock")
+	release, err := system{}.Lock(seam.BenchLock)
+	if err == nil {
+		release()
+		t.Fatal("Lock took the lock on a full file system")
+	}
+	if want := "write " + path + ": " + unix.ENOSPC.Error(); err.Error() != want {
+		t.Errorf("Lock: %q, want %q", err, want)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed Lock left %s (%v)", path, err)
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if release, err := (system{}).Lock(seam.BenchLock); err == nil {
+		release()
+		t.Fatal("Lock took the lock on a full file system")
+	}
+	if _, err := os.Lstat(path); err != nil {
+		t.Errorf("a failed Lock removed the lock file it did not make: %v", err)
 	}
 }

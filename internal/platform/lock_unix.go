@@ -157,7 +157,12 @@ func checkOwned(path, what string, st *unix.Stat_t, owner int) error {
 // Lock takes the lock name in this process's lock directory: its file's
 // lock, taken without waiting (tryLock: an open file description lock on
 // Linux, flock elsewhere), which the kernel drops when its holder exits
-// however it exits; the file then records this process's id.
+// however it exits; the file then records this process's id. A Lock that
+// fails after making the file (its record could not be written: a full
+// file system) removes it while still holding its lock, so that a failure
+// leaves nothing behind; a lock is therefore taken only on the file the
+// name still gives once it is held (lockNamed), never on one removed
+// meanwhile.
 func (system) Lock(name string) (release func(), err error) {
 	d, err := thisLockDir()
 	if err != nil {
@@ -168,19 +173,14 @@ func (system) Lock(name string) (release func(), err error) {
 		return nil, err
 	}
 	defer unix.Close(dirfd)
-	f, err := openRecord(dirfd, d, name, true)
+	f, made, err := lockNamed(dirfd, d, name)
 	if err != nil {
 		return nil, err
 	}
-	switch busy, err := tryLock(f); {
-	case busy:
-		defer f.Close()
-		return nil, &seam.LockedError{What: name, PID: readRecordFile(f)}
-	case err != nil:
-		f.Close()
-		return nil, err
-	}
 	if err := writeRecord(f); err != nil {
+		if made {
+			unix.Unlinkat(dirfd, name+".lock", 0)
+		}
 		f.Close()
 		return nil, err
 	}
@@ -190,6 +190,53 @@ func (system) Lock(name string) (release func(), err error) {
 		f.Truncate(0)
 		f.Close()
 	}, nil
+}
+
+// lockNamed opens (or makes: made) the lock file name in dirfd and takes
+// its lock, then checks that the name still gives the file locked: a Lock
+// that failed may have removed it in between, and a lock on a file no name
+// gives would be held beside the next one's. It tries again then, a few
+// times.
+func lockNamed(dirfd int, d lockDir, name string) (f *os.File, made bool, err error) {
+	for range 3 {
+		f, made, err = makeRecord(dirfd, d, name)
+		if err != nil {
+			return nil, false, err
+		}
+		switch busy, err := tryLock(f); {
+		case busy:
+			defer f.Close()
+			return nil, false, &seam.LockedError{What: name, PID: readRecordFile(f)}
+		case err != nil:
+			f.Close()
+			return nil, false, err
+		}
+		var held, named unix.Stat_t
+		if unix.Fstat(int(f.Fd()), &held) == nil && unix.Fstatat(dirfd, name+".lock", &named, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+			held.Dev == named.Dev && held.Ino == named.Ino {
+			return f, made, nil
+		}
+		f.Close()
+	}
+	return nil, false, fmt.Errorf("the lock file %s was removed each time it was locked; try again", filepath.Join(d.Path, name+".lock"))
+}
+
+// makeRecord opens the lock file name in dirfd to write, as openRecord
+// does, making it when absent (made) with O_EXCL, so that Lock knows
+// whether a failure must remove it.
+func makeRecord(dirfd int, d lockDir, name string) (f *os.File, made bool, err error) {
+	f, err = openOwnedFile(dirfd, d, name+".lock", "lock file", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL, 0o644)
+	if err == nil {
+		return f, true, nil
+	}
+	if !errors.Is(err, unix.EEXIST) {
+		if errors.Is(err, errAbsent) {
+			err = &seam.OSError{Call: "open " + filepath.Join(d.Path, name+".lock"), Err: unix.ENOENT}
+		}
+		return nil, false, err
+	}
+	f, err = openRecord(dirfd, d, name, true)
+	return f, false, err
 }
 
 // openRecord opens the lock file name in the lock directory dirfd (at d)
