@@ -346,6 +346,9 @@ func (f *File) Validate() error {
 		case len(p.Latencies) > maxSamples:
 			return fmt.Errorf("%s.latencies_ns: %d samples is over the limit of %d for a %s file", where, len(p.Latencies), maxSamples, f.Command)
 		}
+		if err := f.validateCounts(where, p); err != nil {
+			return err
+		}
 		if err := p.NotRunning.validate(where+".not_running", len(p.Latencies)); err != nil {
 			return err
 		}
@@ -497,6 +500,39 @@ func (nr *NotRunning) validate(where string, n int) error {
 		case j > 0 && i <= nr.Samples[j-1]:
 			return fmt.Errorf("%s.samples[%d]: %d does not follow %d; the indexes ascend, each once", where, j, i, nr.Samples[j-1])
 		}
+	}
+	return nil
+}
+
+// MaxWarmup is the most warm-up waits a measure, curve or compare point
+// discards (sample.DefaultWarmup's ceiling; a curve takes 1, a compare 2).
+const MaxWarmup = 100
+
+// validateCounts holds a point's counts of what it did not record to what
+// its measurement can have done. Overruns are deadlines of a periodic
+// schedule that passed while the loop waited, one delay apart, so a point
+// whose method waits relative to its call has none, and the others have
+// at most as many as delays fit in the wall time the point took
+// (conditions.wall_ns), the measuring loop's own clock. A bench merges
+// chunks under the first one's conditions and warms up each of them, so
+// only the schedule bounds its overruns and nothing the file holds bounds
+// its warm-up.
+func (f *File) validateCounts(where string, p Point) error {
+	periodic := Methods[f.Query.OS][f.Method]
+	if f.Command == "compare" {
+		periodic = p.Periodic
+	}
+	delay := f.DelayNs
+	if p.DelayNs > 0 {
+		delay = p.DelayNs
+	}
+	switch {
+	case !periodic && p.Overruns > 0:
+		return fmt.Errorf("%s.overruns: %d, but the point's method waits relative to its call and skips no deadline; want 0", where, p.Overruns)
+	case periodic && f.Command != "bench" && int64(p.Overruns) > p.Conditions.WallNs/delay:
+		return fmt.Errorf("%s.overruns: %d deadlines %d ns apart is more than the point's wall time (conditions.wall_ns %d) holds: at most %d", where, p.Overruns, delay, p.Conditions.WallNs, p.Conditions.WallNs/delay)
+	case f.Command != "bench" && p.Warmup > MaxWarmup:
+		return fmt.Errorf("%s.warmup_discarded: %d is over the limit of %d for a %s file", where, p.Warmup, MaxWarmup, f.Command)
 	}
 	return nil
 }

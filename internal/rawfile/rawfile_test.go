@@ -180,6 +180,19 @@ func TestParseRejects(t *testing.T) {
 		{"trailing data", append(append([]byte{}, good...), []byte("{}")...), "after top-level value"},
 		{"negative slack", encode(t, func(m map[string]any) { point(m)["granted"] = map[string]any{"slack_ns": -3} }), "points[0].granted.slack_ns"},
 
+		// Counts of what a point did not record, bounded by what it did.
+		{"overruns of 2^62 in a 3-sample file", encode(t, func(m map[string]any) { point(m)["overruns"] = 1 << 62 }), "points[0].overruns: 4611686018427387904 deadlines 1000000 ns apart is more than the point's wall time (conditions.wall_ns 0) holds: at most 0"},
+		{"overruns past the wall time", encode(t, func(m map[string]any) {
+			point(m)["conditions"].(map[string]any)["wall_ns"] = 2_500_000
+			point(m)["overruns"] = 3
+		}), "points[0].overruns: 3 deadlines 1000000 ns apart is more than the point's wall time (conditions.wall_ns 2500000) holds: at most 2"},
+		{"overruns of a relative method", encode(t, func(m map[string]any) {
+			m["method"] = "nanosleep"
+			point(m)["conditions"].(map[string]any)["wall_ns"] = 1_000_000_000
+			point(m)["overruns"] = 1
+		}), "points[0].overruns: 1, but the point's method waits relative to its call and skips no deadline; want 0"},
+		{"a warm-up no measure takes", encode(t, func(m map[string]any) { point(m)["warmup_discarded"] = 1 << 40 }), "points[0].warmup_discarded: 1099511627776 is over the limit of 100 for a measure file"},
+
 		// Duplicate keys, anywhere: a second value must not silently win.
 		{"second version", replace(`"version":1}`, `"version":1,"version":1}`), "version: appears twice"},
 		{"second delay_ns", replace(`"delay_ns":1000000,`, `"delay_ns":1000000,"delay_ns":2000000,`), "delay_ns: appears twice"},
@@ -581,5 +594,22 @@ func TestNotRunning(t *testing.T) {
 		if _, err := rawfile.Parse(data); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want one saying %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// A count at its bound reads: as many overruns as delays fit in the
+// point's wall time, and a measure's largest warm-up.
+func TestCountsAtTheirBound(t *testing.T) {
+	f := sampleFile()
+	f.Points[0].Conditions.WallNs = 2_500_000
+	f.Points[0].Overruns = 2
+	f.Points[0].Warmup = rawfile.MaxWarmup
+	f.Format, f.Version = rawfile.FormatName, rawfile.Version
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rawfile.Parse(data); err != nil {
+		t.Errorf("rejected: %v\n%s", err, data)
 	}
 }

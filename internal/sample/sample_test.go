@@ -130,6 +130,11 @@ func TestPeriodicSkipsPassedDeadlines(t *testing.T) {
 	if p.Overruns != 3 {
 		t.Errorf("overruns = %d, want 3", p.Overruns)
 	}
+	// What a raw file's reader holds overruns to: no more delays than fit
+	// in the point's wall time.
+	if int64(p.Overruns) > p.Conditions.WallNs/delay {
+		t.Errorf("overruns = %d in a wall time of %d ns: more than the reader accepts", p.Overruns, p.Conditions.WallNs)
+	}
 	if p.Latencies[1] != delay+3_500_000 {
 		t.Errorf("late sample = %d", p.Latencies[1])
 	}
