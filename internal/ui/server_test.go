@@ -236,10 +236,11 @@ func TestRunPrintsTheTokenOnce(t *testing.T) {
 	for _, noBrowser := range []bool{false, true} {
 		var stdout, stderr syncBuffer
 		shell := &sim.Shell{}
+		state := t.TempDir()
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			done <- Run(ctx, Options{Host: mustModel(t), Shell: shell, Scenario: "narrow-band", Seed: 1, NoBrowser: noBrowser, Stdout: &stdout, Stderr: &stderr})
+			done <- Run(ctx, Options{Host: mustModel(t), System: &sim.System{State: state}, Shell: shell, Scenario: "narrow-band", Seed: 1, NoBrowser: noBrowser, Stdout: &stdout, Stderr: &stderr})
 		}()
 		var url string
 		for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -253,8 +254,9 @@ func TestRunPrintsTheTokenOnce(t *testing.T) {
 		token := strings.Trim(url[strings.LastIndex(strings.TrimSuffix(url, "/"), "/"):], "/")
 		origin := strings.TrimSuffix(url, token+"/")
 		origin = strings.TrimSuffix(origin, "/")
-		// The browser is given a launcher file, readable by this user
-		// only, that sends it on: no token on any command line.
+		// The browser is given a launcher file in the user's state
+		// directory, readable by this user only, that sends it on: no
+		// token on any command line, nothing in the temporary directory.
 		opened, _ := shell.Calls()
 		var launcher string
 		if !noBrowser {
@@ -262,11 +264,14 @@ func TestRunPrintsTheTokenOnce(t *testing.T) {
 				t.Fatalf("the browser was asked to open %q", opened)
 			}
 			launcher = opened[0]
+			if filepath.Dir(launcher) != state {
+				t.Errorf("the launcher %s is not in the state directory %s", launcher, state)
+			}
 			page, err := os.ReadFile(launcher)
 			if err != nil || !strings.Contains(string(page), `http-equiv="refresh" content="0;url=`+url+`"`) {
 				t.Fatalf("the launcher %s holds %q (%v)", launcher, page, err)
 			}
-			for path, want := range map[string]os.FileMode{launcher: 0o600, filepath.Dir(launcher): 0o700 | os.ModeDir} {
+			for path, want := range map[string]os.FileMode{launcher: 0o600} {
 				if fi, err := os.Stat(path); err != nil || fi.Mode() != want {
 					t.Errorf("%s: %v %v, want %v", path, fi.Mode(), err, want)
 				}
@@ -318,8 +323,8 @@ func TestRunPrintsTheTokenOnce(t *testing.T) {
 		if strings.Contains(stderr.String(), token) {
 			t.Errorf("the token is on standard error:\n%s", stderr.String())
 		}
-		if _, err := os.Stat(filepath.Dir(launcher)); launcher != "" && !os.IsNotExist(err) {
-			t.Errorf("the launcher's directory is still there after quitting (%v)", err)
+		if _, err := os.Stat(launcher); launcher != "" && !os.IsNotExist(err) {
+			t.Errorf("the launcher is still there after quitting (%v)", err)
 		}
 	}
 }

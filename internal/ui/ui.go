@@ -29,12 +29,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"log"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -84,7 +81,7 @@ func Run(ctx context.Context, o Options) error {
 	srv := httpserver.New(s, o.Limits, log.New(redacting{w: o.Stderr, secret: s.token}, "tickscope: warning: ui server: ", 0))
 	var opener string
 	if !o.NoBrowser {
-		path, remove, err := launcher(s.URL())
+		path, remove, err := launcher(o.System, s.URL(), o.Stderr)
 		if err != nil {
 			return err
 		}
@@ -144,32 +141,6 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	return nil
-}
-
-// launcher writes a page that sends the browser on to url, readable by
-// this user only (0600, in a new 0700 directory), as Jupyter does: the
-// browser is given the file's path, so that the address, token and all,
-// is on no command line (the opener's and the browser's are readable by
-// every local user in /proc). remove deletes it; the page's first event
-// stream does, and quitting does.
-func launcher(url string) (path string, remove func(), err error) {
-	dir, err := os.MkdirTemp("", "tickscope-ui-")
-	if err != nil {
-		return "", nil, &seam.OSError{Call: "make a directory for the page's launcher", Err: err}
-	}
-	remove = func() { os.RemoveAll(dir) }
-	if err := os.Chmod(dir, 0o700); err != nil {
-		remove()
-		return "", nil, &seam.OSError{Call: "chmod 0700 " + dir, Err: err}
-	}
-	path = filepath.Join(dir, "open-tickscope.html")
-	u := html.EscapeString(url)
-	page := `<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=` + u + `"><title>tickscope</title><p><a href="` + u + `">Open tickscope ui</a></p>` + "\n"
-	if err := os.WriteFile(path, []byte(page), 0o600); err != nil {
-		remove()
-		return "", nil, &seam.OSError{Call: "write " + path, Err: err}
-	}
-	return path, remove, nil
 }
 
 // redacting writes what it is given with the secret replaced.
