@@ -143,12 +143,28 @@ func fileType(mode uint32) fs.FileMode {
 // 0664 report. A new file gets what any file the caller creates gets,
 // 0666 less the umask: the temporaries are made 0600, so that nobody reads
 // one half written, and opened up only when whole.
+//
+// A file the protected_regular rule does not trust (trusted: in a sticky
+// directory every user can write, owned by neither the caller nor the
+// directory's owner) is replaced as a new file is, the caller's own with
+// 0666 less the umask: anyone may have made it there, and its owner and
+// mode, taken over, would let them choose who can write root's report
+// (mallory's 0666 /tmp/report.html, kept as hers, is a page she edits
+// before root opens it). It is replaced, not refused, because the rename
+// writes nothing through it, unlike OpenAppend, which refuses it.
 func (d heldDir) owner(path string) func(*os.File) error {
+	newFile := func(f *os.File) error { return f.Chmod(fs.FileMode(0o666 &^ umask())) }
 	var st unix.Stat_t
 	err := unix.Fstatat(d.fd(), filepath.Base(path), &st, unix.AT_SYMLINK_NOFOLLOW)
 	if err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		perm := 0o666 &^ umask()
-		return func(f *os.File) error { return f.Chmod(fs.FileMode(perm)) }
+		return newFile
+	}
+	di, err := d.f.Stat()
+	if err != nil {
+		return newFile
+	}
+	if ok, err := trusted(di, st.Uid); err != nil || !ok {
+		return newFile
 	}
 	uid, gid, perm := int(st.Uid), int(st.Gid), fs.FileMode(st.Mode&0o777)
 	return func(f *os.File) error {

@@ -114,18 +114,32 @@ func trustLink(link string, fi fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	if di.Mode()&fs.ModeSticky == 0 || di.Mode().Perm()&0o002 == 0 {
-		return nil
-	}
-	linkOwner, ok1 := ownerOf(fi)
-	dirOwner, ok2 := ownerOf(di)
-	if !ok1 || !ok2 {
+	linkOwner, ok := ownerOf(fi)
+	if !ok {
 		return errors.New("cannot tell who owns the symlink " + link)
 	}
-	if caller := uint32(os.Geteuid()); linkOwner == caller || linkOwner == dirOwner {
-		return nil
+	if ok, err := trusted(di, linkOwner); err != nil || ok {
+		return err
 	}
 	return &UntrustedLinkError{Link: link, Dir: dir, Owner: userName(linkOwner)}
+}
+
+// trusted is the one rule of the kernel's fs.protected_symlinks and
+// fs.protected_regular, which tickscope applies itself to every symlink
+// it follows and every existing file it appends to or takes the owner of:
+// a symlink or file owned by owner in the directory di is trusted unless
+// di is sticky and every user can write it (/tmp), and owner is neither
+// the caller nor the directory's owner. Anyone could have planted such a
+// one there.
+func trusted(di fs.FileInfo, owner uint32) (bool, error) {
+	if di.Mode()&fs.ModeSticky == 0 || di.Mode().Perm()&0o002 == 0 {
+		return true, nil
+	}
+	dirOwner, ok := ownerOf(di)
+	if !ok {
+		return false, errors.New("cannot tell who owns the directory " + di.Name())
+	}
+	return owner == uint32(os.Geteuid()) || owner == dirOwner, nil
 }
 
 // openAppend opens path for appending: its directory opened as Open
@@ -165,16 +179,12 @@ func trustFile(path string, fi fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	if di.Mode()&fs.ModeSticky == 0 || di.Mode().Perm()&0o002 == 0 {
-		return nil
-	}
-	fileOwner, ok1 := ownerOf(fi)
-	dirOwner, ok2 := ownerOf(di)
-	if !ok1 || !ok2 {
+	fileOwner, ok := ownerOf(fi)
+	if !ok {
 		return errors.New("cannot tell who owns " + path)
 	}
-	if caller := uint32(os.Geteuid()); fileOwner == caller || fileOwner == dirOwner {
-		return nil
+	if ok, err := trusted(di, fileOwner); err != nil || ok {
+		return err
 	}
 	return fmt.Errorf("%s is owned by %s in %s, a sticky directory every user can write, and neither you nor the directory's owner made it; another user's file there may be a hard link to one of yours, so it is not appended to (the kernel's fs.protected_regular rule)",
 		path, userName(fileOwner), dir)

@@ -42,6 +42,11 @@
 // group where the caller is in it. A new file gets 0666 less the umask,
 // as a file made by the shell's > would: the temporary is made 0600, so
 // that nobody reads it half written, and given its mode only when whole.
+// A file anyone could have planted (the protected_regular rule: in a
+// sticky directory every user can write, owned by neither the caller nor
+// the directory's owner) is replaced as a new file is, the caller's own:
+// another user's 0666 /tmp/report.html, kept, would be root's report that
+// user can edit.
 // Windows carries neither over: a new file takes its ACL from the
 // directory.
 package outfile

@@ -140,3 +140,57 @@ func TestNobodyReadsTheFileReplaced(t *testing.T) {
 		t.Errorf("nobody reading its own report: %q, %v", out, err)
 	}
 }
+
+// TestPlantedFilesAreNotKept: in a sticky directory every user can write
+// (/tmp), a file owned by neither the caller nor the directory's owner may
+// have been planted there for root's run to take over: nobody's 0666
+// report.html, kept as nobody's and 0666, would be a page nobody can edit
+// before root opens it. Such a file is replaced as the caller's own, with
+// a new file's mode (0666 less the umask), the rule the kernel's
+// fs.protected_regular applies and OpenAppend follows; a file the caller
+// or the directory's owner made there keeps its owner and mode.
+func TestPlantedFilesAreNotKept(t *testing.T) {
+	for _, way := range ways {
+		t.Run(way.name, func(t *testing.T) {
+			way.setup(t)
+			base, _ := sharedDirs(t)
+			defer syscall.Umask(syscall.Umask(0o022))
+			tmp, theirs := filepath.Join(base, "tmp"), filepath.Join(base, "theirs")
+			asNobody(t, "sh", "-c", "umask 0; echo planted > "+filepath.Join(tmp, "report.html"))
+			asNobody(t, "sh", "-c", "umask 0; echo theirs > "+filepath.Join(theirs, "report.html"))
+			if err := os.WriteFile(filepath.Join(tmp, "mine.html"), []byte("mine"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(filepath.Join(tmp, "mine.html"), 0o664); err != nil {
+				t.Fatal(err)
+			}
+			for _, tt := range []struct {
+				name, path string
+				uid, gid   uint32
+				want       os.FileMode
+			}{
+				{"another user's file in the shared directory", filepath.Join(tmp, "report.html"), 0, 0, 0o644},
+				{"the caller's file in the shared directory", filepath.Join(tmp, "mine.html"), 0, 0, 0o664},
+				{"the directory owner's file", filepath.Join(theirs, "report.html"), nobody, nobody, 0o666},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					o, err := outfile.Open("html", tt.path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					commit(t, o, "root's report\n")
+					if uid, gid, perm := ownerAndMode(t, tt.path); uid != tt.uid || gid != tt.gid || perm != tt.want {
+						t.Errorf("replaced: %d:%d %v, want %d:%d %v", uid, gid, perm, tt.uid, tt.gid, tt.want)
+					}
+				})
+			}
+			planted := filepath.Join(tmp, "report.html")
+			if out, err := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", "echo edited >> "+planted).CombinedOutput(); err == nil {
+				t.Errorf("nobody could still write root's report: %s", out)
+			}
+			if data, _ := os.ReadFile(planted); string(data) != "root's report\n" {
+				t.Errorf("root's report holds %q", data)
+			}
+		})
+	}
+}
