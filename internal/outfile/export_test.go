@@ -34,3 +34,7 @@ func AtStage(t *testing.T, stage string, f func()) {
 	}
 	t.Cleanup(func() { testHook = func(string) {} })
 }
+
+// SameStream is sameStream: whether fi is the stream si, with regularOnly
+// as on Windows.
+var SameStream = sameStream

@@ -26,8 +26,9 @@
 // whatever it is (a pipe, a terminal, the file a shell's >> opened) and by
 // whatever name (/dev/stdout, /proc/self/fd/1, the file's own name, a link
 // to it): the file itself is compared with the streams' (os.SameFile:
-// device and inode, or volume and file index), and such a path is refused
-// (StreamError). Writing through the stream is what curl -o /dev/stdout
+// device and inode, or volume and file index; on Windows, which gives a
+// pipe, a console or NUL no identity, only when both are regular files),
+// and such a path is refused (StreamError). Writing through the stream is what curl -o /dev/stdout
 // does, and it works for curl because nothing else goes there; every
 // tickscope command prints its report on standard output and its progress
 // on standard error, so the output would be mixed with them, and renaming

@@ -2,7 +2,9 @@ package outfile
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"runtime"
 
 	"github.com/tickscope/tickscope/internal/options"
 )
@@ -29,7 +31,7 @@ func (e *StreamError) Error() string {
 
 // ownStream is the StreamError of path when it is the same file as this
 // process's standard output or standard error (device and inode on Unix,
-// volume and file index on Windows: os.SameFile), nil otherwise. The file
+// volume and file index on Windows: sameStream), nil otherwise. The file
 // itself is compared, not the path's text, so that every name of the
 // stream is caught, a link to it as surely as /dev/stdout.
 func ownStream(path string) error {
@@ -48,11 +50,27 @@ func ownStream(path string) error {
 		if err != nil {
 			continue // a closed stream is nothing a path can name
 		}
-		if os.SameFile(fi, si) {
+		if sameStream(fi, si, runtime.GOOS == "windows") {
 			return &StreamError{Stream: s.name, What: streamKind(si.Mode())}
 		}
 	}
 	return nil
+}
+
+// sameStream reports whether fi, the file a path names, is si, a standard
+// stream's (os.SameFile). With regularOnly (Windows) only two regular
+// files are compared: Windows gives a pipe or a console no identity
+// (File.Stat leaves its volume and file index 0, and os.Stat("NUL") is
+// all zeros too), so that any two of them would be the same file and
+// `--raw NUL` this run's standard output whenever that is a console or a
+// pipe. Such a path is no regular file, and Target refuses it as what it
+// is. Unix gives pipes and terminals a device and inode of their own,
+// which are compared: /dev/stdout on a pipe is the pipe.
+func sameStream(fi, si fs.FileInfo, regularOnly bool) bool {
+	if regularOnly && (!fi.Mode().IsRegular() || !si.Mode().IsRegular()) {
+		return false
+	}
+	return os.SameFile(fi, si)
 }
 
 // streamKind names what a standard stream is: FileKind's words, with a
