@@ -178,22 +178,50 @@ func (d heldDir) owner(path string) func(*os.File) error {
 	}
 }
 
+// procStatus is where Linux tells a process its umask; tests name a file
+// that is not there, as on macOS.
+var procStatus = "/proc/self/status"
+
 // umask is the process's file mode creation mask: /proc/self/status's
-// Umask line on Linux (read without changing it), else set and restored
-// at once.
+// Umask line on Linux, read without changing it; else (macOS, a Linux
+// before 4.7) the mask the process started with, startUmask.
 func umask() uint32 {
-	if status, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(status), "\n") {
-			if v, ok := strings.CutPrefix(line, "Umask:"); ok {
-				if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-					return uint32(m)
-				}
-			}
-		}
+	if m, ok := procUmask(); ok {
+		return m
+	}
+	return startUmask
+}
+
+// startUmask is the umask when the program started, for an OS that tells
+// it only by setting another (umask(2) returns the old mask): it is set to
+// 077 and back once, while the packages are initialized, before main
+// starts any goroutine that could create a file in that moment and get
+// 0600 for 0644. tickscope never sets the umask itself, so that the mask
+// it started with is the mask.
+var startUmask = func() uint32 {
+	if m, ok := procUmask(); ok {
+		return m
 	}
 	old := unix.Umask(0o077)
 	unix.Umask(old)
 	return uint32(old)
+}()
+
+// procUmask is the Umask line of /proc/self/status, where the kernel has
+// one.
+func procUmask() (uint32, bool) {
+	status, err := os.ReadFile(procStatus)
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+			if m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+				return uint32(m), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // rename renames the file named old in the directory over the name of
