@@ -100,18 +100,26 @@ func (t taskStartup) Read() ([]byte, error) {
 
 // Install registers the definition (persist.TaskXML's, UTF-16 or UTF-8),
 // replacing a task of that name (TASK_CREATE_OR_UPDATE), to run with the
-// logon user's interactive token as its XML says.
+// logon user's interactive token as its XML says. A registration that
+// succeeds with a warning (the task may never start) is an error that
+// names it.
 func (t taskStartup) Install(definition []byte) error {
 	text, err := persist.DefinitionText(definition)
 	if err != nil {
 		return err
 	}
 	return t.inFolder(func(folder *winapi.TaskFolder) error {
-		task, err := folder.RegisterTask(persist.TaskName, text, winapi.TASK_CREATE_OR_UPDATE, winapi.TASK_LOGON_INTERACTIVE_TOKEN)
+		task, warning, err := folder.RegisterTask(persist.TaskName, text, winapi.TASK_CREATE_OR_UPDATE, winapi.TASK_LOGON_INTERACTIVE_TOKEN)
 		if err != nil {
 			return &seam.OSError{Call: "ITaskFolder::RegisterTask(" + persist.TaskName + ")", Err: err}
 		}
 		task.Release()
+		if warning != nil {
+			// A holder whose trigger may never fire is not what
+			// --persist promises: it fails, saying the task is
+			// registered all the same.
+			return fmt.Errorf("ITaskFolder::RegisterTask(%s): %w; its description says how to remove it", persist.TaskName, warning)
+		}
 		return nil
 	})
 }

@@ -169,8 +169,8 @@ func TestCOMCallsUnderMovingStacks(t *testing.T) {
 			return err == nil && unsafe.Pointer(x) == want
 		},
 		func() bool {
-			x, err := folder.RegisterTask("tickscope", "<Task/>", TASK_CREATE_OR_UPDATE, TASK_LOGON_INTERACTIVE_TOKEN)
-			return err == nil && unsafe.Pointer(x) == want
+			x, warning, err := folder.RegisterTask("tickscope", "<Task/>", TASK_CREATE_OR_UPDATE, TASK_LOGON_INTERACTIVE_TOKEN)
+			return err == nil && warning == nil && unsafe.Pointer(x) == want
 		},
 		func() bool {
 			x, err := task.XML()

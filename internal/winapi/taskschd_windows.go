@@ -335,23 +335,27 @@ func (f *TaskFolder) DeleteTask(name string) error {
 //	    VARIANT userId, VARIANT password, TASK_LOGON_TYPE logonType,
 //	    VARIANT sddl, IRegisteredTask **ppTask);
 //
-// ("ITaskFolder::RegisterTask method", Microsoft Learn.)
-func (f *TaskFolder) RegisterTask(path, xmlText string, flags int32, logonType int32) (*RegisteredTask, error) {
+// ("ITaskFolder::RegisterTask method", Microsoft Learn.) A success code
+// that says the task may not start (SCHED_S_SOME_TRIGGERS_FAILED,
+// SCHED_S_BATCH_LOGON_PROBLEM) comes back as warning, with the task
+// registered (RegisterWarning).
+func (f *TaskFolder) RegisterTask(path, xmlText string, flags int32, logonType int32) (task *RegisteredTask, warning, err error) {
 	p, err := newBSTR(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer p.free()
 	x, err := newBSTR(xmlText)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer x.free()
 	var t *RegisteredTask
-	if err := hresult(f.registerTask(p, x, flags, logonType, unsafe.Pointer(&t))); err != nil {
-		return nil, err
+	r := f.registerTask(p, x, flags, logonType, unsafe.Pointer(&t))
+	if err := hresult(r); err != nil {
+		return nil, nil, err
 	}
-	return t, nil
+	return t, RegisterWarning(uint32(r)), nil
 }
 
 // registerTask makes the call, userId, password and sddl VT_EMPTY; task is
