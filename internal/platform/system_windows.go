@@ -231,14 +231,18 @@ func (system) WatchResume(resumed func()) (func(), error) {
 }
 
 // The registrations of WatchResume, by the key each passes its callback as
-// Context (a number, not a pointer).
+// Context (a number, not a pointer). The callback's Type is a ULONG, 32
+// bits: in a register (x64, ARM64) its upper half is whatever the caller
+// left there, which the callee may not rely on ("x64 calling convention",
+// Microsoft Learn), so it is declared uint32 and only the low half is
+// read.
 var (
 	resumers struct {
 		sync.Mutex
 		next uintptr
 		each map[uintptr]func()
 	}
-	resumeCallback = windows.NewCallback(func(context, event, setting uintptr) uintptr {
+	resumeCallback = windows.NewCallback(func(context uintptr, event uint32, setting uintptr) uintptr {
 		if event != winapi.PBT_APMRESUMEAUTOMATIC && event != winapi.PBT_APMRESUMESUSPEND {
 			return 0 // ERROR_SUCCESS
 		}
