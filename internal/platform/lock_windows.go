@@ -70,13 +70,17 @@ func recordDir(create bool) (string, error) {
 
 // openRecordFile opens a record without following a reparse point
 // (FILE_FLAG_OPEN_REPARSE_POINT, "CreateFileW function", Microsoft Learn)
-// and refuses one that is.
+// and refuses one that is. The check reads the file's attributes
+// (GetFileInformationByHandle), which needs FILE_READ_ATTRIBUTES: it is
+// added to access, as GENERIC_WRITE does not hold it ("File Security and
+// Access Rights", Microsoft Learn: FILE_GENERIC_WRITE has
+// FILE_WRITE_ATTRIBUTES only).
 func openRecordFile(path string, access, disposition uint32) (windows.Handle, error) {
 	name, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return 0, err
 	}
-	h, err := windows.CreateFile(name, access, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil, disposition, windows.FILE_ATTRIBUTE_NORMAL|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+	h, err := windows.CreateFile(name, access|windows.FILE_READ_ATTRIBUTES, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil, disposition, windows.FILE_ATTRIBUTE_NORMAL|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
 	if err != nil {
 		return 0, err
 	}

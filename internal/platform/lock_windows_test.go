@@ -151,3 +151,27 @@ func writeRecordFileFor(pid int) error {
 	}
 	return os.WriteFile(filepath.Join(dir, seam.HolderLock+".pid"), formatRecord(pid), 0o644)
 }
+
+// TestWriteRecordFileReadsItsAttributes: writing a record opens it for
+// writing and then reads its attributes (GetFileInformationByHandle) to
+// refuse a link, which needs FILE_READ_ATTRIBUTES: GENERIC_WRITE alone
+// does not grant it, and the check would then refuse every record.
+func TestWriteRecordFileReadsItsAttributes(t *testing.T) {
+	// Not t.TempDir: Wine 8 fails Go's RemoveAll of it.
+	dir, err := os.MkdirTemp("", "tickscope-record")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "test.pid")
+	t.Cleanup(func() { os.Remove(path); os.Remove(dir) })
+	if err := writeRecordFile(path); err != nil {
+		t.Fatalf("writeRecordFile: %v", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := parseRecord(data); got != os.Getpid() {
+		t.Errorf("the record names %d, want this process, %d", got, os.Getpid())
+	}
+}
