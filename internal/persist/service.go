@@ -25,6 +25,21 @@ const ServiceDisplayName = "tickscope timer holder"
 // the network, neither of which a holder uses.
 const ServiceAccount = `NT AUTHORITY\LocalService`
 
+// BuiltInAccount reports whether account is one of the service manager's
+// built-in accounts, LocalService, NetworkService or LocalSystem, which
+// have no password: CreateServiceW and ChangeServiceConfigW ask for an
+// empty string as their password, where ChangeServiceConfigW's NULL means
+// "leave the password as it is" ("ChangeServiceConfigW function",
+// "CreateServiceW function", Microsoft Learn: lpPassword). Names compare
+// without case, as the service manager's do.
+func BuiltInAccount(account string) bool {
+	switch strings.ToLower(account) {
+	case `nt authority\localservice`, `nt authority\networkservice`, "localsystem", `.\localsystem`:
+		return true
+	}
+	return false
+}
+
 // ServicePrivileges are the only privileges the service's token keeps
 // (SERVICE_CONFIG_REQUIRED_PRIVILEGES_INFO; "SERVICE_REQUIRED_PRIVILEGES_INFOW
 // structure", Microsoft Learn): the service manager removes the rest of

@@ -121,3 +121,23 @@ func FuzzParseService(f *testing.F) {
 		}
 	})
 }
+
+// The built-in service accounts take an empty-string password; any other
+// account's is its own.
+func TestBuiltInAccount(t *testing.T) {
+	for account, want := range map[string]bool{
+		persist.ServiceAccount:        true,
+		`NT AUTHORITY\localservice`:   true,
+		`NT AUTHORITY\NetworkService`: true,
+		"LocalSystem":                 true,
+		`.\LocalSystem`:               true,
+		`.\alice`:                     false,
+		`NT SERVICE\tickscope`:        false,
+		"":                            false,
+		`NT AUTHORITY\LocalServiceX`:  false,
+	} {
+		if got := persist.BuiltInAccount(account); got != want {
+			t.Errorf("BuiltInAccount(%q) = %v, want %v", account, got, want)
+		}
+	}
+}

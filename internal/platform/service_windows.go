@@ -161,14 +161,24 @@ func changeService(h windows.Handle, def persist.Service) error {
 			return err
 		}
 	}
-	// A nil load-order group, tag and dependencies leave them as they are;
-	// the built-in service accounts take no password.
-	if err := windows.ChangeServiceConfig(h, def.Type, def.StartType, def.ErrorControl, utf16(def.CommandLine), nil, nil, nil, utf16(def.Account), nil, utf16(def.DisplayName)); err != nil {
+	// A nil load-order group, tag and dependencies leave them as they are.
+	if err := windows.ChangeServiceConfig(h, def.Type, def.StartType, def.ErrorControl, utf16(def.CommandLine), nil, nil, nil, utf16(def.Account), servicePassword(def.Account), utf16(def.DisplayName)); err != nil {
 		return &seam.OSError{Call: "ChangeServiceConfigW", Err: err}
 	}
 	description := windows.SERVICE_DESCRIPTION{Description: utf16(def.Description)}
 	if err := windows.ChangeServiceConfig2(h, windows.SERVICE_CONFIG_DESCRIPTION, (*byte)(unsafe.Pointer(&description))); err != nil {
 		return &seam.OSError{Call: "ChangeServiceConfig2W(SERVICE_CONFIG_DESCRIPTION)", Err: err}
+	}
+	return nil
+}
+
+// servicePassword is the lpPassword of CreateServiceW and
+// ChangeServiceConfigW for account: an empty string for a built-in
+// service account, as the documentation asks, and nil (for
+// ChangeServiceConfigW, "unchanged") for any other.
+func servicePassword(account string) *uint16 {
+	if persist.BuiltInAccount(account) {
+		return &[]uint16{0}[0]
 	}
 	return nil
 }
