@@ -101,9 +101,10 @@ func (s bootService) Read() ([]byte, error) {
 
 // Install creates the service the definition describes, or changes the
 // existing one of that name to it (apply --persist checks first that it
-// is tickscope's), then restricts its privileges. A manager that keeps no
-// privilege list (Wine's) leaves the service with its account's; Read
-// then says so.
+// is tickscope's), with its required privileges set before it starts
+// automatically (installService: undone on any failure). A manager that
+// keeps no privilege list (Wine's) leaves the service with its account's;
+// Read then says so.
 func (s bootService) Install(definition []byte) error {
 	def, err := persist.ParseService(string(definition))
 	if err != nil {
@@ -112,37 +113,133 @@ func (s bootService) Install(definition []byte) error {
 	if def.Name != s.name {
 		return fmt.Errorf("the definition names the service %q, not %q", def.Name, s.name)
 	}
-	exe, args := def.Words()
+	for _, text := range []string{def.Name, def.CommandLine, def.Account, def.DisplayName, def.Description} {
+		if _, err := windows.UTF16PtrFromString(text); err != nil {
+			return err
+		}
+	}
 	manager, err := mgr.Connect()
 	if err != nil {
 		return &seam.OSError{Call: "OpenSCManagerW(SC_MANAGER_ALL_ACCESS)", Err: err}
 	}
 	defer manager.Disconnect()
-	service, err := manager.OpenService(s.name)
-	switch {
-	case errors.Is(err, windows.ERROR_SERVICE_DOES_NOT_EXIST):
-		service, err = manager.CreateService(s.name, exe, mgr.Config{
-			ServiceType:      def.Type,
-			StartType:        def.StartType,
-			ErrorControl:     def.ErrorControl,
-			DisplayName:      def.DisplayName,
-			ServiceStartName: def.Account,
-			Description:      def.Description,
-		}, args...)
-		if err != nil {
-			return &seam.OSError{Call: "CreateServiceW(" + s.name + ")", Err: err}
+	steps := &managerSteps{manager: manager.Handle, name: s.name}
+	defer steps.close()
+	return installService(steps, def)
+}
+
+// managerSteps are installService's steps on the service manager.
+type managerSteps struct {
+	manager windows.Handle
+	name    string
+	service windows.Handle
+}
+
+var _ serviceSteps = (*managerSteps)(nil)
+
+func (m *managerSteps) close() {
+	if m.service != 0 {
+		windows.CloseServiceHandle(m.service)
+		m.service = 0
+	}
+}
+
+// utf16Ptr is s as a NUL-terminated string; Install checked that none holds
+// a NUL.
+func utf16Ptr(s string) *uint16 {
+	p, _ := windows.UTF16PtrFromString(s)
+	return p
+}
+
+func (m *managerSteps) open() (bool, error) {
+	h, err := windows.OpenService(m.manager, utf16Ptr(m.name), windows.SERVICE_ALL_ACCESS)
+	if errors.Is(err, windows.ERROR_SERVICE_DOES_NOT_EXIST) {
+		return false, nil
+	}
+	if err != nil {
+		return false, &seam.OSError{Call: "OpenServiceW(" + m.name + ")", Err: err}
+	}
+	m.service = h
+	return true, nil
+}
+
+// create is CreateServiceW, then the description: the password of a
+// built-in account is the empty string (servicePassword); no load-order
+// group, tag or dependencies.
+func (m *managerSteps) create(def persist.Service) error {
+	h, err := windows.CreateService(m.manager, utf16Ptr(m.name), utf16Ptr(def.DisplayName), windows.SERVICE_ALL_ACCESS,
+		def.Type, def.StartType, def.ErrorControl, utf16Ptr(def.CommandLine), nil, nil, nil, utf16Ptr(def.Account), servicePassword(def.Account))
+	if err != nil {
+		return &seam.OSError{Call: "CreateServiceW(" + m.name + ")", Err: err}
+	}
+	m.service = h
+	if err := setDescription(h, def.Description); err != nil {
+		if derr := m.remove(); derr != nil {
+			return fmt.Errorf("%w; deleting the service created failed too: %w", err, derr)
 		}
-	case err != nil:
-		return &seam.OSError{Call: "OpenServiceW(" + s.name + ")", Err: err}
-	default:
-		if err := changeService(service.Handle, def); err != nil {
-			service.Close()
+		return err
+	}
+	return nil
+}
+
+func (m *managerSteps) save() (func() error, error) {
+	config, err := winapi.QueryServiceConfig(m.service)
+	if err != nil {
+		return nil, &seam.OSError{Call: "QueryServiceConfigW(" + m.name + ")", Err: err}
+	}
+	was := persist.Service{
+		Name:         m.name,
+		Type:         config.ServiceType,
+		StartType:    config.StartType,
+		ErrorControl: config.ErrorControl,
+		CommandLine:  windows.UTF16PtrToString(config.BinaryPathName),
+		DisplayName:  windows.UTF16PtrToString(config.DisplayName),
+		Account:      windows.UTF16PtrToString(config.ServiceStartName),
+	}
+	buf, err := winapi.QueryServiceConfig2(m.service, windows.SERVICE_CONFIG_DESCRIPTION)
+	if err != nil {
+		return nil, &seam.OSError{Call: "QueryServiceConfig2W(" + m.name + ", SERVICE_CONFIG_DESCRIPTION)", Err: err}
+	}
+	was.Description = windows.UTF16PtrToString((*windows.SERVICE_DESCRIPTION)(unsafe.Pointer(&buf[0])).Description)
+	// nil where the manager keeps no list (Wine's): nothing to put back.
+	was.Privileges, err = winapi.ServiceRequiredPrivileges(m.service)
+	if err != nil && !errors.Is(err, windows.ERROR_INVALID_LEVEL) {
+		return nil, &seam.OSError{Call: "QueryServiceConfig2W(" + m.name + ", SERVICE_CONFIG_REQUIRED_PRIVILEGES_INFO)", Err: err}
+	}
+	return func() error {
+		if err := changeService(m.service, was); err != nil {
 			return err
 		}
+		if was.Privileges != nil {
+			return m.setPrivileges(was.Privileges)
+		}
+		return nil
+	}, nil
+}
+
+func (m *managerSteps) change(def persist.Service) error { return changeService(m.service, def) }
+
+func (m *managerSteps) setPrivileges(privileges []string) error {
+	if err := winapi.SetServiceRequiredPrivileges(m.service, privileges); err != nil && !errors.Is(err, windows.ERROR_INVALID_LEVEL) {
+		return &seam.OSError{Call: "ChangeServiceConfig2W(" + m.name + ", SERVICE_CONFIG_REQUIRED_PRIVILEGES_INFO)", Err: err}
 	}
-	defer service.Close()
-	if err := winapi.SetServiceRequiredPrivileges(service.Handle, def.Privileges); err != nil && !errors.Is(err, windows.ERROR_INVALID_LEVEL) {
-		return &seam.OSError{Call: "ChangeServiceConfig2W(" + s.name + ", SERVICE_CONFIG_REQUIRED_PRIVILEGES_INFO)", Err: err}
+	return nil
+}
+
+// setStartType is ChangeServiceConfigW with SERVICE_NO_CHANGE and NULL for
+// everything but the start type.
+func (m *managerSteps) setStartType(start uint32) error {
+	if err := windows.ChangeServiceConfig(m.service, windows.SERVICE_NO_CHANGE, start, windows.SERVICE_NO_CHANGE, nil, nil, nil, nil, nil, nil, nil); err != nil {
+		return &seam.OSError{Call: "ChangeServiceConfigW(" + m.name + ", start type)", Err: err}
+	}
+	return nil
+}
+
+// remove marks the service for deletion; the manager deletes it once the
+// last handle, this one, is closed.
+func (m *managerSteps) remove() error {
+	if err := windows.DeleteService(m.service); err != nil && !errors.Is(err, windows.ERROR_SERVICE_MARKED_FOR_DELETE) {
+		return &seam.OSError{Call: "DeleteService(" + m.name + ")", Err: err}
 	}
 	return nil
 }
@@ -152,20 +249,21 @@ func (s bootService) Install(definition []byte) error {
 // mgr.Service.UpdateConfig would set the SID type and delayed start too,
 // which the definition does not hold.
 func changeService(h windows.Handle, def persist.Service) error {
-	utf16 := func(s string) *uint16 {
-		p, _ := windows.UTF16PtrFromString(s)
-		return p
-	}
 	for _, s := range []string{def.CommandLine, def.Account, def.DisplayName, def.Description} {
 		if _, err := windows.UTF16PtrFromString(s); err != nil {
 			return err
 		}
 	}
 	// A nil load-order group, tag and dependencies leave them as they are.
-	if err := windows.ChangeServiceConfig(h, def.Type, def.StartType, def.ErrorControl, utf16(def.CommandLine), nil, nil, nil, utf16(def.Account), servicePassword(def.Account), utf16(def.DisplayName)); err != nil {
+	if err := windows.ChangeServiceConfig(h, def.Type, def.StartType, def.ErrorControl, utf16Ptr(def.CommandLine), nil, nil, nil, utf16Ptr(def.Account), servicePassword(def.Account), utf16Ptr(def.DisplayName)); err != nil {
 		return &seam.OSError{Call: "ChangeServiceConfigW", Err: err}
 	}
-	description := windows.SERVICE_DESCRIPTION{Description: utf16(def.Description)}
+	return setDescription(h, def.Description)
+}
+
+// setDescription is ChangeServiceConfig2W(SERVICE_CONFIG_DESCRIPTION).
+func setDescription(h windows.Handle, text string) error {
+	description := windows.SERVICE_DESCRIPTION{Description: utf16Ptr(text)}
 	if err := windows.ChangeServiceConfig2(h, windows.SERVICE_CONFIG_DESCRIPTION, (*byte)(unsafe.Pointer(&description))); err != nil {
 		return &seam.OSError{Call: "ChangeServiceConfig2W(SERVICE_CONFIG_DESCRIPTION)", Err: err}
 	}
