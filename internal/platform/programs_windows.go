@@ -41,7 +41,8 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 type snapshotScanner struct {
 	programs []options.Program
 	// known are the processes of watched programs the last scan found,
-	// by id, so that the next does not open them again.
+	// by id, so that the next inspects them no more (it reads their start
+	// time alone).
 	known map[uint32]knownProcess
 	// unread are the processes whose image path a program named by its
 	// path needed and that could not be opened or read, by id, so that
@@ -84,9 +85,17 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 		name := windows.UTF16ToString(entry.ExeFile[:])
 		pid := entry.ProcessID
 		if was, ok := sc.known[pid]; ok && was.name == name {
-			known[pid] = was
-			out = append(out, seam.ProgramProcess{PID: int(pid), Program: was.program, Started: was.started, UID: -1})
-			continue
+			same, gone := sc.stillKnown(pid, was)
+			if gone {
+				continue
+			}
+			if same {
+				known[pid] = was
+				out = append(out, seam.ProgramProcess{PID: int(pid), Program: was.program, Started: was.started, UID: -1})
+				continue
+			}
+			// Another process of the same name has the id: it is told
+			// afresh.
 		}
 		id := snapshotIdentity{parent: entry.ParentProcessID, name: name}
 		if was, ok := sc.unread[pid]; ok && was == id {
@@ -116,6 +125,41 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 	}
 	sc.known, sc.unread = known, unread
 	return out, nil
+}
+
+// stillKnown tells whether the process with id pid is the one the last
+// scan knew as was: the id of one that exited may be given to another
+// process, of the same image name too, between two scans. Its creation
+// time (GetProcessTimes) tells them apart. A process whose start time was
+// never read (it could not be opened) is taken to be the same, as nothing
+// tells it from another; gone is true when no process has the id now.
+func (sc *snapshotScanner) stillKnown(pid uint32, was knownProcess) (same, gone bool) {
+	if was.started.IsZero() {
+		return true, false
+	}
+	started, err := processStart(pid)
+	switch {
+	case errors.Is(err, windows.ERROR_INVALID_PARAMETER):
+		return false, true
+	case err != nil:
+		// It was opened before and is refused now: another process.
+		return false, false
+	}
+	return started.Equal(was.started), false
+}
+
+// processStart is the creation time of the process with id pid.
+func processStart(pid uint32) (time.Time, error) {
+	process, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer windows.CloseHandle(process)
+	var created, exited, kernel, user windows.Filetime
+	if err := windows.GetProcessTimes(process, &created, &exited, &kernel, &user); err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(0, created.Nanoseconds()), nil
 }
 
 // inspect opens a process whose image name is p's: it matches when p is
