@@ -258,6 +258,13 @@ func TestPersistRefusals(t *testing.T) {
 		{"a foreign task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
 			st.Definition = taskOf(t, `C:\Other\timer.exe`, false)
 		}, "a Task Scheduler task tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Task Scheduler task tickscope by hand"},
+		{"another user's task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
+			data, err := persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Definition = data
+		}, "is another user's (its principal is S-1-5-21-1-2-3-1002"},
 		{"an unreadable task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
 			st.Definition = []byte("<Task")
 		}, "did not create"},
@@ -468,7 +475,29 @@ func TestRemoveStartup(t *testing.T) {
 			}
 		})
 	}
-	_, err := hold.RemoveStartup(&linuxHost{}, &sim.System{})
+	// Another user's task, tickscope's all the same: left alone.
+	sys := &sim.System{}
+	st := sys.NewStartup("task")
+	other, err := persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Definition = other
+	_, err = hold.RemoveStartup(newWindows(t, "knee-26100"), sys)
+	wantError(t, err, "is another user's (its principal is S-1-5-21-1-2-3-1002")
+	if st.Deletes != 0 || st.Stops != 0 {
+		t.Errorf("another user's task was touched: %d stops, %d deletes", st.Stops, st.Deletes)
+	}
+	// The caller's own is removed.
+	st.Definition, err = persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: sim.FakeSID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.RemoveStartup(newWindows(t, "knee-26100"), sys); err != nil || st.Deletes != 1 {
+		t.Errorf("the caller's own task: %v, %d deletes", err, st.Deletes)
+	}
+
+	_, err = hold.RemoveStartup(&linuxHost{}, &sim.System{})
 	if !isUsage(err) {
 		t.Errorf("no startup mechanism: %v, want a usage error", err)
 	}

@@ -106,6 +106,9 @@ func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo
 	if err := refuseForeign(st); err != nil {
 		return nil, err
 	}
+	if err := refuseOtherUsers(sys, st); err != nil {
+		return nil, err
+	}
 	description := fmt.Sprintf("Holds %s (tickscope %s). Remove with: tickscope startup remove %s", req, args[0], persist.Marker(o.Version))
 	var definition []byte
 	if q.Windows != nil {
@@ -302,6 +305,29 @@ func refuseForeign(st seam.Startup) error {
 		return fmt.Errorf("a %s exists that tickscope did not create: it is left alone; delete it by hand with: %s", st.Describe(), st.DeleteByHand())
 	}
 	return nil
+}
+
+// refuseOtherUsers refuses to replace or delete a task of tickscope's
+// whose principal is another user than the caller: the task's name is one
+// for the whole machine (persist.TaskName), so an administrator's
+// apply --persist or startup remove would otherwise take over or delete
+// another user's holder because its marker is tickscope's. A definition
+// without a principal (a systemd unit, or a task Wine keeps none for) is
+// not refused.
+func refuseOtherUsers(sys seam.System, st seam.Startup) error {
+	existing, err := st.Read()
+	if err != nil || existing == nil {
+		return err
+	}
+	installed, err := parseDefinition(existing)
+	if err != nil || installed.PrincipalUserID == "" {
+		return nil
+	}
+	sid, err := sys.UserSID()
+	if err != nil || strings.EqualFold(installed.PrincipalUserID, sid) {
+		return nil
+	}
+	return fmt.Errorf("the %s is another user's (its principal is %s, you are %s): it is left alone; that user removes it with tickscope startup remove, or delete it by hand with: %s", st.Describe(), installed.PrincipalUserID, sid, st.DeleteByHand())
 }
 
 // parseDefinition reads a startup definition: a task's XML (UTF-16 or

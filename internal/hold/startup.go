@@ -78,6 +78,9 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 		if err != nil || !installed.Ours() {
 			return nil, fmt.Errorf("the %s was not created by tickscope: it is left alone; delete it by hand with: %s", st.Describe(), st.DeleteByHand())
 		}
+		if err := refuseOtherUsers(sys, st); err != nil {
+			return nil, err
+		}
 		res.Installed = true
 		held = installed.HeldSetting()
 	}
