@@ -14,7 +14,7 @@ import (
 
 // ownLocks keeps the test's locks in a directory of its own on Unix, not
 // in the machine's (a holder or bench running there, or another test run):
-// Windows keeps them in named mutexes of the logon session.
+// Windows keeps them in named mutexes of the terminal session (Local\).
 func ownLocks(t *testing.T) {
 	t.Helper()
 	if runtime.GOOS != "windows" {

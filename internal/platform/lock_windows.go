@@ -20,9 +20,11 @@ import (
 // %LOCALAPPDATA%\tickscope, which the profile's access control list keeps
 // to the user, SYSTEM and administrators.
 
-// mutexName is the kernel object name of the lock name. The names of a
-// session's namespace ("Local\") are its logon session's: the bench and the
-// startup holder are the user's own. The who lock guards an ETW session,
+// mutexName is the kernel object name of the lock name. The names of the
+// session namespace ("Local\") are the terminal (Remote Desktop) session's,
+// not the logon session's ("Kernel Object Namespaces", Microsoft Learn):
+// the bench and the startup holder are the user's own, and each session a
+// user has holds its own. The who lock guards an ETW session,
 // whose name StartTraceW keeps unique on the whole machine, so it must be
 // one object machine-wide ("Global\"): only creating file-mapping and
 // symbolic-link objects there needs SeCreateGlobalPrivilege ("Kernel

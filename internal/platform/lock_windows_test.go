@@ -34,7 +34,7 @@ func mutexExists(t *testing.T, name string) bool {
 }
 
 // The who lock guards a machine-wide ETW session name: its mutex is in the
-// global namespace, not the logon session's.
+// global namespace, not the terminal session's.
 func TestWhoLockIsMachineWide(t *testing.T) {
 	if mutexExists(t, `Global\tickscope-who`) {
 		t.Skip("another tickscope reads who holds the timer")
