@@ -135,7 +135,10 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 		if err != nil {
 			return nil, err
 		}
-		lateness := point.Latencies // a sample is delay + lateness, for either schedule
+		// A sample is delay + lateness, for either schedule; those taken
+		// while the process was not running (a stop, a suspend of the
+		// machine) are not the timer's lateness and are left out.
+		lateness := point.Running()
 		for i := range lateness {
 			lateness[i] -= int64(spec.Delay)
 		}

@@ -464,3 +464,30 @@ func TestHolderReaderLooksForTheProgramsOfAWhileHolder(t *testing.T) {
 		t.Errorf("%d scanners open after the holder stopped", sys.OpenScanners)
 	}
 }
+
+// SIMULATED: a burst across a 3 s suspend of the machine (the suspended
+// scenario's, 1 s into the run: the first burst at the 15.625 ms default
+// tick lasts some 3 s) leaves out the wait across it, which is not the
+// timer's lateness: no wake-up of the burst reads as 3 s late.
+func TestForHostLeavesOutASuspend(t *testing.T) {
+	model, err := sim.NewHost("suspended", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := ForHost(model, nil, Flags{Every: time.Second, MeasureEvery: 10 * time.Second}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lateness, err := o.Measure(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lateness) != BurstWaits-1 {
+		t.Errorf("burst: %d waits, want %d: all but the one across the suspend", len(lateness), BurstWaits-1)
+	}
+	for _, ns := range lateness {
+		if ns > int64(16*time.Millisecond) {
+			t.Fatalf("lateness %d ns: the suspend counted as the timer's", ns)
+		}
+	}
+}
