@@ -19,7 +19,10 @@ type Curve struct {
 	Points    []sweep.CurvePoint `json:"points"`
 	Tick      stats.TickFit      `json:"tick"`
 	Partial   bool               `json:"partial"`
-	RawFile   string             `json:"raw_file,omitempty"`
+	// NotRunning is what the curve saw of the process not running: its
+	// samples are left out of every point.
+	NotRunning *sweep.NotRunning `json:"not_running,omitempty"`
+	RawFile    string            `json:"raw_file,omitempty"`
 }
 
 // CurveOf is a curve file's result for rendering: the facts of its raw
@@ -27,7 +30,8 @@ type Curve struct {
 // build it here.
 func CurveOf(f *rawfile.File, judged *sweep.CurveResult) *Curve {
 	return &Curve{Simulated: f.Simulated, OS: f.Query.OS, OSBuild: OSBuild(f.Query), Method: f.Method,
-		Points: judged.Points, Tick: judged.Tick, Partial: judged.Partial}
+		Points: judged.Points, Tick: judged.Tick, Partial: judged.Partial,
+		NotRunning: judged.NotRunning}
 }
 
 // WriteCurve renders the curve as a chart of mean overshoot per delay.
@@ -53,6 +57,9 @@ func WriteCurve(w io.Writer, c *Curve) {
 		p.kv("tick", fmt.Sprintf("about %.2f ms, implied by the sawtooth (it explains %.0f %% of the overshoot's variance)", float64(c.Tick.TickNs)/1e6, 100*c.Tick.Explained))
 	} else {
 		p.kv("tick", "none visible: the overshoot does not follow a sawtooth (high-resolution timers, or a tick no longer than --step)")
+	}
+	if nr := c.NotRunning; nr != nil {
+		p.kv("not running", nr.Sentence())
 	}
 	if c.RawFile != "" {
 		p.line("")

@@ -13,6 +13,9 @@ type CurveResult struct {
 	Points  []CurvePoint
 	Tick    stats.TickFit
 	Partial bool
+	// NotRunning is what the curve saw of the process not running; its
+	// samples are left out of every point's figures.
+	NotRunning *NotRunning
 }
 
 // CurvePoint is one delay's overshoot (latency − delay).
@@ -35,16 +38,18 @@ const (
 // through it. The tick is fitted to each delay's median overshoot, not its
 // mean: waits stalled by the machine (a preemption of a few ms) move a mean
 // of a few waits enough for a sawtooth to "explain" them
-// (TestCurveIgnoresStalledWaits).
+// (TestCurveIgnoresStalledWaits). The samples taken while the process was
+// not running are left out: their overshoot is not the timer's.
 func JudgeCurve(f *rawfile.File) *CurveResult {
-	c := &CurveResult{}
+	c := &CurveResult{NotRunning: NotRunningOf(f.Points)}
 	var delays, medians []float64
-	for _, p := range f.Points {
+	for i := range f.Points {
+		p := &f.Points[i]
 		delay := p.DelayNs
 		if delay == 0 {
 			delay = f.DelayNs
 		}
-		sorted := slices.Clone(p.Latencies)
+		sorted := slices.Clone(p.Running())
 		slices.Sort(sorted)
 		s := stats.SummarizeSorted(sorted)
 		point := CurvePoint{DelayNs: delay, Samples: s.Count, MeanOvershoot: s.Mean - float64(delay), P50Overshoot: s.P50 - delay, P95Overshoot: s.P95 - delay}

@@ -34,3 +34,31 @@ func TestCurveIgnoresStalledWaits(t *testing.T) {
 		t.Errorf("stalled waits: tick %d ns reported (explained %.2f)", c.Tick.TickNs, c.Tick.Explained)
 	}
 }
+
+// A wait of a curve that spanned a stop of the process (marked in the
+// raw file's not_running) is left out of its delay's figures and counted:
+// a 3 s stop does not read as 3 s of overshoot, in curve or in analyze.
+func TestCurveLeavesOutNotRunning(t *testing.T) {
+	f := &rawfile.File{Command: "curve", Method: "nanosleep", DelayNs: int64(time.Millisecond),
+		Query: &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}}}
+	for i := range 5 {
+		d := int64(i+1) * int64(time.Millisecond)
+		p := rawfile.Point{DelayNs: d}
+		for range 20 {
+			p.Latencies = append(p.Latencies, d+60_000)
+		}
+		if i == 2 {
+			p.Latencies[19] = d + int64(3*time.Second)
+			p.NotRunning = &rawfile.NotRunning{Samples: []int{19}, Continued: 1}
+		}
+		f.Points = append(f.Points, p)
+	}
+	c := sweep.JudgeCurve(f)
+	pt := c.Points[2]
+	if pt.Samples != 19 || pt.MeanOvershoot != 60_000 || pt.P95Overshoot != 60_000 {
+		t.Errorf("the point with a stopped wait: %+v, want 19 samples overshooting 60 µs", pt)
+	}
+	if nr := c.NotRunning; nr == nil || nr.LeftOut != 1 || nr.Continued != 1 {
+		t.Errorf("not running %+v, want 1 sample left out of 1 continue", nr)
+	}
+}
