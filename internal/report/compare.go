@@ -25,9 +25,12 @@ type Compare struct {
 	Verdict string `json:"verdict"`
 	// Load is the load the matrix was measured under (--load); absent for
 	// none. Its CPU column leaves the load's CPU time out.
-	Load    *Load  `json:"load,omitempty"`
-	Partial bool   `json:"partial"`
-	RawFile string `json:"raw_file,omitempty"`
+	Load    *Load `json:"load,omitempty"`
+	Partial bool  `json:"partial"`
+	// NotRunning is what the matrix saw of the process not running: the
+	// cells' intervals leave those samples out.
+	NotRunning *sweep.NotRunning `json:"not_running,omitempty"`
+	RawFile    string            `json:"raw_file,omitempty"`
 }
 
 // CompareOf is a compare file's result for rendering: the facts of its
@@ -35,7 +38,8 @@ type Compare struct {
 // analyze both build it here.
 func CompareOf(f *rawfile.File, judged *sweep.CompareResult) *Compare {
 	c := &Compare{OS: f.Query.OS, OSBuild: OSBuild(f.Query), IntervalNs: judged.IntervalNs, Methods: judged.Methods, Settings: judged.Settings,
-		Cells: judged.Cells, Best: judged.Best, Load: LoadOf(f), Partial: judged.Partial}
+		Cells: judged.Cells, Best: judged.Best, Load: LoadOf(f), Partial: judged.Partial,
+		NotRunning: judged.NotRunning}
 	if judged.Verdict >= 0 {
 		cell := judged.Cells[judged.Verdict]
 		c.Verdict = fmt.Sprintf("for a %s loop on this machine use %s with %s: intervals p50 %s, p95 %s ms, %.0f %% CPU",
@@ -90,6 +94,9 @@ func WriteCompare(w io.Writer, c *Compare) {
 	p.line("")
 	if c.Verdict != "" {
 		p.line(c.Verdict)
+	}
+	if nr := c.NotRunning; nr != nil {
+		p.kv("not running", nr.Sentence())
 	}
 	if c.RawFile != "" {
 		p.line("")

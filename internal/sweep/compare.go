@@ -23,6 +23,9 @@ type CompareResult struct {
 	// CPU, -1 when there is none.
 	Verdict int
 	Partial bool
+	// NotRunning is what the cells' points saw of the process not
+	// running; their intervals leave those samples out.
+	NotRunning *NotRunning
 }
 
 // CompareCell is one method under one setting.
@@ -82,6 +85,7 @@ func JudgeCompare(f *rawfile.File, methods, settings []string) *CompareResult {
 	c := &CompareResult{IntervalNs: f.DelayNs, Methods: methods, Settings: settings, Verdict: -1}
 	c.Cells = make([]CompareCell, len(methods)*len(settings))
 	var buf []int64
+	var judged []rawfile.Point
 	for i := range f.Points {
 		p := &f.Points[i]
 		c.Partial = c.Partial || p.Stopped
@@ -89,8 +93,12 @@ func JudgeCompare(f *rawfile.File, methods, settings []string) *CompareResult {
 		s, okS := column[p.Requested.String()]
 		if okM && okS && c.Cells[m*len(settings)+s].Count == 0 {
 			c.Cells[m*len(settings)+s], buf = cellOf(p, f.DelayNs, buf)
+			if p.NotRunning != nil {
+				judged = append(judged, *p)
+			}
 		}
 	}
+	c.NotRunning = NotRunningOf(judged)
 	for m := range methods {
 		best := -1
 		for s := range settings {
@@ -139,19 +147,33 @@ func positions(names []string) map[string]int {
 // start is skipped by the loop but not counted here; that costs one
 // interval one delay, rarely.) Without the skipped deadlines a wake more
 // than a delay late would make the next interval negative.
+//
+// A sample taken while the process was not running (p.NotRunning) is no
+// interval of the timer's: a relative method's is left out, and so are
+// the two intervals a periodic one's wake ends and begins (its lateness is
+// in both).
 func intervals(p *rawfile.Point, delay int64, buf []int64) []int64 {
-	if !p.Periodic {
-		return append(buf[:0], p.Latencies...)
+	var marked []int
+	if p.NotRunning != nil {
+		marked = p.NotRunning.Samples
 	}
 	out := buf[:0]
+	previousMarked := false
 	for i, l := range p.Latencies {
-		if i == 0 {
-			out = append(out, l)
-			continue
+		isMarked := len(marked) > 0 && marked[0] == i
+		if isMarked {
+			marked = marked[1:]
 		}
-		previous := p.Latencies[i-1]
-		skipped := max(previous-delay, 0) / delay
-		out = append(out, l-previous+delay*(1+skipped))
+		switch {
+		case isMarked:
+		case !p.Periodic || i == 0:
+			out = append(out, l)
+		case !previousMarked:
+			previous := p.Latencies[i-1]
+			skipped := max(previous-delay, 0) / delay
+			out = append(out, l-previous+delay*(1+skipped))
+		}
+		previousMarked = isMarked
 	}
 	return out
 }

@@ -74,3 +74,33 @@ func TestPeriodicIntervalsCountSkippedDeadlines(t *testing.T) {
 		})
 	}
 }
+
+// A sample taken while the process was not running (a 3 s stop) is no
+// interval of the timer's: a relative method's is left out, a periodic
+// one's leaves out the two intervals it touches (its lateness is in both:
+// the one its wake ends, 3 s long, and the next, which the skipped
+// deadlines would make look early), and the matrix says it left it out.
+func TestCompareLeavesOutNotRunning(t *testing.T) {
+	const delay = 1_000_000
+	stopped := int64(3_000_000_000)
+	lat := []int64{delay, delay + 10_000, stopped, delay + 20_000, delay + 10_000, delay}
+	nr := &rawfile.NotRunning{Samples: []int{2}, Continued: 1}
+	f := &rawfile.File{Command: "compare", Method: "(per point)", DelayNs: delay,
+		Query: &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}},
+		Points: []rawfile.Point{
+			{Method: "nanosleep", Latencies: lat, NotRunning: nr},
+			{Method: "clock-abs", Periodic: true, Latencies: lat, NotRunning: nr},
+		}}
+	c := sweep.JudgeCompare(f, nil, nil)
+	relative, periodic := c.Cells[0], c.Cells[1]
+	if relative.Count != 5 || relative.Max != delay+20_000 || relative.DriftNs != 40_000 || relative.Long != 0 {
+		t.Errorf("relative cell %+v, want 5 intervals, max %d, drift 40 µs, none long", relative, delay+20_000)
+	}
+	// Intervals kept: 1 ms, 1.01 ms, (2 and 3 left out), 0.99 ms, 0.99 ms.
+	if periodic.Count != 4 || periodic.Max != delay+10_000 || periodic.DriftNs != -10_000 || periodic.Long != 0 || periodic.Early != 0 {
+		t.Errorf("periodic cell %+v, want 4 intervals, max %d, drift -10 µs, none long or early", periodic, delay+10_000)
+	}
+	if got := c.NotRunning; got == nil || got.LeftOut != 2 || got.Continued != 2 {
+		t.Errorf("not running %+v, want the 2 cells' 1 sample each", got)
+	}
+}
