@@ -155,7 +155,7 @@ const timeFormat = "Mon, 02 Jan 2006 15:04:05 -0700"
 // --json file; cmdline is the command that measured.
 func WriteJSON(w io.Writer, f *rawfile.File, cmdline string) error {
 	p := &f.Points[0]
-	s := Of(p.Latencies, f.DelayNs)
+	s := Of(p.Running(), f.DelayNs) // as measure judges: not the samples taken while not running
 	end := f.Created
 	start := end.Add(-time.Duration(p.Conditions.WallNs))
 	out := file{

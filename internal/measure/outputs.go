@@ -156,7 +156,7 @@ func WriteOutputs(cmd *cobra.Command, f *rawfile.File, result any, err error) er
 	}
 	if out := o.open["histfile"]; out != nil {
 		err = firstErr(err, out.Commit(func(w io.Writer) error {
-			return cyclictest.WriteHistfile(w, f.Points[0].Latencies, f.DelayNs)
+			return cyclictest.WriteHistfile(w, f.Points[0].Running(), f.DelayNs)
 		}))
 	}
 	return err

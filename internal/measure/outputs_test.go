@@ -147,3 +147,39 @@ func TestNoFilesWhenPrintingFailed(t *testing.T) {
 		t.Errorf("a failed command left %d files", len(entries))
 	}
 }
+
+// The cyclictest files count the samples measure's figures count: a wait
+// across a 3 s stop of the process (marked in not_running) is in neither
+// the --cyclictest-json summary nor the --histfile, whose cycles, maximum
+// and overflows would otherwise be the stop's.
+func TestCyclictestFilesLeaveOutNotRunning(t *testing.T) {
+	dir := t.TempDir()
+	js, hist := filepath.Join(dir, "c.json"), filepath.Join(dir, "h.txt")
+	cmd := &cobra.Command{Use: "measure", SilenceErrors: true, SilenceUsage: true}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		f := measureFile()
+		p := &f.Points[0]
+		p.Latencies[2] = 3_001_000_000
+		p.NotRunning = &rawfile.NotRunning{Samples: []int{2}, Continued: 1}
+		return measure.WriteOutputs(cmd, f, report.MeasurementOf(f, p), nil)
+	}
+	measure.RegisterOutputs(cmd, true)
+	cmd.SetArgs([]string{"--cyclictest-json", js, "--histfile", hist})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string][]string{
+		js:   {`"cycles": 2,`, `"max": 2,`},
+		hist: {"# Total: 000000002", "# Max Latencies: 00002", "# Histogram Overflows: 00000"},
+	} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("%s lacks %q:\n%s", filepath.Base(path), w, data)
+			}
+		}
+	}
+}
