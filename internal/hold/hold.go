@@ -57,7 +57,7 @@ func Check(ctx context.Context, host seam.Host, q *timerinfo.Report, setting tim
 		}
 		return nil, fmt.Errorf("checking %s(1 ms): %w", method.Name, err)
 	}
-	s := stats.Summarize(points[0].Latencies)
+	s := stats.Summarize(points[0].Running()) // not the samples taken while not running
 	return &WaitCheck{Method: method.Name, DelayNs: int64(time.Millisecond), Samples: s.Count, P50Ns: s.P50, P99Ns: s.P99}, nil
 }
 

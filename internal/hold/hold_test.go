@@ -836,3 +836,22 @@ func TestRunExitStatus(t *testing.T) {
 		t.Errorf("tied %d, untied %d; want %d each", sys.Tied, sys.Untied, len(tests))
 	}
 }
+
+// SIMULATED: a wait check across a 3 s suspend of the machine (the
+// suspended scenario's, 1 s into the run; the check's 50 waits at the
+// 15.625 ms default begin 0.9 s in) leaves out the wait across it: the
+// check's p99 is the timer's, not the suspend's.
+func TestCheckLeavesOutASuspend(t *testing.T) {
+	model, err := sim.NewHost("suspended", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model.Advance(900 * time.Millisecond)
+	c, err := hold.Check(context.Background(), model, query(t, model), timerinfo.Setting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Samples != 49 || c.P99Ns > int64(16*time.Millisecond) {
+		t.Errorf("check %+v, want 49 of the 50 waits, p99 within a 15.625 ms tick", c)
+	}
+}
