@@ -114,7 +114,7 @@ func measureLocked(ctx context.Context, h seam.Host, method seam.Method, spec Sp
 		}
 		if watch != nil {
 			defer watch.Close()
-			stops = &stopLog{watch: watch, begun: h.Now(), ends: make([]int64, 0, spec.Warmup+spec.Samples)}
+			stops = &stopLog{watch: watch, delay: int64(spec.Delay), begun: h.Now(), ends: make([]int64, 0, spec.Warmup+spec.Samples)}
 		}
 	}
 

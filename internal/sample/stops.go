@@ -21,17 +21,35 @@ const SuspendSlackNs = int64(time.Millisecond)
 // machine, milliseconds.
 const MaxContinueDelay = time.Second
 
+// A continue marks the wait it is placed on only if the wait was clearly
+// longer than the point's others: by StopMinNs at least beyond the median
+// wait, and by StopFactor times the median's lateness (the median wait
+// less the delay) when that is more. A SIGCONT sent to a process that was
+// not stopped is placed on the longest wait of the second before it all
+// the same; the guard keeps it from hiding that wait when it was only the
+// timer's usual outlier (an extra tick, a preemption of a millisecond or
+// two), while a stop that held the wait up by StopMinNs or more, and more
+// than twice the usual lateness, is marked.
+const (
+	StopMinNs  = int64(5 * time.Millisecond)
+	StopFactor = 2
+)
+
 // stopLog is what one measurement saw of the process not running: the
 // end of every wait (warm-up included), on the host's clock, to place
 // each continue seen, and the samples whose wait spanned a suspend, which
 // the watch tells as the wait ends.
 type stopLog struct {
 	watch seam.StopWatch
+	delay int64
 	// begun is when the watch began, start when the first wait began.
 	begun, start int64
 	ends         []int64
 	suspendedNs  int64
 	suspended    []int // indexes of samples
+	// median is the median wait, with the loop's work before it, once
+	// computed (clearlyStopped); 0 before.
+	median int64
 }
 
 // waited records the end of the wait of sample i (negative in the
@@ -58,7 +76,9 @@ func (s *stopLog) waited(i int, end, before int64) {
 // stopped span is the longest of those that began before the continue
 // was seen and ended within MaxContinueDelay of it; the span before the
 // first wait and after the last count too, so that a stop there marks no
-// sample. Two continues placed in one wait mark it once.
+// sample. A continue marks its wait only if the wait was clearly longer
+// than the others (StopMinNs, StopFactor). Two continues placed in one wait
+// mark it once.
 func (s *stopLog) notRunning(warmup, n int, now int64) (*rawfile.NotRunning, error) {
 	continued := s.watch.Continued()
 	if len(continued) == 0 && s.suspendedNs == 0 {
@@ -95,7 +115,7 @@ func (s *stopLog) notRunning(warmup, n int, now int64) (*rawfile.NotRunning, err
 				best, longest = k, d
 			}
 		}
-		if i := best - warmup; best >= 0 && best < len(s.ends) && i >= 0 && i < n {
+		if i := best - warmup; best >= 0 && best < len(s.ends) && i >= 0 && i < n && s.clearlyStopped(longest) {
 			marked = append(marked, i)
 		}
 	}
@@ -109,4 +129,23 @@ func (s *stopLog) notRunning(warmup, n int, now int64) (*rawfile.NotRunning, err
 		nr.Samples = marked
 	}
 	return nr, nil
+}
+
+// clearlyStopped tells whether a wait (with the loop's work before it)
+// that lasted d is clearly longer than the measurement's median one: by
+// StopMinNs, and by StopFactor times the median lateness.
+func (s *stopLog) clearlyStopped(d int64) bool {
+	if s.median == 0 && len(s.ends) > 0 {
+		spans := make([]int64, len(s.ends))
+		for k, end := range s.ends {
+			from := s.start
+			if k > 0 {
+				from = s.ends[k-1]
+			}
+			spans[k] = end - from
+		}
+		slices.Sort(spans)
+		s.median = max(spans[len(spans)/2], 1)
+	}
+	return d-s.median >= max(StopMinNs, StopFactor*max(s.median-s.delay, 0))
 }

@@ -108,3 +108,25 @@ func TestRunningThroughoutRecordsNothing(t *testing.T) {
 		t.Errorf("not running %+v for a process that ran throughout", p.NotRunning)
 	}
 }
+
+// A SIGCONT sent to a process that was not stopped is placed on the
+// longest wait of the second before it; it marks that wait only if the
+// wait was clearly held up (StopMinNs beyond the median, here 50 µs
+// late), so a real 3 ms outlier is kept and judged, while a 6 ms stop is
+// left out. Either continue is counted.
+func TestStrayContinueKeepsAnOutlier(t *testing.T) {
+	for _, tc := range []struct {
+		heldUp time.Duration
+		marked []int
+	}{{3 * time.Millisecond, nil}, {6 * time.Millisecond, []int{5}}} {
+		h := &stoppingHost{fakeHost: fakeHost{lateness: []int64{50_000}, schedule: seam.Relative}, stopAt: 7, lag: 2, stopNs: int64(tc.heldUp), suspendAt: -1}
+		p, err := sample.Measure(context.Background(), h, spec(40, 2), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nr := p.NotRunning
+		if nr == nil || !slices.Equal(nr.Samples, tc.marked) || nr.Continued != 1 {
+			t.Errorf("a continue after a wait held up %v: not running %+v, want samples %v and 1 continue", tc.heldUp, nr, tc.marked)
+		}
+	}
+}
