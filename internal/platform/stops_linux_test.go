@@ -35,3 +35,23 @@ func TestWatchStopsHearsSIGCONT(t *testing.T) {
 		t.Errorf("the suspended time moved by %d ns with nothing suspended", d)
 	}
 }
+
+// AwaitContinue returns as a continue seen after since is told, and at
+// once when one was already told.
+func TestAwaitContinueReturnsOnSIGCONT(t *testing.T) {
+	w := newContinueWatch(suspendedLinux)
+	defer w.Close()
+	since := nativewait.Now()
+	if err := syscall.Kill(syscall.Getpid(), syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	begun := time.Now()
+	w.AwaitContinue(since, time.Minute)
+	if len(w.Continued()) != 1 {
+		t.Fatalf("AwaitContinue returned after %v with continues %v, want the one sent", time.Since(begun), w.Continued())
+	}
+	w.AwaitContinue(since, time.Minute) // told already
+	if d := time.Since(begun); d > 30*time.Second {
+		t.Errorf("AwaitContinue took %v", d)
+	}
+}

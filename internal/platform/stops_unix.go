@@ -8,8 +8,10 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/tickscope/tickscope/internal/nativewait"
+	"github.com/tickscope/tickscope/internal/seam"
 )
 
 // continueWatch is a seam.StopWatch that hears of job control through
@@ -25,13 +27,15 @@ type continueWatch struct {
 	done      chan struct{}
 	ended     chan struct{}
 	suspended func() int64
+	// heard is signalled (without blocking) as each continue is told.
+	heard chan struct{}
 
 	mu   sync.Mutex
 	seen []int64
 }
 
 func newContinueWatch(suspended func() int64) *continueWatch {
-	w := &continueWatch{signals: make(chan os.Signal, 64), done: make(chan struct{}), ended: make(chan struct{}), suspended: suspended}
+	w := &continueWatch{signals: make(chan os.Signal, 64), done: make(chan struct{}), ended: make(chan struct{}), suspended: suspended, heard: make(chan struct{}, 1)}
 	signal.Notify(w.signals, syscall.SIGCONT)
 	go func() {
 		defer close(w.ended)
@@ -42,6 +46,10 @@ func newContinueWatch(suspended func() int64) *continueWatch {
 				w.mu.Lock()
 				w.seen = append(w.seen, now)
 				w.mu.Unlock()
+				select {
+				case w.heard <- struct{}{}:
+				default:
+				}
 			case <-w.done:
 				return
 			}
@@ -56,6 +64,30 @@ func (w *continueWatch) Continued() []int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return slices.Clone(w.seen)
+}
+
+var _ seam.ContinueAwaiter = (*continueWatch)(nil)
+
+// AwaitContinue returns once a continue seen at or after since has been
+// told, or after timeout.
+func (w *continueWatch) AwaitContinue(since int64, timeout time.Duration) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		w.mu.Lock()
+		told := len(w.seen) > 0 && w.seen[len(w.seen)-1] >= since
+		w.mu.Unlock()
+		if told {
+			return
+		}
+		select {
+		case <-w.heard:
+		case <-timer.C:
+			return
+		case <-w.done:
+			return
+		}
+	}
 }
 
 func (w *continueWatch) Close() {

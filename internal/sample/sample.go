@@ -122,6 +122,7 @@ func measureLocked(ctx context.Context, h seam.Host, method seam.Method, spec Sp
 	res.Latencies, res.Overruns, res.Stopped, err = loop(ctx, h, w, method.Schedule, spec, progress, stops)
 	res.Conditions.CPUNs, res.Conditions.WallNs = int64(h.CPUTime()-cpuBefore), h.Now()-wallBefore
 	if err == nil && stops != nil {
+		stops.awaitLate(ctx, h.Now())
 		res.NotRunning, err = stops.notRunning(spec.Warmup, len(res.Latencies), h.Now())
 	}
 	return res, err

@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -62,6 +63,34 @@ func (s *stopLog) waited(i int, end, before int64) {
 		if i >= 0 {
 			s.suspended = append(s.suspended, i)
 		}
+	}
+}
+
+// awaitLate waits, at now after the last wait, for the continue of a stop
+// during it: the continue is told on another thread, some time after the
+// measuring one ran again, and may not have been by the end of the loop.
+// It waits only when the last wait was clearly held up (clearlyStopped)
+// and no continue was seen since it began, when the watch can wait
+// (seam.ContinueAwaiter), and until MaxContinueDelay after the wait ended
+// at most: a measurement whose last wait was the timer's ends at once.
+func (s *stopLog) awaitLate(ctx context.Context, now int64) {
+	a, ok := s.watch.(seam.ContinueAwaiter)
+	if !ok || len(s.ends) == 0 || ctx.Err() != nil {
+		return
+	}
+	last := len(s.ends) - 1
+	from := s.start
+	if last > 0 {
+		from = s.ends[last-1]
+	}
+	if !s.clearlyStopped(s.ends[last] - from) {
+		return
+	}
+	if seen := s.watch.Continued(); len(seen) > 0 && seen[len(seen)-1] >= from {
+		return
+	}
+	if wait := s.ends[last] + int64(MaxContinueDelay) - now; wait > 0 {
+		a.AwaitContinue(from, time.Duration(wait))
 	}
 }
 

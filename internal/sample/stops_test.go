@@ -130,3 +130,55 @@ func TestStrayContinueKeepsAnOutlier(t *testing.T) {
 		}
 	}
 }
+
+// lateHost is a stoppingHost whose watch can wait for a continue
+// (seam.ContinueAwaiter): the continue of a stop in the last wait is told
+// only once the measurement waits for it, as a signal reaching another
+// thread after the loop ended is.
+type lateHost struct {
+	stoppingHost
+	awaited []time.Duration
+}
+
+func (h *lateHost) WatchStops() (seam.StopWatch, error) {
+	return lateWatch{stoppingWatch{&h.stoppingHost}, h}, nil
+}
+
+type lateWatch struct {
+	stoppingWatch
+	h *lateHost
+}
+
+func (w lateWatch) AwaitContinue(since int64, timeout time.Duration) {
+	w.h.awaited = append(w.h.awaited, timeout)
+	sh := &w.h.stoppingHost
+	if sh.stopAt >= sh.waits-1 { // the stop was in the last wait
+		sh.now += 100
+		sh.continued = append(sh.continued, sh.now)
+	}
+}
+
+// A stop in the last wait, whose continue is told after the loop ended,
+// is placed on that wait: the measurement waits for the continue (within
+// MaxContinueDelay of the wait's end) when the last wait was clearly held
+// up, and not when it was the timer's.
+func TestLateContinueOfTheLastWait(t *testing.T) {
+	h := &lateHost{stoppingHost: stoppingHost{fakeHost: fakeHost{lateness: []int64{50_000}, schedule: seam.Relative}, stopAt: 41, lag: 1000, stopNs: int64(2 * time.Second), suspendAt: -1}}
+	p, err := sample.Measure(context.Background(), h, spec(40, 2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nr := p.NotRunning; nr == nil || !slices.Equal(nr.Samples, []int{39}) || nr.Continued != 1 {
+		t.Errorf("not running %+v, want the last sample, 39, and 1 continue", nr)
+	}
+	if len(h.awaited) != 1 || h.awaited[0] <= 0 || h.awaited[0] > sample.MaxContinueDelay {
+		t.Errorf("waited for a continue %v, want once, within %v", h.awaited, sample.MaxContinueDelay)
+	}
+	quiet := &lateHost{stoppingHost: stoppingHost{fakeHost: fakeHost{lateness: []int64{50_000}, schedule: seam.Relative}, stopAt: -100, suspendAt: -1}}
+	if _, err := sample.Measure(context.Background(), quiet, spec(40, 2), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(quiet.awaited) != 0 {
+		t.Errorf("waited for a continue %v after a last wait of the timer's", quiet.awaited)
+	}
+}

@@ -111,6 +111,17 @@ type StopWatch interface {
 	Close()
 }
 
+// ContinueAwaiter is a StopWatch that can wait for a continue: one seen
+// after the measuring thread's last wait is told some time after it, and
+// the measurement waits for it (package sample) rather than read the
+// continues too soon.
+type ContinueAwaiter interface {
+	// AwaitContinue returns once a continue seen at or after since (on
+	// the host's clock) has been told, or after timeout, whichever is
+	// first.
+	AwaitContinue(since int64, timeout time.Duration)
+}
+
 // ThreadClock is a Host that reads one thread's CPU time from another
 // thread. A load's busy threads (package sample) are left out of the
 // process's CPUTime with it, so that a measurement under load records the
