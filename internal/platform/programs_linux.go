@@ -98,6 +98,22 @@ type procScanner struct {
 	createdBefore bool
 	// unreadable are the processes this scan could not tell (Unreadable).
 	unreadable []seam.UnreadableProcess
+	// readFile, statPath and readDir read /proc for a scan (readProcFile,
+	// unix.Stat, os.ReadDir): tests replace them to make them fail as a
+	// machine out of descriptors or memory does.
+	readFile func(path string, buf []byte) (int, error)
+	statPath func(path string, st *unix.Stat_t) error
+	readDir  func(path string) ([]os.DirEntry, error)
+}
+
+// readProcFile reads the start of the file at path into buf.
+func readProcFile(path string, buf []byte) (int, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	return unix.Read(fd, buf)
 }
 
 // How often a scanner reads what (procScanner), in scans.
@@ -129,11 +145,11 @@ func outOfResources(err error) bool {
 	return errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOMEM)
 }
 
-// scanFailed is the error of a scan that could not open file ("comm",
-// "stat", "status") of a process for want of resources: the same words
-// whichever process it was, so that a hold says it once.
+// scanFailed is the error of a scan that could not read file ("comm",
+// "stat", "status", "exe", "task") of a process for want of resources:
+// the same words whichever process it was, so that a hold says it once.
 func (sc *procScanner) scanFailed(file string, err error) error {
-	return &seam.OSError{Call: fmt.Sprintf("open %s/PID/%s (%d descriptors kept of at most %d)", sc.root, file, sc.kept, sc.maxKept), Err: err}
+	return &seam.OSError{Call: fmt.Sprintf("read %s/PID/%s (%d descriptors kept of at most %d)", sc.root, file, sc.kept, sc.maxKept), Err: err}
 }
 
 // clockTicksPerSecond is USER_HZ, the unit of /proc/PID/stat's start time:
@@ -167,7 +183,8 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 	if err != nil {
 		return nil, &seam.OSError{Call: "open " + root, Err: err}
 	}
-	sc := &procScanner{root: root, dir: dir, buf: make([]byte, 32<<10), entries: map[int]*procEntry{}, boot: bootTime(), maxKept: maxKeptComm}
+	sc := &procScanner{root: root, dir: dir, buf: make([]byte, 32<<10), entries: map[int]*procEntry{}, boot: bootTime(), maxKept: maxKeptComm,
+		readFile: readProcFile, statPath: unix.Stat, readDir: os.ReadDir}
 	var limit unix.Rlimit
 	if unix.Getrlimit(unix.RLIMIT_NOFILE, &limit) == nil {
 		sc.maxKept = keptLimit(limit.Cur)
@@ -180,7 +197,9 @@ func newProcScanner(root string, programs []string) (*procScanner, error) {
 		f := fileID{}
 		if options.ProgramBase(program, false) != program {
 			f.path = program
-			f.dev, f.ino, f.ok = statID(program)
+			// A path that cannot be read now is read again at the first
+			// process that may run it.
+			f.dev, f.ino, f.ok, _ = sc.statID(program)
 		}
 		sc.files = append(sc.files, f)
 	}
@@ -199,13 +218,18 @@ type fileID struct {
 
 // statID reads the device and inode of the file path names, links
 // followed: for /proc/PID/exe, the executable the process runs, whatever
-// mount shows it at which path.
-func statID(path string) (dev, ino uint64, ok bool) {
+// mount shows it at which path. ok is false when there is none; err is a
+// stat that failed for want of resources (outOfResources), which tells
+// nothing of the file.
+func (sc *procScanner) statID(path string) (dev, ino uint64, ok bool, err error) {
 	var st unix.Stat_t
-	if unix.Stat(path, &st) != nil {
-		return 0, 0, false
+	if err := sc.statPath(path, &st); err != nil {
+		if outOfResources(err) {
+			return 0, 0, false, err
+		}
+		return 0, 0, false, nil
 	}
-	return st.Dev, st.Ino, true
+	return st.Dev, st.Ino, true, nil
 }
 
 // Scan lists the running processes of the watched programs.
@@ -452,14 +476,19 @@ const pfKthread = 0x00200000
 func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, running bool, unreadable, failed error) {
 	p := sc.programs[i]
 	exe, err := sc.exe(pid)
+	if outOfResources(err) {
+		return "", time.Time{}, false, nil, err
+	}
 	if p.NeedsPath() && (err != nil || !p.PathMatches(exe)) {
 		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
 			unreadable = &seam.OSError{Call: "readlink /proc/" + strconv.Itoa(pid) + "/exe", Err: err}
 		}
 		return "", time.Time{}, false, unreadable, nil
 	}
-	if sc.files[i].path != "" && !sc.sameFile(pid, i) {
-		return "", time.Time{}, false, nil, nil
+	if sc.files[i].path != "" {
+		if same, err := sc.sameFile(pid, i); err != nil || !same {
+			return "", time.Time{}, false, nil, err
+		}
 	}
 	st, err := sc.stat(pid)
 	if err != nil && outOfResources(err) {
@@ -483,25 +512,36 @@ func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, runni
 // followed: what counts is the file at the path as this process sees it
 // now. A process running a file the path named before it was replaced
 // ("PATH (deleted)") counts only when it was found before the
-// replacement.
-func (sc *procScanner) sameFile(pid, i int) bool {
-	dev, ino, ok := statID(sc.exeLink(pid))
+// replacement. err is a scan that failed (outOfResources): it tells
+// nothing of the process.
+func (sc *procScanner) sameFile(pid, i int) (bool, error) {
+	link, err := sc.exeLink(pid)
+	if err != nil {
+		return false, err
+	}
+	dev, ino, ok, err := sc.statID(link)
+	if err != nil {
+		return false, sc.scanFailed("exe", err)
+	}
 	if !ok {
-		return false
+		return false, nil
 	}
 	f := &sc.files[i]
 	if f.ok && f.dev == dev && f.ino == ino {
-		return true
+		return true, nil
 	}
-	f.dev, f.ino, f.ok = statID(f.path)
-	return f.ok && f.dev == dev && f.ino == ino
+	if f.dev, f.ino, f.ok, err = sc.statID(f.path); err != nil {
+		return false, &seam.OSError{Call: "stat " + f.path, Err: err}
+	}
+	return f.ok && f.dev == dev && f.ino == ino, nil
 }
 
 // stillRuns reports whether the process pid, which matched a watched
 // program at an earlier scan and has comm now, is the same process and
 // runs the same executable: its stat reads, shows no zombie and the same
 // start time, and when comm has changed, /proc/PID/exe is the executable
-// it had (a changed comm alone is a renamed thread).
+// it had (a changed comm alone is a renamed thread). A read that fails
+// for want of resources is err, a scan that failed, never an exit.
 func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, error) {
 	st, err := sc.stat(pid)
 	if err != nil && outOfResources(err) {
@@ -513,8 +553,17 @@ func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, erro
 	if string(comm) == e.matchComm {
 		return true, nil
 	}
-	if exe, _ := sc.exe(pid); exe != e.exe || sc.files[e.match].path != "" && !sc.sameFile(pid, e.match) {
+	exe, err := sc.exe(pid)
+	if outOfResources(err) {
+		return false, err
+	}
+	if exe != e.exe {
 		return false, nil
+	}
+	if sc.files[e.match].path != "" {
+		if same, err := sc.sameFile(pid, e.match); err != nil || !same {
+			return false, err
+		}
 	}
 	e.matchComm = string(comm)
 	return true, nil
@@ -523,11 +572,19 @@ func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, erro
 // exe reads /proc/PID/exe, the executable the process runs, links
 // resolved; a replaced executable shows as "PATH (deleted)", and is read
 // as PATH: the program runs on. It fails for another user's process
-// (EACCES) and one that has exited.
+// (EACCES) and one that has exited, and for want of resources
+// (outOfResources: a scan that failed).
 func (sc *procScanner) exe(pid int) (string, error) {
-	link := make([]byte, 4096)
-	n, err := unix.Readlink(sc.exeLink(pid), link)
+	path, err := sc.exeLink(pid)
 	if err != nil {
+		return "", err
+	}
+	link := make([]byte, 4096)
+	n, err := unix.Readlink(path, link)
+	if err != nil {
+		if outOfResources(err) {
+			return "", sc.scanFailed("exe", err)
+		}
 		return "", err
 	}
 	if n >= len(link) {
@@ -542,17 +599,12 @@ func (sc *procScanner) exe(pid int) (string, error) {
 // user namespace the kernel shows the id this process's namespace maps it
 // to, the one user names here.
 func (sc *procScanner) uid(pid int) (int, error) {
-	fd, err := unix.Open(sc.root+"/"+strconv.Itoa(pid)+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	buf := make([]byte, 4096)
+	n, err := sc.readFile(sc.root+"/"+strconv.Itoa(pid)+"/status", buf)
 	if err != nil {
 		if outOfResources(err) {
 			return -1, sc.scanFailed("status", err)
 		}
-		return -1, nil
-	}
-	defer unix.Close(fd)
-	buf := make([]byte, 4096)
-	n, err := unix.Read(fd, buf)
-	if err != nil {
 		return -1, nil
 	}
 	return parseStatusUID(buf[:n]), nil
@@ -582,26 +634,39 @@ func parseStatusUID(status []byte) int {
 // exeLink is the link to the executable the process pid runs:
 // /proc/PID/exe, or, when its first thread has exited and the others run
 // on (pthread_exit: the leader has no memory map, and its exe link reads
-// ENOENT), /proc/PID/task/TID/exe of another of its threads.
-func (sc *procScanner) exeLink(pid int) string {
+// ENOENT), /proc/PID/task/TID/exe of another of its threads. err is a
+// scan that failed for want of resources (outOfResources): the leader's
+// link alone would read ENOENT, as if the process had exited.
+func (sc *procScanner) exeLink(pid int) (string, error) {
 	dir := sc.root + "/" + strconv.Itoa(pid)
 	var st unix.Stat_t
-	if err := unix.Stat(dir+"/exe", &st); !errors.Is(err, unix.ENOENT) {
-		return dir + "/exe"
+	err := sc.statPath(dir+"/exe", &st)
+	if outOfResources(err) {
+		return "", sc.scanFailed("exe", err)
 	}
-	tasks, err := os.ReadDir(dir + "/task")
+	if !errors.Is(err, unix.ENOENT) {
+		return dir + "/exe", nil
+	}
+	tasks, err := sc.readDir(dir + "/task")
 	if err != nil {
-		return dir + "/exe"
+		if outOfResources(err) {
+			return "", sc.scanFailed("task", err)
+		}
+		return dir + "/exe", nil
 	}
 	for _, task := range tasks {
 		if task.Name() == strconv.Itoa(pid) {
 			continue
 		}
-		if unix.Stat(dir+"/task/"+task.Name()+"/exe", &st) == nil {
-			return dir + "/task/" + task.Name() + "/exe"
+		err := sc.statPath(dir+"/task/"+task.Name()+"/exe", &st)
+		if err == nil {
+			return dir + "/task/" + task.Name() + "/exe", nil
+		}
+		if outOfResources(err) {
+			return "", sc.scanFailed("task", err)
 		}
 	}
-	return dir + "/exe"
+	return dir + "/exe", nil
 }
 
 // Unreadable lists the processes the last scan met and could not tell.
@@ -625,13 +690,8 @@ func (st procStat) exited() bool {
 }
 
 func (sc *procScanner) stat(pid int) (procStat, error) {
-	fd, err := unix.Open(sc.root+"/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return procStat{}, err
-	}
-	defer unix.Close(fd)
 	buf := make([]byte, 1024)
-	n, err := unix.Read(fd, buf)
+	n, err := sc.readFile(sc.root+"/"+strconv.Itoa(pid)+"/stat", buf)
 	if err != nil {
 		return procStat{}, err
 	}

@@ -719,3 +719,103 @@ func TestScanFailsWithoutDescriptors(t *testing.T) {
 		t.Errorf("the error %q names one process: a hold would say it at every scan", err)
 	}
 }
+
+// renamer starts a copy of the shell at path that renames itself (its
+// comm) to "renamed" once the file at marker exists, then runs on.
+func renamer(t *testing.T, path, marker string) *exec.Cmd {
+	t.Helper()
+	return start(t, path, "-c", `while [ ! -e "$0" ]; do sleep 0.05; done; printf renamed > /proc/$$/comm; sleep 30`, marker)
+}
+
+// rename has the process of renamer rename itself, and waits until it has.
+func rename(t *testing.T, pid int, marker string) {
+	t.Helper()
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "renamed", func() bool { return procField(pid, "comm") == "renamed" })
+}
+
+// TestScanFailsWhenAReadRunsOutOfResources: a read a scan makes of a
+// process found that fails for want of descriptors or memory (EMFILE,
+// ENOMEM) fails the scan; it does not end the match, as if the process
+// had exited (a hold would release the setting while it runs), nor is it
+// read as a process not running the program: the task list read for a
+// process whose /proc/PID/exe reads ENOENT (its main thread exited) and
+// the stat of its executable, read again when its comm changes, and its
+// status, read for its user when it is found.
+func TestScanFailsWhenAReadRunsOutOfResources(t *testing.T) {
+	dir := t.TempDir()
+	shell := copyProgram(t, "sh", dir, "tswres"+strconv.Itoa(os.Getpid()))
+	for _, tt := range []struct {
+		name string
+		// fail makes the scanner's reads of process pid fail: after the
+		// process was found and renamed itself, or, atMatch, before it
+		// is found.
+		fail    func(sc *procScanner, pid int)
+		want    unix.Errno
+		atMatch bool
+	}{
+		{"the task list", func(sc *procScanner, pid int) {
+			exe := "/proc/" + strconv.Itoa(pid) + "/exe"
+			sc.statPath = func(path string, st *unix.Stat_t) error {
+				if path == exe {
+					return unix.ENOENT
+				}
+				return unix.Stat(path, st)
+			}
+			sc.readDir = func(string) ([]os.DirEntry, error) {
+				return nil, &os.PathError{Op: "open", Path: "task", Err: unix.EMFILE}
+			}
+		}, unix.EMFILE, false},
+		{"the executable's stat", func(sc *procScanner, pid int) {
+			exe := "/proc/" + strconv.Itoa(pid) + "/exe"
+			sc.statPath = func(path string, st *unix.Stat_t) error {
+				if path == exe {
+					return unix.ENOMEM
+				}
+				return unix.Stat(path, st)
+			}
+		}, unix.ENOMEM, false},
+		{"the status", func(sc *procScanner, pid int) {
+			status := "/proc/" + strconv.Itoa(pid) + "/status"
+			sc.readFile = func(path string, buf []byte) (int, error) {
+				if path == status {
+					return 0, unix.ENOMEM
+				}
+				return readProcFile(path, buf)
+			}
+		}, unix.ENOMEM, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := newProcScanner("/proc", []string{shell})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.Close()
+			marker := filepath.Join(t.TempDir(), "rename")
+			pid := renamer(t, shell, marker).Process.Pid
+			if tt.atMatch {
+				poll(t, "executed the program", func() bool { return procField(pid, "exe") == shell })
+			} else {
+				poll(t, "found the program", func() bool { _, ok := scanFor(t, sc)[pid]; return ok })
+				// A process whose comm changed has its executable read
+				// again.
+				rename(t, pid, marker)
+			}
+			tt.fail(sc, pid)
+			for range 2 {
+				found, err := sc.Scan()
+				if !errors.Is(err, tt.want) {
+					t.Fatalf("a scan whose read of %s failed (%v): %v, %v; want the scan failed", tt.name, tt.want, found, err)
+				}
+			}
+			// Once the reads succeed again, the process still runs its
+			// program.
+			sc.readFile, sc.statPath, sc.readDir = readProcFile, unix.Stat, os.ReadDir
+			if _, ok := scanFor(t, sc)[pid]; !ok {
+				t.Errorf("the program is no longer found once the reads succeed")
+			}
+		})
+	}
+}
