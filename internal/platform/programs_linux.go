@@ -166,11 +166,14 @@ type procEntry struct {
 	seen, first uint64
 	// match is the index of the watched program it runs, -1 for none;
 	// for a match, matchComm is the comm it had when last checked, exe
-	// its executable ("" when it could not be read: another user's) and
-	// started its start time.
+	// its executable ("" when it could not be read: another user's),
+	// file, for a program named by its path, the executable's device and
+	// inode when it matched (the path may name another file since: an
+	// update), and started its start time.
 	match     int
 	matchComm string
 	exe       string
+	file      fileID
 	started   time.Time
 	uid       int
 	// unreadable is set once a scan could not read its executable to tell
@@ -290,7 +293,7 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 			if !p.ShortNameMatches(string(comm)) {
 				continue
 			}
-			exe, started, running, err, failed := sc.matches(pid, i)
+			m, running, err, failed := sc.matches(pid, i)
 			if failed != nil {
 				return nil, failed
 			}
@@ -299,8 +302,8 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: started, UID: uid})
-				e.match, e.matchComm, e.exe, e.started, e.uid = i, string(comm), exe, started, uid
+				out = append(out, seam.ProgramProcess{PID: pid, Program: i, Started: m.started, UID: uid})
+				e.match, e.matchComm, e.exe, e.file, e.started, e.uid = i, string(comm), m.exe, m.file, m.started, uid
 				break
 			}
 			if err != nil && !e.unreadable {
@@ -467,37 +470,50 @@ func (sc *procScanner) kernelThread(pid int) (kernel, ok bool, err error) {
 // pfKthread is PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h).
 const pfKthread = 0x00200000
 
+// procMatch is what a scanner keeps of a process that runs a watched
+// program (procEntry).
+type procMatch struct {
+	exe     string
+	file    fileID
+	started time.Time
+}
+
 // matches reports whether the process pid, whose comm is one of p's,
 // runs p and has not exited, with its executable ("" when it cannot be
-// read: another user's process, named by a short bare name) and its start
-// time. unreadable is why it could not be told: p needs its executable,
-// which it is not allowed to read; failed is a scan that failed
+// read: another user's process, named by a short bare name), for a
+// program named by its path the executable's file, and its start time.
+// unreadable is why it could not be told: p needs its executable, which
+// it is not allowed to read; failed is a scan that failed
 // (outOfResources).
-func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, running bool, unreadable, failed error) {
+func (sc *procScanner) matches(pid, i int) (m procMatch, running bool, unreadable, failed error) {
 	p := sc.programs[i]
 	exe, err := sc.exe(pid)
 	if outOfResources(err) {
-		return "", time.Time{}, false, nil, err
+		return procMatch{}, false, nil, err
 	}
 	if p.NeedsPath() && (err != nil || !p.PathMatches(exe)) {
 		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
 			unreadable = &seam.OSError{Call: "readlink /proc/" + strconv.Itoa(pid) + "/exe", Err: err}
 		}
-		return "", time.Time{}, false, unreadable, nil
+		return procMatch{}, false, unreadable, nil
 	}
+	m.exe = exe
 	if sc.files[i].path != "" {
-		if same, err := sc.sameFile(pid, i); err != nil || !same {
-			return "", time.Time{}, false, nil, err
+		file, same, err := sc.sameFile(pid, i)
+		if err != nil || !same {
+			return procMatch{}, false, nil, err
 		}
+		m.file = file
 	}
 	st, err := sc.stat(pid)
 	if err != nil && outOfResources(err) {
-		return "", time.Time{}, false, nil, sc.scanFailed("stat", err)
+		return procMatch{}, false, nil, sc.scanFailed("stat", err)
 	}
 	if err != nil || st.exited() {
-		return "", time.Time{}, false, nil, nil
+		return procMatch{}, false, nil, nil
 	}
-	return exe, st.started, true, nil, nil
+	m.started = st.started
+	return m, true, nil, nil
 }
 
 // sameFile reports whether the process pid runs the file program i's path
@@ -512,35 +528,46 @@ func (sc *procScanner) matches(pid, i int) (exe string, started time.Time, runni
 // followed: what counts is the file at the path as this process sees it
 // now. A process running a file the path named before it was replaced
 // ("PATH (deleted)") counts only when it was found before the
-// replacement. err is a scan that failed (outOfResources): it tells
-// nothing of the process.
-func (sc *procScanner) sameFile(pid, i int) (bool, error) {
-	link, err := sc.exeLink(pid)
-	if err != nil {
-		return false, err
-	}
-	dev, ino, ok, err := sc.statID(link)
-	if err != nil {
-		return false, sc.scanFailed("exe", err)
-	}
-	if !ok {
-		return false, nil
+// replacement: it keeps the file it matched with (procEntry.file), which
+// stillRuns compares it with. file is the process's executable; err is a
+// scan that failed (outOfResources): it tells nothing of the process.
+func (sc *procScanner) sameFile(pid, i int) (file fileID, same bool, err error) {
+	file, err = sc.exeFile(pid)
+	if err != nil || !file.ok {
+		return fileID{}, false, err
 	}
 	f := &sc.files[i]
-	if f.ok && f.dev == dev && f.ino == ino {
-		return true, nil
+	if f.ok && f.dev == file.dev && f.ino == file.ino {
+		return file, true, nil
 	}
 	if f.dev, f.ino, f.ok, err = sc.statID(f.path); err != nil {
-		return false, &seam.OSError{Call: "stat " + f.path, Err: err}
+		return fileID{}, false, &seam.OSError{Call: "stat " + f.path, Err: err}
 	}
-	return f.ok && f.dev == dev && f.ino == ino, nil
+	return file, f.ok && f.dev == file.dev && f.ino == file.ino, nil
+}
+
+// exeFile reads the device and inode of the executable the process pid
+// runs (ok false when it cannot be read: the process has exited); err is
+// a scan that failed (outOfResources).
+func (sc *procScanner) exeFile(pid int) (fileID, error) {
+	link, err := sc.exeLink(pid)
+	if err != nil {
+		return fileID{}, err
+	}
+	var f fileID
+	if f.dev, f.ino, f.ok, err = sc.statID(link); err != nil {
+		return fileID{}, sc.scanFailed("exe", err)
+	}
+	return f, nil
 }
 
 // stillRuns reports whether the process pid, which matched a watched
 // program at an earlier scan and has comm now, is the same process and
 // runs the same executable: its stat reads, shows no zombie and the same
 // start time, and when comm has changed, /proc/PID/exe is the executable
-// it had (a changed comm alone is a renamed thread). A read that fails
+// it had (a changed comm alone is a renamed thread): for a program named
+// by its path, the file it ran when it matched, whatever file the path
+// names now (an update replaced it while it runs). A read that fails
 // for want of resources is err, a scan that failed, never an exit.
 func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, error) {
 	st, err := sc.stat(pid)
@@ -561,7 +588,8 @@ func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, erro
 		return false, nil
 	}
 	if sc.files[e.match].path != "" {
-		if same, err := sc.sameFile(pid, e.match); err != nil || !same {
+		file, err := sc.exeFile(pid)
+		if err != nil || !file.ok || file.dev != e.file.dev || file.ino != e.file.ino {
 			return false, err
 		}
 	}

@@ -468,6 +468,40 @@ func TestScanFollowsAnUpdatedProgram(t *testing.T) {
 	poll(t, "found the updated program", func() bool { _, ok := scanFor(t, sc)[cmd.Process.Pid]; return ok })
 }
 
+// TestScanKeepsAProgramRunningWhileItIsUpdated: a process of a program
+// named by its path, found before the path's file was replaced (an
+// update while the program runs), still runs it when it renames itself
+// (Wine renames threads often), also after a process of the new file was
+// found, which has the scanner read the path's file again.
+func TestScanKeepsAProgramRunningWhileItIsUpdated(t *testing.T) {
+	dir := t.TempDir()
+	watched := copyProgram(t, "sh", dir, "tswupr"+strconv.Itoa(os.Getpid()))
+	sc, err := system{}.ScanPrograms([]string{watched})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	marker := filepath.Join(dir, "rename")
+	old := renamer(t, watched, marker).Process.Pid
+	poll(t, "found the program", func() bool { _, ok := scanFor(t, sc)[old]; return ok })
+	update := program(t, dir, "update")
+	if err := os.Rename(update, watched); err != nil {
+		t.Fatal(err)
+	}
+	updated := start(t, watched, "30").Process.Pid
+	poll(t, "found the updated program", func() bool { _, ok := scanFor(t, sc)[updated]; return ok })
+	rename(t, old, marker)
+	for range 3 {
+		found := scanFor(t, sc)
+		if _, ok := found[old]; !ok {
+			t.Fatalf("the process found before its program was updated is gone once it renamed itself: %v", found)
+		}
+		if _, ok := found[updated]; !ok {
+			t.Fatalf("the updated program's process is gone: %v", found)
+		}
+	}
+}
+
 // TestScanTellsWhoStartedAProcess: a process found carries the real user
 // id of whoever started it (--while-user counts only one user's).
 func TestScanTellsWhoStartedAProcess(t *testing.T) {
