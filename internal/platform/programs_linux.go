@@ -48,6 +48,9 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 //     must be the path's: sameFile), its state (a zombie with no other
 //     thread has exited: a main thread that ended with pthread_exit is a
 //     zombie while the program's other threads run) and its start time;
+//     its status (its real user id) is read when it matches and at every
+//     scan while it does: a launcher started by root may drop to a user's
+//     id;
 //   - a process once matched stays matched until it has gone (its comm
 //     descriptor's read fails, or its stat cannot be read, shows a zombie
 //     or another start time: its id was taken again), whatever its comm
@@ -567,8 +570,10 @@ func (sc *procScanner) exeFile(pid int) (fileID, error) {
 // start time, and when comm has changed, /proc/PID/exe is the executable
 // it had (a changed comm alone is a renamed thread): for a program named
 // by its path, the file it ran when it matched, whatever file the path
-// names now (an update replaced it while it runs). A read that fails
-// for want of resources is err, a scan that failed, never an exit.
+// names now (an update replaced it while it runs). Its real user id is
+// read again (e.uid): a launcher started by root may drop to a user's id
+// before it starts the game. A read that fails for want of resources is
+// err, a scan that failed, never an exit.
 func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, error) {
 	st, err := sc.stat(pid)
 	if err != nil && outOfResources(err) {
@@ -577,9 +582,27 @@ func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, erro
 	if err != nil || st.exited() || !st.started.Equal(e.started) {
 		return false, nil
 	}
-	if string(comm) == e.matchComm {
-		return true, nil
+	if string(comm) != e.matchComm {
+		if same, err := sc.sameExecutable(pid, e); err != nil || !same {
+			return false, err
+		}
+		e.matchComm = string(comm)
 	}
+	uid, err := sc.uid(pid)
+	if err != nil {
+		return false, err
+	}
+	// -1: the status could not be read, as the process exits; the next
+	// scan sees it gone.
+	if uid >= 0 {
+		e.uid = uid
+	}
+	return true, nil
+}
+
+// sameExecutable reports whether the process pid, whose comm changed,
+// runs the executable it matched with (stillRuns).
+func (sc *procScanner) sameExecutable(pid int, e *procEntry) (bool, error) {
 	exe, err := sc.exe(pid)
 	if outOfResources(err) {
 		return false, err
@@ -593,7 +616,6 @@ func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, erro
 			return false, err
 		}
 	}
-	e.matchComm = string(comm)
 	return true, nil
 }
 
@@ -623,7 +645,8 @@ func (sc *procScanner) exe(pid int) (string, error) {
 
 // uid reads the real user id of the process pid from /proc/PID/status
 // ("Uid:", real first): who started it (a set-user-id program keeps its
-// starter's), -1 when it cannot be read; err is a scan that failed. In a
+// starter's) or whose id it took since (setuid), -1 when it cannot be
+// read; err is a scan that failed. In a
 // user namespace the kernel shows the id this process's namespace maps it
 // to, the one user names here.
 func (sc *procScanner) uid(pid int) (int, error) {

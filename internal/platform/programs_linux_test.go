@@ -542,6 +542,100 @@ func TestScanTellsWhoStartedAProcess(t *testing.T) {
 	}
 }
 
+// dropsToNobody is a program that, once a byte arrives on its stdin,
+// sets its user ids to nobody's (65534) without executing anything, says
+// so on stdout, and exits when its stdin closes: a launcher started by
+// root that drops to a user's id.
+const dropsToNobody = `#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+	char c;
+	if (read(0, &c, 1) != 1)
+		return 1;
+	if (setuid(65534) != 0) {
+		perror("setuid");
+		return 1;
+	}
+	printf("dropped\n");
+	fflush(stdout);
+	while (read(0, &c, 1) > 0) {
+	}
+	return 0;
+}
+`
+
+// TestScanSeesAProcessChangeItsUser: a process found carries its real
+// user id as it is at each scan, not as it was when found: a launcher
+// that root started and that then drops to a user's id is that user's.
+func TestScanSeesAProcessChangeItsUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: its program sets its user id")
+	}
+	prog := build(t, dropsToNobody, "tswdrop"+strconv.Itoa(os.Getpid()))
+	sc, err := system{}.ScanPrograms([]string{filepath.Base(prog)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	cmd := exec.Command(prog)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	var p seam.ProgramProcess
+	poll(t, "found the program", func() bool {
+		var ok bool
+		p, ok = scanFor(t, sc)[pid]
+		return ok
+	})
+	if p.UID != 0 {
+		t.Fatalf("root's process: uid %d, want 0", p.UID)
+	}
+	if _, err := stdin.Write([]byte{'\n'}); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, len("dropped\n"))
+	if _, err := io.ReadFull(stdout, line); err != nil {
+		t.Fatalf("the program did not drop to nobody: %v", err)
+	}
+	p, ok := scanFor(t, sc)[pid]
+	if !ok {
+		t.Fatal("the process that dropped to nobody's user id is no longer found")
+	}
+	if p.UID != 65534 {
+		t.Errorf("the process dropped to nobody: uid %d, want 65534", p.UID)
+	}
+}
+
+// build compiles the C program src as dir/name with gcc, skipping the
+// test without it.
+func build(t *testing.T, src, name string) string {
+	t.Helper()
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc to build the test's program")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, name+".c")
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(dir, name)
+	if out, err := exec.Command(gcc, "-O", "-pthread", "-o", prog, file).CombinedOutput(); err != nil {
+		t.Skipf("gcc cannot build it here: %v: %s", err, out)
+	}
+	return prog
+}
+
 func TestParseStatusUID(t *testing.T) {
 	for status, want := range map[string]int{
 		"Name:\tgame\nUid:\t1000\t0\t0\t0\nGid:\t100\t100\t100\t100\n": 1000,
@@ -777,7 +871,7 @@ func rename(t *testing.T, pid int, marker string) {
 // read as a process not running the program: the task list read for a
 // process whose /proc/PID/exe reads ENOENT (its main thread exited) and
 // the stat of its executable, read again when its comm changes, and its
-// status, read for its user when it is found.
+// status, read for its user when it is found and at every scan after.
 func TestScanFailsWhenAReadRunsOutOfResources(t *testing.T) {
 	dir := t.TempDir()
 	shell := copyProgram(t, "sh", dir, "tswres"+strconv.Itoa(os.Getpid()))
@@ -820,6 +914,15 @@ func TestScanFailsWhenAReadRunsOutOfResources(t *testing.T) {
 				return readProcFile(path, buf)
 			}
 		}, unix.ENOMEM, true},
+		{"the status, read again", func(sc *procScanner, pid int) {
+			status := "/proc/" + strconv.Itoa(pid) + "/status"
+			sc.readFile = func(path string, buf []byte) (int, error) {
+				if path == status {
+					return 0, unix.ENOMEM
+				}
+				return readProcFile(path, buf)
+			}
+		}, unix.ENOMEM, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sc, err := newProcScanner("/proc", []string{shell})
