@@ -816,6 +816,21 @@ func TestScanUnderALowDescriptorLimit(t *testing.T) {
 	}
 	cmd := start(t, prog, "30")
 	poll(t, "found the program", func() bool { _, ok := scanFor(t, sc)[cmd.Process.Pid]; return ok })
+	// Every process has had its comm read by now (the first scan reads
+	// them all): the bound is what was kept, not only what was allowed.
+	ps := sc.(*procScanner)
+	if len(ps.entries) < 150 {
+		t.Fatalf("the scanner saw %d processes, want the 150 idle ones at least", len(ps.entries))
+	}
+	open := 0
+	for _, e := range ps.entries {
+		if e.comm >= 0 {
+			open++
+		}
+	}
+	if ps.kept > 16 || open != ps.kept {
+		t.Errorf("after scanning %d processes the scanner keeps %d comm descriptors (counted %d), want at most 16", len(ps.entries), open, ps.kept)
+	}
 }
 
 // TestScanFailsWithoutDescriptors: a scan that cannot open what it must
