@@ -148,11 +148,13 @@ func outOfResources(err error) bool {
 	return errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) || errors.Is(err, unix.ENOMEM)
 }
 
-// scanFailed is the error of a scan that could not read file ("comm",
-// "stat", "status", "exe", "task") of a process for want of resources:
-// the same words whichever process it was, so that a hold says it once.
-func (sc *procScanner) scanFailed(file string, err error) error {
-	return &seam.OSError{Call: fmt.Sprintf("read %s/PID/%s (%d descriptors kept of at most %d)", sc.root, file, sc.kept, sc.maxKept), Err: err}
+// scanFailed is the error of a scan that could not read a process's
+// files (comm, stat, status, exe, task) for want of resources: the same
+// words whichever process and file it was, and however many descriptors
+// the scanner keeps at the time, so that a hold, which says a scan's
+// failure again only when its words change, says it once.
+func (sc *procScanner) scanFailed(err error) error {
+	return &seam.OSError{Call: fmt.Sprintf("read %s/PID files (at most %d descriptors kept open)", sc.root, sc.maxKept), Err: err}
 }
 
 // clockTicksPerSecond is USER_HZ, the unit of /proc/PID/stat's start time:
@@ -440,7 +442,7 @@ func (sc *procScanner) readComm(pid int, buf []byte) (comm []byte, ok bool, err 
 	fd, err := unix.Open(sc.root+"/"+strconv.Itoa(pid)+"/comm", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if outOfResources(err) {
-			return nil, false, sc.scanFailed("comm", err)
+			return nil, false, sc.scanFailed(err)
 		}
 		return nil, false, nil
 	}
@@ -463,7 +465,7 @@ func (sc *procScanner) kernelThread(pid int) (kernel, ok bool, err error) {
 	st, err := sc.stat(pid)
 	if err != nil {
 		if outOfResources(err) {
-			return false, false, sc.scanFailed("stat", err)
+			return false, false, sc.scanFailed(err)
 		}
 		return false, false, nil
 	}
@@ -510,7 +512,7 @@ func (sc *procScanner) matches(pid, i int) (m procMatch, running bool, unreadabl
 	}
 	st, err := sc.stat(pid)
 	if err != nil && outOfResources(err) {
-		return procMatch{}, false, nil, sc.scanFailed("stat", err)
+		return procMatch{}, false, nil, sc.scanFailed(err)
 	}
 	if err != nil || st.exited() {
 		return procMatch{}, false, nil, nil
@@ -559,7 +561,7 @@ func (sc *procScanner) exeFile(pid int) (fileID, error) {
 	}
 	var f fileID
 	if f.dev, f.ino, f.ok, err = sc.statID(link); err != nil {
-		return fileID{}, sc.scanFailed("exe", err)
+		return fileID{}, sc.scanFailed(err)
 	}
 	return f, nil
 }
@@ -577,7 +579,7 @@ func (sc *procScanner) exeFile(pid int) (fileID, error) {
 func (sc *procScanner) stillRuns(pid int, e *procEntry, comm []byte) (bool, error) {
 	st, err := sc.stat(pid)
 	if err != nil && outOfResources(err) {
-		return false, sc.scanFailed("stat", err)
+		return false, sc.scanFailed(err)
 	}
 	if err != nil || st.exited() || !st.started.Equal(e.started) {
 		return false, nil
@@ -633,7 +635,7 @@ func (sc *procScanner) exe(pid int) (string, error) {
 	n, err := unix.Readlink(path, link)
 	if err != nil {
 		if outOfResources(err) {
-			return "", sc.scanFailed("exe", err)
+			return "", sc.scanFailed(err)
 		}
 		return "", err
 	}
@@ -654,7 +656,7 @@ func (sc *procScanner) uid(pid int) (int, error) {
 	n, err := sc.readFile(sc.root+"/"+strconv.Itoa(pid)+"/status", buf)
 	if err != nil {
 		if outOfResources(err) {
-			return -1, sc.scanFailed("status", err)
+			return -1, sc.scanFailed(err)
 		}
 		return -1, nil
 	}
@@ -693,7 +695,7 @@ func (sc *procScanner) exeLink(pid int) (string, error) {
 	var st unix.Stat_t
 	err := sc.statPath(dir+"/exe", &st)
 	if outOfResources(err) {
-		return "", sc.scanFailed("exe", err)
+		return "", sc.scanFailed(err)
 	}
 	if !errors.Is(err, unix.ENOENT) {
 		return dir + "/exe", nil
@@ -701,7 +703,7 @@ func (sc *procScanner) exeLink(pid int) (string, error) {
 	tasks, err := sc.readDir(dir + "/task")
 	if err != nil {
 		if outOfResources(err) {
-			return "", sc.scanFailed("task", err)
+			return "", sc.scanFailed(err)
 		}
 		return dir + "/exe", nil
 	}
@@ -714,7 +716,7 @@ func (sc *procScanner) exeLink(pid int) (string, error) {
 			return dir + "/task/" + task.Name() + "/exe", nil
 		}
 		if outOfResources(err) {
-			return "", sc.scanFailed("task", err)
+			return "", sc.scanFailed(err)
 		}
 	}
 	return dir + "/exe", nil

@@ -836,6 +836,9 @@ func TestScanUnderALowDescriptorLimit(t *testing.T) {
 // TestScanFailsWithoutDescriptors: a scan that cannot open what it must
 // read, for want of descriptors (EMFILE), fails, saying so; it does not
 // read the processes as gone.
+//
+// Its words do not change with the descriptors the scanner keeps (which
+// change as processes come and go): a hold would say it at every scan.
 func TestScanFailsWithoutDescriptors(t *testing.T) {
 	dir := t.TempDir()
 	prog := program(t, dir, "tswnofd"+strconv.Itoa(os.Getpid()))
@@ -858,9 +861,16 @@ func TestScanFailsWithoutDescriptors(t *testing.T) {
 	if !errors.Is(err, unix.EMFILE) {
 		t.Errorf("a scan without descriptors: %v, %v; want EMFILE", found, err)
 	}
-	if err != nil && !strings.Contains(err.Error(), "/PID/") {
+	if err != nil && !strings.Contains(err.Error(), "/PID ") {
 		t.Errorf("the error %q names one process: a hold would say it at every scan", err)
 	}
+	ps := sc.(*procScanner)
+	ps.kept++
+	again, err2 := sc.Scan()
+	if err != nil && (err2 == nil || err2.Error() != err.Error()) {
+		t.Errorf("the scan after, with another count of descriptors kept: %v, %v; want %q", again, err2, err)
+	}
+	ps.kept--
 }
 
 // renamer starts a copy of the shell at path that renames itself (its
@@ -887,9 +897,12 @@ func rename(t *testing.T, pid int, marker string) {
 // process whose /proc/PID/exe reads ENOENT (its main thread exited) and
 // the stat of its executable, read again when its comm changes, and its
 // status, read for its user when it is found and at every scan after.
+// The failure reads the same whichever file it was, at each scan: a hold
+// says it again when its words change.
 func TestScanFailsWhenAReadRunsOutOfResources(t *testing.T) {
 	dir := t.TempDir()
 	shell := copyProgram(t, "sh", dir, "tswres"+strconv.Itoa(os.Getpid()))
+	said := map[unix.Errno]string{}
 	for _, tt := range []struct {
 		name string
 		// fail makes the scanner's reads of process pid fail: after the
@@ -961,6 +974,10 @@ func TestScanFailsWhenAReadRunsOutOfResources(t *testing.T) {
 				if !errors.Is(err, tt.want) {
 					t.Fatalf("a scan whose read of %s failed (%v): %v, %v; want the scan failed", tt.name, tt.want, found, err)
 				}
+				if was, ok := said[tt.want]; ok && err.Error() != was {
+					t.Errorf("a failed scan said %q, and %q before", err, was)
+				}
+				said[tt.want] = err.Error()
 			}
 			// Once the reads succeed again, the process still runs its
 			// program.
