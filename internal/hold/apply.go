@@ -54,15 +54,19 @@ type ProgramUser struct {
 	UID  int
 }
 
-// programUser reads --while-user: a user id (digits), or a user's name
-// this machine knows.
+// noUID is (uid_t)-1, which names no user: setreuid and chown read it
+// as "leave this id unchanged".
+const noUID = 1<<32 - 1
+
+// programUser reads --while-user: a user id (digits: any of uid_t's but
+// noUID), or a user's name this machine knows.
 func programUser(value string) (*ProgramUser, error) {
-	if uid, err := strconv.ParseUint(value, 10, 31); err == nil {
+	if uid, err := strconv.ParseUint(value, 10, 32); err == nil && uid != noUID {
 		return &ProgramUser{Name: value, UID: int(uid)}, nil
 	}
 	u, err := user.Lookup(value)
 	if err != nil {
-		return nil, options.BadFlag("while-user", value, "no such user here; give a user's name or a user id (0..2147483647)")
+		return nil, options.BadFlag("while-user", value, "no such user here; give a user's name or a user id (0..4294967294)")
 	}
 	uid, err := strconv.Atoi(u.Uid)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -662,6 +663,11 @@ func TestPlanApplyWhileUser(t *testing.T) {
 	if err != nil || plan.WhileUser == nil || plan.WhileUser.UID != 1000 {
 		t.Errorf("--while-user 1000: %+v, %v", plan, err)
 	}
+	// Any uid_t but (uid_t)-1 is a user id, those above 2^31 too.
+	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game", WhileSet: true, WhileUser: "4294967294", WhileUserSet: true})
+	if err != nil || plan.WhileUser == nil || strconv.Itoa(plan.WhileUser.UID) != "4294967294" {
+		t.Errorf("--while-user 4294967294: %+v, %v", plan, err)
+	}
 	for _, tt := range []struct {
 		name string
 		f    hold.ApplyFlags
@@ -670,6 +676,8 @@ func TestPlanApplyWhileUser(t *testing.T) {
 		{"without --while", hold.ApplyFlags{DMALatencySet: true, WhileUser: "root", WhileUserSet: true}, "--while-user root: narrows --while: give --while PROGRAM[,PROGRAM...] too"},
 		{"no such user", hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "tickscope-no-such-user", WhileUserSet: true}, "--while-user tickscope-no-such-user: no such user here"},
 		{"a negative id", hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "-1", WhileUserSet: true}, "--while-user -1: no such user here"},
+		{"(uid_t)-1", hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "4294967295", WhileUserSet: true}, "--while-user 4294967295: no such user here"},
+		{"beyond uid_t", hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "4294967296", WhileUserSet: true}, "--while-user 4294967296: no such user here"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			plan, err := hold.PlanApply(lin, tt.f)
