@@ -187,7 +187,11 @@ func planLinux(plan *ApplyPlan, f ApplyFlags) (*ApplyPlan, error) {
 	plan.Setting = timerinfo.Setting{CPUDMALatencyUs: &value}
 	plan.HolderArgs = withWhile([]string{"apply", "--dma-latency", strconv.Itoa(int(value)), "--no-esc", "--as-startup"}, plan.While)
 	if plan.WhileUser != nil {
-		plan.HolderArgs = append(plan.HolderArgs, "--while-user", plan.WhileUser.Name)
+		// The user id, not the name: the holder starts at boot, maybe
+		// before the user database (LDAP, sssd) answers, and the user the
+		// name named now is the one whose processes count, whatever the
+		// name names later.
+		plan.HolderArgs = append(plan.HolderArgs, "--while-user", strconv.FormatUint(uint64(uint32(plan.WhileUser.UID)), 10))
 	}
 	return plan, nil
 }

@@ -656,8 +656,8 @@ func TestPlanApplyWhileUser(t *testing.T) {
 	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
 	plan, err := hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game", WhileSet: true, WhileUser: "root", WhileUserSet: true})
 	if err != nil || plan.WhileUser == nil || plan.WhileUser.UID != 0 ||
-		strings.Join(plan.HolderArgs, " ") != "apply --dma-latency 0 --no-esc --as-startup --while game --while-user root" {
-		t.Errorf("--while-user root: %+v, %v", plan, err)
+		strings.Join(plan.HolderArgs, " ") != "apply --dma-latency 0 --no-esc --as-startup --while game --while-user 0" {
+		t.Errorf("--while-user root: %+v, %v; want the startup holder given the user id, not the name", plan, err)
 	}
 	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "1000", WhileUserSet: true})
 	if err != nil || plan.WhileUser == nil || plan.WhileUser.UID != 1000 {
@@ -665,7 +665,8 @@ func TestPlanApplyWhileUser(t *testing.T) {
 	}
 	// Any uid_t but (uid_t)-1 is a user id, those above 2^31 too.
 	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game", WhileSet: true, WhileUser: "4294967294", WhileUserSet: true})
-	if err != nil || plan.WhileUser == nil || strconv.Itoa(plan.WhileUser.UID) != "4294967294" {
+	if err != nil || plan.WhileUser == nil || strconv.Itoa(plan.WhileUser.UID) != "4294967294" ||
+		!strings.HasSuffix(strings.Join(plan.HolderArgs, " "), " --while-user 4294967294") {
 		t.Errorf("--while-user 4294967294: %+v, %v", plan, err)
 	}
 	for _, tt := range []struct {
