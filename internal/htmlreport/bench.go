@@ -408,19 +408,25 @@ func fus(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 func confidenceNote(c *sweep.Confidence, originNs int64, runnerUp string) string {
 	o := float64(originNs)
 	iv := func(v stats.Interval) string {
-		return fmt.Sprintf("%.4f ms (95 %% CI %.4f – %.4f)", v.Estimate/1e6, v.Lo/1e6, v.Hi/1e6)
+		if v.OneSided {
+			return fmt.Sprintf("%.4f ms (95 %% one-sided: at least %.4f; %s)", v.Estimate/1e6, v.Lo/1e6, report.OneSidedNote)
+		}
+		return fmt.Sprintf("%.4f ms (%s %.4f – %.4f)", v.Estimate/1e6, report.CILabel(v), v.Lo/1e6, v.Hi/1e6)
 	}
 	what := "latency"
 	if originNs != 0 {
 		what = "lateness"
 		iv = func(v stats.Interval) string {
-			return fmt.Sprintf("%+.1f µs (95 %% CI %+.1f – %+.1f)", (v.Estimate-o)/1e3, (v.Lo-o)/1e3, (v.Hi-o)/1e3)
+			if v.OneSided {
+				return fmt.Sprintf("%+.1f µs (95 %% one-sided: at least %+.1f; %s)", (v.Estimate-o)/1e3, (v.Lo-o)/1e3, report.OneSidedNote)
+			}
+			return fmt.Sprintf("%+.1f µs (%s %+.1f – %+.1f)", (v.Estimate-o)/1e3, report.CILabel(v), (v.Lo-o)/1e3, (v.Hi-o)/1e3)
 		}
 	}
 	note := fmt.Sprintf("<p>The pick's %s: p50 %s, p99 %s.", what, iv(c.P50), iv(c.P99))
 	if c.MarginP50 != nil && c.MarginP99 != nil && runnerUp != "" {
 		d := func(v stats.Interval) string {
-			return fmt.Sprintf("%+.1f µs (95 %% CI %+.1f – %+.1f)", v.Estimate/1e3, v.Lo/1e3, v.Hi/1e3)
+			return fmt.Sprintf("%+.1f µs (%s %+.1f – %+.1f)", v.Estimate/1e3, report.CILabel(v), v.Lo/1e3, v.Hi/1e3)
 		}
 		note += fmt.Sprintf(" The runner-up, %s, has a p50 %s and a p99 %s against it.", esc(runnerUp), d(*c.MarginP50), d(*c.MarginP99))
 	} else {

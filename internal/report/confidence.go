@@ -17,18 +17,37 @@ type scale struct {
 	lateness bool
 }
 
-// interval renders a figure and its 95 % interval.
+// OneSidedNote is what a one-sided interval says of its upper end.
+const OneSidedNote = "too few samples to bound it above"
+
+// CILabel names an interval's level: "95 % CI", or where the samples
+// cannot reach it (the range of too few samples) the coverage they give.
+func CILabel(iv stats.Interval) string {
+	if iv.Coverage > 0 && iv.Coverage < 0.95 {
+		return fmt.Sprintf("%.1f %% CI", math.Floor(1000*iv.Coverage)/10)
+	}
+	return "95 % CI"
+}
+
+// interval renders a figure and its 95 % interval, or where the samples
+// cannot bound it above (stats.Interval.OneSided) its 95 % lower bound.
 func (s scale) interval(iv stats.Interval) string {
 	if s.lateness {
-		return fmt.Sprintf("%s µs  (95 %% CI %s .. %s µs)", signedUs(iv.Estimate-s.originNs), signedUs(iv.Lo-s.originNs), signedUs(iv.Hi-s.originNs))
+		if iv.OneSided {
+			return fmt.Sprintf("%s µs  (95 %% one-sided: at least %s µs; %s)", signedUs(iv.Estimate-s.originNs), signedUs(iv.Lo-s.originNs), OneSidedNote)
+		}
+		return fmt.Sprintf("%s µs  (%s %s .. %s µs)", signedUs(iv.Estimate-s.originNs), CILabel(iv), signedUs(iv.Lo-s.originNs), signedUs(iv.Hi-s.originNs))
 	}
-	return fmt.Sprintf("%.4f ms  (95 %% CI %.4f .. %.4f ms)", iv.Estimate/1e6, iv.Lo/1e6, iv.Hi/1e6)
+	if iv.OneSided {
+		return fmt.Sprintf("%.4f ms  (95 %% one-sided: at least %.4f ms; %s)", iv.Estimate/1e6, iv.Lo/1e6, OneSidedNote)
+	}
+	return fmt.Sprintf("%.4f ms  (%s %.4f .. %.4f ms)", iv.Estimate/1e6, CILabel(iv), iv.Lo/1e6, iv.Hi/1e6)
 }
 
 // difference renders a difference of two figures and its 95 % interval, in
 // µs on either scale (a difference has no origin).
 func difference(iv stats.Interval) string {
-	return fmt.Sprintf("%s µs (95 %% CI %s .. %s µs)", signedUs(iv.Estimate), signedUs(iv.Lo), signedUs(iv.Hi))
+	return fmt.Sprintf("%s µs (%s %s .. %s µs)", signedUs(iv.Estimate), CILabel(iv), signedUs(iv.Lo), signedUs(iv.Hi))
 }
 
 // signedUs renders ns as a signed number of µs with one decimal.

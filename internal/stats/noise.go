@@ -40,25 +40,97 @@ func percentileRanks(n int, p float64) (lo, hi int) {
 	return lo, hi
 }
 
-// Interval is an estimate in ns with its 95 % confidence interval.
+// Interval is an estimate in ns with its confidence interval.
 type Interval struct {
 	Estimate float64 `json:"ns"`
 	Lo       float64 `json:"lo_ns"`
 	Hi       float64 `json:"hi_ns"`
+	// Coverage is the probability that the interval holds the true
+	// figure: for a percentile the exact one of its order statistics
+	// (binomial, distribution-free), for a difference the nominal level.
+	// When OneSided it is Lo's alone.
+	Coverage float64 `json:"coverage"`
+	// OneSided is set when the samples cannot bound the figure from above
+	// at the level asked (a p99 of fewer than about 300 samples): only Lo
+	// is a bound, and Hi is the largest sample.
+	OneSided bool `json:"one_sided,omitempty"`
 }
 
 // PercentileCI is the nearest-rank p-th percentile of ascending data with
-// its distribution-free 95 % interval: the order statistics between whose
-// ranks the true percentile's rank lies 95 % of the time. Where the
-// interval's rank would pass the last sample (a p99 of a few hundred
-// samples) it ends at the largest sample: the interval then says only that
-// the percentile is no more than the worst wait seen.
+// its distribution-free 95 % interval (PercentileCIAt).
 func PercentileCI(sorted []int64, p float64) Interval {
-	if len(sorted) == 0 {
+	return PercentileCIAt(sorted, p, 0.05)
+}
+
+// PercentileCIAt is the nearest-rank p-th percentile of ascending data
+// with its distribution-free interval at level 1 − alpha: the order
+// statistics X(l) and X(h) for which the count B of samples below the true
+// percentile, binomial (n, p/100), puts at most alpha/2 on either side
+// (X(l) > truth when B < l, X(h) < truth when B ≥ h). Coverage is then
+// P(l ≤ B < h), exactly. Where no rank is high enough (the largest sample
+// is below a true p99 with probability 0.99^n, 13 % at n = 200, more than
+// alpha/2) the interval is one-sided at 1 − alpha: a lower bound, with Hi
+// the largest sample and no claim on it. Ties only widen the coverage.
+func PercentileCIAt(sorted []int64, p float64, alpha float64) Interval {
+	n := len(sorted)
+	if n == 0 {
 		return Interval{}
 	}
-	lo, hi := percentileRanks(len(sorted), p)
-	return Interval{Estimate: float64(Percentile(sorted, p)), Lo: float64(sorted[lo-1]), Hi: float64(sorted[hi-1])}
+	q := p / 100
+	cdf := binomialCDF(n, q) // cdf[k] = P(B ≤ k)
+	est := float64(Percentile(sorted, p))
+	// lower(a) is the highest rank l with P(B < l) ≤ a, 0 for none.
+	lower := func(a float64) int {
+		l := 0
+		for l < n && cdf[l] <= a {
+			l++
+		}
+		return l
+	}
+	// upper(a) is the lowest rank h with P(B ≥ h) ≤ a, n+1 for none.
+	upper := func(a float64) int {
+		h := n
+		for h >= 1 && 1-cdf[h-1] <= a {
+			h--
+		}
+		return h + 1
+	}
+	lo, hi := lower(alpha/2), upper(alpha/2)
+	switch {
+	case lo >= 1 && hi <= n:
+		return Interval{Estimate: est, Lo: float64(sorted[lo-1]), Hi: float64(sorted[hi-1]), Coverage: cdf[hi-1] - cdf[lo-1]}
+	case lo >= 1 || lower(alpha) >= 1:
+		lo = lower(alpha)
+		return Interval{Estimate: est, Lo: float64(sorted[lo-1]), Hi: float64(sorted[n-1]), Coverage: 1 - cdf[lo-1], OneSided: true}
+	}
+	// No lower bound either (a low percentile of very few samples): the
+	// range of the samples, with the probability it holds the truth.
+	return Interval{Estimate: est, Lo: float64(sorted[0]), Hi: float64(sorted[n-1]), Coverage: cdf[n-1] - cdf[0]}
+}
+
+// binomialCDF is P(B ≤ k) for k = 0..n, B binomial (n, q), from the
+// probabilities in logs so that large n neither overflows nor underflows.
+func binomialCDF(n int, q float64) []float64 {
+	out := make([]float64, n+1)
+	if q <= 0 || q >= 1 {
+		for k := range out {
+			if q <= 0 || k == n {
+				out[k] = 1
+			}
+		}
+		return out
+	}
+	lq, lr := math.Log(q), math.Log1p(-q)
+	ln, _ := math.Lgamma(float64(n + 1))
+	sum := 0.0
+	for k := 0; k <= n; k++ {
+		lk, _ := math.Lgamma(float64(k + 1))
+		lnk, _ := math.Lgamma(float64(n - k + 1))
+		sum += math.Exp(ln - lk - lnk + float64(k)*lq + float64(n-k)*lr)
+		out[k] = min(sum, 1)
+	}
+	out[n] = 1
+	return out
 }
 
 // PercentileDiffCI is the difference a − b of two independent samples'
@@ -75,7 +147,7 @@ func PercentileDiffCI(a, b []int64, p float64) Interval {
 	}
 	d := float64(Percentile(a, p) - Percentile(b, p))
 	half := z95 * math.Hypot(PercentileSE(a, p), PercentileSE(b, p))
-	return Interval{Estimate: d, Lo: d - half, Hi: d + half}
+	return Interval{Estimate: d, Lo: d - half, Hi: d + half, Coverage: 0.95}
 }
 
 // DiffersBeyond reports whether two estimates a and b, with standard errors

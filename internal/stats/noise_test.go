@@ -73,9 +73,12 @@ func TestShareAbove(t *testing.T) {
 }
 
 func TestPercentileCI(t *testing.T) {
-	ramp := make([]int64, 100)
-	for i := range ramp {
-		ramp[i] = int64(i + 1)
+	ramp := func(n int) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(i + 1)
+		}
+		return out
 	}
 	for _, tt := range []struct {
 		name   string
@@ -84,14 +87,62 @@ func TestPercentileCI(t *testing.T) {
 		want   stats.Interval
 	}{
 		{"empty", nil, 50, stats.Interval{}},
-		{"one sample", []int64{5}, 50, stats.Interval{Estimate: 5, Lo: 5, Hi: 5}},
-		// Ranks 50 ± 1.96 × 5 = 40.2..59.8, widened to 40..60.
-		{"ramp of 100, p50", ramp, 50, stats.Interval{Estimate: 50, Lo: 40, Hi: 60}},
-		// Ranks 99 ± 1.96 × 0.995 = 97.05..100.95: 97..100, the largest.
-		{"ramp of 100, p99", ramp, 99, stats.Interval{Estimate: 99, Lo: 97, Hi: 100}},
+		// One sample bounds no median: its range holds it with probability 0.
+		{"one sample", []int64{5}, 50, stats.Interval{Estimate: 5, Lo: 5, Hi: 5, Coverage: 0}},
+		// B ~ binomial(100, 0.5): P(B < 40) = 0.0176, P(B ≥ 61) = 0.0176:
+		// X(40) .. X(61) holds the median with P(40 ≤ B ≤ 60) = 0.9648.
+		{"ramp of 100, p50", ramp(100), 50, stats.Interval{Estimate: 50, Lo: 40, Hi: 61, Coverage: 0.9647997997823368}},
+		// The largest of 100 is below the true p99 with 0.99^100 = 37 %:
+		// only a lower bound, X(97): P(B ≥ 97) = 0.9816.
+		{"ramp of 100, p99", ramp(100), 99, stats.Interval{Estimate: 99, Lo: 97, Hi: 100, Coverage: 0.9816259635553497, OneSided: true}},
+		// 200 samples, the bench's default: still one-sided (0.99^200 = 13 %).
+		{"ramp of 200, p99", ramp(200), 99, stats.Interval{Estimate: 198, Lo: 195, Hi: 200, Coverage: 0.9839770930908238, OneSided: true}},
+		// 500: two-sided, P(490 ≤ B ≤ 499).
+		{"ramp of 500, p99", ramp(500), 99, stats.Interval{Estimate: 495, Lo: 490, Hi: 500, Coverage: 0.9801859498577733}},
 	} {
-		if got := stats.PercentileCI(tt.sorted, tt.p); got != tt.want {
+		got := stats.PercentileCI(tt.sorted, tt.p)
+		if got.Estimate != tt.want.Estimate || got.Lo != tt.want.Lo || got.Hi != tt.want.Hi || got.OneSided != tt.want.OneSided || math.Abs(got.Coverage-tt.want.Coverage) > 1e-9 {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// The coverage PercentileCIAt states is the binomial sum, checked against
+// the probabilities summed term by term, and a two-sided interval's is
+// never below the level asked (unless it is the samples' whole range).
+func TestPercentileCICoverageIsExact(t *testing.T) {
+	for _, n := range []int{5, 20, 60} {
+		sorted := make([]int64, n)
+		for i := range sorted {
+			sorted[i] = int64(i + 1)
+		}
+		for _, p := range []float64{10, 50, 90, 99} {
+			q := p / 100
+			pmf := func(k int) float64 {
+				c := 1.0
+				for i := 0; i < k; i++ {
+					c = c * float64(n-i) / float64(i+1)
+				}
+				return c * math.Pow(q, float64(k)) * math.Pow(1-q, float64(n-k))
+			}
+			iv := stats.PercentileCIAt(sorted, p, 0.05)
+			lo, hi := int(iv.Lo), int(iv.Hi)
+			want := 0.0
+			if iv.OneSided {
+				for k := lo; k <= n; k++ { // X(lo) ≤ truth when B ≥ lo
+					want += pmf(k)
+				}
+			} else {
+				for k := lo; k < hi; k++ {
+					want += pmf(k)
+				}
+				if iv.Coverage < 0.95 && !(lo == 1 && hi == n) {
+					t.Errorf("n=%d p%v: two-sided coverage %v under 95 %%", n, p, iv.Coverage)
+				}
+			}
+			if math.Abs(iv.Coverage-want) > 1e-9 {
+				t.Errorf("n=%d p%v: coverage %v, summed %v (%+v)", n, p, iv.Coverage, want, iv)
+			}
 		}
 	}
 }
@@ -113,7 +164,7 @@ func TestPercentileDiffCI(t *testing.T) {
 	}
 	// Identical samples of one value: no noise, a difference of 0.
 	same := []int64{7, 7, 7, 7}
-	if got := stats.PercentileDiffCI(same, same, 50); got != (stats.Interval{}) {
+	if got := stats.PercentileDiffCI(same, same, 50); got != (stats.Interval{Coverage: 0.95}) {
 		t.Errorf("identical samples: %+v", got)
 	}
 	if got := stats.PercentileDiffCI(nil, same, 50); got != (stats.Interval{}) {

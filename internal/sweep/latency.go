@@ -26,7 +26,7 @@ const (
 // IntervalMethod names how every interval of a judgement is computed, for
 // the output to say: each percentile's from its order statistics, each
 // difference of two percentiles from their standard errors.
-const IntervalMethod = "95 % intervals from the order statistics (distribution-free); a difference of two settings' percentiles by Price and Bonett's interval for a difference of medians"
+const IntervalMethod = "95 % intervals from the order statistics (distribution-free, exact binomial coverage; one-sided where the samples cannot bound a p99 above); a difference of two settings' percentiles by Price and Bonett's interval for a difference of medians"
 
 // Confidence is what the user acts on with its uncertainty: the
 // recommended setting's p50 and p99 of the latency, and its margin over
