@@ -426,6 +426,9 @@ func confidenceNote(c *sweep.Confidence, originNs int64, runnerUp string) string
 	note := fmt.Sprintf("<p>The pick's %s: p50 %s, p99 %s.", what, iv(c.P50), iv(c.P99))
 	if c.MarginP50 != nil && c.MarginP99 != nil && runnerUp != "" {
 		d := func(v stats.Interval) string {
+			if v.Unbounded {
+				return fmt.Sprintf("%+.1f µs (%s)", v.Estimate/1e3, report.UnboundedNote)
+			}
 			return fmt.Sprintf("%+.1f µs (%s %+.1f – %+.1f)", v.Estimate/1e3, report.CILabel(v), v.Lo/1e3, v.Hi/1e3)
 		}
 		note += fmt.Sprintf(" The runner-up, %s, has a p50 %s and a p99 %s against it.", esc(runnerUp), d(*c.MarginP50), d(*c.MarginP99))

@@ -17,8 +17,12 @@ type scale struct {
 	lateness bool
 }
 
-// OneSidedNote is what a one-sided interval says of its upper end.
-const OneSidedNote = "too few samples to bound it above"
+// OneSidedNote is what a one-sided interval says of its upper end, and
+// UnboundedNote what an unbounded one says.
+const (
+	OneSidedNote  = "too few samples to bound it above"
+	UnboundedNote = "no 95 % interval: too few samples to bound it"
+)
 
 // CILabel names an interval's level: "95 % CI", or where the samples
 // cannot reach it (the range of too few samples) the coverage they give.
@@ -47,6 +51,9 @@ func (s scale) interval(iv stats.Interval) string {
 // difference renders a difference of two figures and its 95 % interval, in
 // µs on either scale (a difference has no origin).
 func difference(iv stats.Interval) string {
+	if iv.Unbounded {
+		return fmt.Sprintf("%s µs (%s)", signedUs(iv.Estimate), UnboundedNote)
+	}
 	return fmt.Sprintf("%s µs (%s %s .. %s µs)", signedUs(iv.Estimate), CILabel(iv), signedUs(iv.Lo), signedUs(iv.Hi))
 }
 

@@ -171,3 +171,29 @@ func TestPercentileDiffCI(t *testing.T) {
 		t.Errorf("no samples: %+v", got)
 	}
 }
+
+// A difference of p99s is bounded only where both p99s are, and then by
+// their intervals' ends, with the coverage Bonferroni gives them.
+func TestPercentileDiffBounds(t *testing.T) {
+	ramp := func(n int, offset int64) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(i+1) + offset
+		}
+		return out
+	}
+	a, b := ramp(500, 1000), ramp(500, 0)
+	ia, ib := stats.PercentileCIAt(a, 99, 0.025), stats.PercentileCIAt(b, 99, 0.025)
+	got := stats.PercentileDiffBounds(a, b, 99, 0.05)
+	if got.Unbounded || got.Estimate != 1000 || got.Lo != ia.Lo-ib.Hi || got.Hi != ia.Hi-ib.Lo || math.Abs(got.Coverage-(ia.Coverage+ib.Coverage-1)) > 1e-12 || got.Coverage < 0.95 {
+		t.Errorf("500 samples each: %+v (from %+v and %+v)", got, ia, ib)
+	}
+	// 200 samples bound no p99 above: nor the difference, either way.
+	if got := stats.PercentileDiffBounds(ramp(200, 1000), ramp(200, 0), 99, 0.05); !got.Unbounded || got.Coverage != 0 || got.Estimate != 1000 || got.Lo != 1001-200 || got.Hi != 1200-1 {
+		t.Errorf("200 samples each: %+v, want unbounded", got)
+	}
+	// Medians of 200 are bounded.
+	if got := stats.PercentileDiffBounds(ramp(200, 1000), ramp(200, 0), 50, 0.05); got.Unbounded || got.Lo >= 1000 || got.Hi <= 1000 {
+		t.Errorf("medians of 200: %+v", got)
+	}
+}
