@@ -435,5 +435,5 @@ func confidenceNote(c *sweep.Confidence, originNs int64, runnerUp string) string
 	} else {
 		note += " No runner-up qualifies."
 	}
-	return note + " " + esc(c.Method) + ".</p>"
+	return note + " " + esc(report.MethodOf(c)) + ".</p>"
 }

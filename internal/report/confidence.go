@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/sweep"
@@ -79,7 +80,16 @@ func writeConfidence(p *printer, c *sweep.Confidence, s scale, runnerUp string) 
 	if c.MarginP50 != nil && c.MarginP99 != nil {
 		p.kv("", "its p50 "+difference(*c.MarginP50)+", p99 "+difference(*c.MarginP99)+" against the recommendation")
 	}
-	p.kv("intervals", sweep.IntervalMethod)
+	p.kv("intervals", MethodOf(c))
+}
+
+// MethodOf is how a confidence's intervals were computed, in words, with
+// the number of candidates they were widened for.
+func MethodOf(c *sweep.Confidence) string {
+	if c.Candidates < 1 {
+		return c.Method
+	}
+	return strings.Replace(c.Method, "the candidates", fmt.Sprintf("the %d candidates", c.Candidates), 1)
 }
 
 // equivalenceMark is a candidate's mark in the list when the latency pick

@@ -247,7 +247,7 @@ func TestSlackBenchShowsEquivalence(t *testing.T) {
 			P50VsBest: &stats.Interval{Estimate: -900, Lo: -2_300, Hi: 500}},
 		{Setting: timerinfo.Setting{SlackNs: 5000, CPUDMALatencyUs: &zero}, Pass: true, DominatedBy: &first},
 	}, Recommended: 0, Stability: sweep.Stable, NoticeableNs: 1_315,
-		Confidence: &sweep.Confidence{Method: sweep.IntervalMethod, RunnerUp: 1,
+		Confidence: &sweep.Confidence{Method: sweep.IntervalMethod, RunnerUp: 1, Candidates: 3,
 			P50:       stats.Interval{Estimate: 1_027_200, Lo: 1_026_400, Hi: 1_028_100},
 			P99:       stats.Interval{Estimate: 1_091_800, Lo: 1_085_000, Hi: 1_140_000, OneSided: true},
 			MarginP50: &stats.Interval{Estimate: -900, Lo: -2_300, Hi: 500},
@@ -262,6 +262,7 @@ func TestSlackBenchShowsEquivalence(t *testing.T) {
 		"  p50              +27.2 µs  (95 % CI +26.4 .. +28.1 µs)\n",
 		"  p99              +91.8 µs  (95 % one-sided: at least +85.0 µs; too few samples to bound it above)\n",
 		"  runner-up        slack 2µs, cpu_dma_latency 0 µs\n",
+		"widened for the 3 candidates the pick was chosen among (Bonferroni)",
 		"                   its p50 -0.9 µs (95 % CI -2.3 .. +0.5 µs), p99 +481.7 µs (no 95 % interval: too few samples to bound it) against the recommendation\n",
 	} {
 		if !strings.Contains(out.String(), want) {

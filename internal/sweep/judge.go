@@ -269,7 +269,13 @@ func Judge(points []rawfile.Point, prefs Preferences, minSamples int, period uin
 			runnerUp = middle(r.Bands[b])
 			runnerUpSorted = r.Rows[runnerUp].sorted
 		}
-		r.Confidence = confidenceOf(r.Rows[r.Recommended].sorted, runnerUp, runnerUpSorted)
+		candidates := 0
+		for _, b := range r.Bands {
+			if eligible(r.Rows, b) {
+				candidates++
+			}
+		}
+		r.Confidence = confidenceOf(r.Rows[r.Recommended].sorted, runnerUp, runnerUpSorted, candidates)
 	}
 	r.judgeRecheck(rechecks)
 	return r

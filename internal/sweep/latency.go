@@ -24,17 +24,21 @@ const (
 )
 
 // IntervalMethod names how every interval of a judgement is computed, for
-// the output to say: each percentile's from its order statistics, each
-// difference of two percentiles from their standard errors.
-const IntervalMethod = "95 % intervals from the order statistics (distribution-free, exact binomial coverage; one-sided where the samples cannot bound a p99 above); the p50 margin by Price and Bonett's interval for a difference of medians, the p99 margin from the two p99s' intervals"
+// the output to say: each percentile's from its order statistics, the p50
+// margin from the two p50s' standard errors, the p99 margin from the two
+// p99s' intervals, all widened for the selection (confidenceOf).
+const IntervalMethod = "95 % from the order statistics (distribution-free, exact binomial coverage), widened for the candidates the pick was chosen among (Bonferroni); the p50 margin by Price and Bonett's interval for medians, the p99 margin from the two p99s' intervals"
 
 // Confidence is what the user acts on with its uncertainty: the
 // recommended setting's p50 and p99 of the latency, and its margin over
 // the runner-up (the pick were the recommended setting not measured).
 type Confidence struct {
-	Method string         `json:"method"`
-	P50    stats.Interval `json:"p50"`
-	P99    stats.Interval `json:"p99"`
+	Method string `json:"method"`
+	// Candidates is how many settings (Windows: bands) the pick was
+	// chosen among: the intervals are widened for it.
+	Candidates int            `json:"candidates"`
+	P50        stats.Interval `json:"p50"`
+	P99        stats.Interval `json:"p99"`
 	// RunnerUp is a row index, -1 when nothing else qualifies.
 	RunnerUp int `json:"runner_up_row"`
 	// MarginP50 and MarginP99 are the runner-up's figure minus the
@@ -44,15 +48,34 @@ type Confidence struct {
 }
 
 // confidenceOf is the confidence in the recommended row's samples against
-// the runner-up's (nil when there is none), both ascending.
-func confidenceOf(recommended []int64, runnerUpRow int, runnerUp []int64) *Confidence {
-	c := &Confidence{Method: IntervalMethod, P50: stats.PercentileCI(recommended, 50), P99: stats.PercentileCI(recommended, 99), RunnerUp: -1}
+// the runner-up's (nil when there is none), both ascending, when the pick
+// was chosen among candidates settings.
+//
+// The pick is the candidate whose figures came out best, so its own are
+// biased (the lowest observed p99 among equivalent settings is low by
+// chance), and an interval of its samples alone does not hold its level.
+// Each interval is therefore taken so that it would hold for every
+// candidate at once with 95 % (Bonferroni): the pick's p50 and p99, and
+// every candidate's p99 that the p99 margin is bounded from, at
+// 1 − 0.05/candidates; the p50 margin, one of candidates·(candidates−1)/2
+// pairs, at 1 − 0.05 over the pairs. The re-check's samples would be free
+// of the selection, but there are half as many, the Windows re-check does
+// not measure the runner-up, and a stopped bench has none; the sweep's
+// samples serve every bench and `analyze` alike.
+func confidenceOf(recommended []int64, runnerUpRow int, runnerUp []int64, candidates int) *Confidence {
+	k := max(candidates, 1)
+	alpha := 0.05 / float64(k)
+	c := &Confidence{Method: IntervalMethod, Candidates: k, RunnerUp: -1,
+		P50: stats.PercentileCIAt(recommended, 50, alpha), P99: stats.PercentileCIAt(recommended, 99, alpha)}
 	if runnerUpRow >= 0 && len(runnerUp) > 0 {
 		c.RunnerUp = runnerUpRow
+		pairs := max(k*(k-1)/2, 1)
 		// Price and Bonett's interval holds a difference of medians near its
 		// level, not one of p99s (TestIntervalCoverage): the p99 margin is
-		// bounded from the two p99s' own intervals instead.
-		p50, p99 := stats.PercentileDiffCI(runnerUp, recommended, 50), stats.PercentileDiffBounds(runnerUp, recommended, 99, 0.05)
+		// bounded from the two p99s' own intervals instead, each at
+		// 1 − alpha.
+		p50 := stats.PercentileDiffCIAt(runnerUp, recommended, 50, 0.05/float64(pairs))
+		p99 := stats.PercentileDiffBounds(runnerUp, recommended, 99, min(2*alpha, 0.05))
 		c.MarginP50, c.MarginP99 = &p50, &p99
 	}
 	return c

@@ -258,6 +258,13 @@ func TestConfidenceOfTheRecommendation(t *testing.T) {
 	if c.Method != sweep.IntervalMethod {
 		t.Errorf("method %q", c.Method)
 	}
+	// Chosen among two: each of the pick's intervals at 1 − 0.05/2, so
+	// that the pick's holds at 95 % whichever had been picked.
+	sorted := slices.Clone(points[0].Latencies)
+	slices.Sort(sorted)
+	if want := stats.PercentileCIAt(sorted, 50, 0.025); c.Candidates != 2 || c.P50 != want || c.P50.Coverage < 0.975 {
+		t.Errorf("chosen among %d: p50 %+v, want %+v", c.Candidates, c.P50, want)
+	}
 	// One candidate: no runner-up.
 	if one := sweep.JudgeSlack(points[:1], 1_000_000, sweep.DefaultPreferences()); one.Confidence == nil || one.Confidence.RunnerUp != -1 || one.Confidence.MarginP50 != nil {
 		t.Errorf("one setting: confidence %+v", one.Confidence)

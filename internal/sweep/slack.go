@@ -165,7 +165,7 @@ func JudgeSlack(points []rawfile.Point, delayNs int64, prefs Preferences) *Slack
 		if runnerUp >= 0 {
 			runnerUpSorted = r.Rows[runnerUp].sorted
 		}
-		r.Confidence = confidenceOf(r.Rows[r.Recommended].sorted, runnerUp, runnerUpSorted)
+		r.Confidence = confidenceOf(r.Rows[r.Recommended].sorted, runnerUp, runnerUpSorted, len(cands))
 	}
 	if r.Recommended >= 0 && len(rechecks) > 0 {
 		want := r.Rows[r.Recommended].Setting
