@@ -1,0 +1,176 @@
+package sweep_test
+
+import (
+	"flag"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/sweep"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// coverageReplicates is how many simulated benches each scenario of
+// TestIntervalCoverage judges; BENCHMARKS.md's table is
+// go test ./internal/sweep -run TestIntervalCoverage -v -coverage-replicates 10000
+var coverageReplicates = flag.Int("coverage-replicates", 1000, "simulated benches per scenario in TestIntervalCoverage")
+
+// lognormalLateness is a setting's lateness past the 1 ms delay: base plus
+// scale times a log-normal variable of shape sigma (µs), right-skewed as a
+// clean machine's is. Its quantiles are known exactly.
+type lognormalLateness struct{ base, scale, sigma float64 }
+
+func (d lognormalLateness) draw(rng *rand.Rand) int64 {
+	return 1_000_000 + int64(math.Round(1000*(d.base+d.scale*math.Exp(d.sigma*rng.NormFloat64()))))
+}
+
+// quantile is the true p-th percentile of the latency, ns.
+func (d lognormalLateness) quantile(p float64) float64 {
+	z := math.Sqrt2 * math.Erfinv(2*p/100-1)
+	return 1_000_000 + 1000*(d.base+d.scale*math.Exp(d.sigma*z))
+}
+
+// coverageScenario is a bench (Linux slacks, or Windows periods) whose
+// settings' distributions are known: the pick's figures and its margins over the runner-up can be
+// checked against the truth.
+type coverageScenario struct {
+	name     string
+	settings []lognormalLateness
+	samples  int
+	// windows judges the settings as the Windows bench's rows (periods
+	// 0.5100 ms up, one a setting) instead of Linux slacks.
+	windows bool
+}
+
+func coverageScenarios() []coverageScenario {
+	clean := lognormalLateness{base: 20, scale: 6, sigma: 0.6}
+	worse := func(i int) lognormalLateness {
+		d := clean
+		d.base += 10 + 4*float64(i)
+		return d
+	}
+	clear := []lognormalLateness{clean}
+	ties := []lognormalLateness{clean}
+	for i := 1; i < 10; i++ {
+		clear, ties = append(clear, worse(i)), append(ties, clean)
+	}
+	// The Windows bench: two bands of three periods, 1.008 ms and 1.2 ms.
+	fast, slow := lognormalLateness{base: 4, scale: 6, sigma: 0.6}, lognormalLateness{base: 196, scale: 6, sigma: 0.6}
+	return []coverageScenario{
+		{name: "Linux, one clearly best of 10", settings: clear, samples: 200},
+		{name: "Linux, 10 equivalent", settings: ties, samples: 200},
+		{name: "Linux, 2 equivalent", settings: ties[:2], samples: 200},
+		{name: "Linux, 10 equivalent", settings: ties, samples: 500},
+		{name: "Linux, one clearly best of 2", settings: clear[:2], samples: 500},
+		{name: "Linux, 2 equivalent", settings: ties[:2], samples: 500},
+		{name: "Windows, one band clearly best of 2", settings: []lognormalLateness{fast, fast, fast, slow, slow, slow}, samples: 200, windows: true},
+	}
+}
+
+// intervalCount is how often one printed interval held the truth, of the
+// benches where it claimed to (unbounded counts those it did not).
+type intervalCount struct{ held, judged, unbounded int }
+
+func (c *intervalCount) add(iv stats.Interval, truth float64) {
+	if unbounded(iv) {
+		c.unbounded++
+		return
+	}
+	c.judged++
+	if truth >= iv.Lo && (oneSided(iv) || truth <= iv.Hi) {
+		c.held++
+	}
+}
+
+func (c intervalCount) share() float64 { return float64(c.held) / float64(max(c.judged, 1)) }
+
+// oneSided reports whether an interval bounds its figure from below only.
+func oneSided(iv stats.Interval) bool { return iv.OneSided }
+
+// unbounded reports whether an interval claims nothing.
+func unbounded(iv stats.Interval) bool { return iv.Unbounded }
+
+// coverageOf judges replicates simulated benches of s and counts how
+// often each interval the recommendation prints held the truth.
+func coverageOf(s coverageScenario, replicates int, seed uint64) map[string]*intervalCount {
+	rng := rand.New(rand.NewPCG(seed, 0x636f766572))
+	out := map[string]*intervalCount{"p50": {}, "p99": {}, "margin p50": {}, "margin p99": {}}
+	points := make([]rawfile.Point, len(s.settings))
+	const period = 156250 // the coarsest period, in force throughout
+	for r := 0; r < replicates; r++ {
+		for i, d := range s.settings {
+			setting := timerinfo.Setting{SlackNs: int64(i + 1)}
+			if s.windows {
+				setting = timerinfo.Setting{Resolution100ns: uint32(5100 + i)}
+			}
+			lat := make([]int64, s.samples)
+			for j := range lat {
+				lat[j] = d.draw(rng)
+			}
+			points[i] = rawfile.Point{Requested: setting, Granted: setting, Latencies: lat,
+				Conditions: timerinfo.Conditions{CurrentBefore100ns: period, CurrentAfter100ns: period}}
+		}
+		var c *sweep.Confidence
+		recommended := -1
+		if s.windows {
+			res := sweep.Judge(points, sweep.DefaultPreferences(), s.samples, period)
+			c, recommended = res.Confidence, res.Recommended
+		} else {
+			res := sweep.JudgeSlack(points, 1_000_000, sweep.DefaultPreferences())
+			c, recommended = res.Confidence, res.Recommended
+		}
+		if c == nil {
+			continue
+		}
+		pick := s.settings[recommended]
+		out["p50"].add(c.P50, pick.quantile(50))
+		out["p99"].add(c.P99, pick.quantile(99))
+		if c.RunnerUp >= 0 && c.MarginP50 != nil && c.MarginP99 != nil {
+			other := s.settings[c.RunnerUp]
+			out["margin p50"].add(*c.MarginP50, other.quantile(50)-pick.quantile(50))
+			out["margin p99"].add(*c.MarginP99, other.quantile(99)-pick.quantile(99))
+		}
+	}
+	return out
+}
+
+// Every interval the bench's recommendation prints as 95 % holds the
+// truth at least 95 % of the time, within the noise of the replicate count
+// (three binomial standard errors), when drawn from known distributions:
+// one setting clearly best, and the pick chosen among equivalent settings
+// by its lowest observed p99, where the winner's curse biases its own p99
+// low. Simulated: it checks the intervals' construction, not a machine.
+func TestIntervalCoverage(t *testing.T) {
+	reps := *coverageReplicates
+	if testing.Short() {
+		reps = min(reps, 300)
+	}
+	const level = 0.95
+	tolerance := 3 * math.Sqrt(level*(1-level)/float64(reps))
+	t.Logf("| scenario | samples | interval | coverage | benches |")
+	t.Logf("| --- | --- | --- | --- | --- |")
+	for i, s := range coverageScenarios() {
+		counts := coverageOf(s, reps, uint64(i+1))
+		if counts["p50"].judged == 0 {
+			t.Errorf("%s: nothing recommended", s.name)
+		}
+		for _, name := range []string{"p50", "p99", "margin p50", "margin p99"} {
+			c := counts[name]
+			if c.judged == 0 && c.unbounded > 0 {
+				t.Logf("| %s | %d | %s | no interval (%s) | %d |", s.name, s.samples, name, "too few samples", c.unbounded)
+				continue
+			}
+			t.Logf("| %s | %d | %s | %.1f %% | %d |", s.name, s.samples, name, 100*c.share(), c.judged)
+			if c.judged+c.unbounded < reps/2 {
+				t.Errorf("%s: %s printed in %d of %d benches", s.name, name, c.judged+c.unbounded, reps)
+				continue
+			}
+			if c.share() < level-tolerance {
+				t.Errorf("%s: the %s interval held the truth in %.1f %% of %d benches, want at least %.1f %% (95 %% less three standard errors)",
+					s.name, name, 100*c.share(), c.judged, 100*(level-tolerance))
+			}
+		}
+	}
+}
