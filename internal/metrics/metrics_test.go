@@ -226,6 +226,44 @@ func TestServeIsReadOnlyAndPassesPromtool(t *testing.T) {
 	promtoolCheckMetrics(t, body)
 }
 
+// TestServeRefusesAnotherHost: on a loopback address /metrics answers
+// only a Host that names that port as localhost or a loopback address, so
+// that a page of another site (DNS rebinding) cannot read it.
+func TestServeRefusesAnotherHost(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := fed().Serve(l)
+	defer stop()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	for host, want := range map[string]int{
+		"127.0.0.1:" + port:  http.StatusOK,
+		"localhost:" + port:  http.StatusOK,
+		"127.0.0.2:" + port:  http.StatusOK,
+		"evil.com:" + port:   http.StatusForbidden,
+		"evil.com":           http.StatusForbidden,
+		"127.0.0.1":          http.StatusForbidden,
+		"127.0.0.1:1":        http.StatusForbidden,
+		"10.0.0.1:" + port:   http.StatusForbidden,
+		"localhost.:" + port: http.StatusForbidden,
+	} {
+		req, err := http.NewRequest("GET", "http://"+l.Addr().String()+"/metrics", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("Host %s: %v", host, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %q: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+}
+
 // requirePromtool finds promtool; the test skips without it unless
 // TICKSCOPE_REQUIRE_PROMETHEUS=1, and then fails.
 func requirePromtool(t *testing.T) string {

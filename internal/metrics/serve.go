@@ -73,15 +73,39 @@ func (m *Metrics) Serve(l net.Listener) (stop func()) { return m.serve(l, httpse
 func (m *Metrics) serve(l net.Listener, limits httpserver.Limits) (stop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry}))
+	handler := http.Handler(mux)
+	if addr, ok := l.Addr().(*net.TCPAddr); ok && addr.IP.IsLoopback() {
+		handler = loopbackHostOnly(mux, addr.Port)
+	}
 	// net/http's own failures go nowhere: a scraper sees its own, and
 	// standard error is the holder's or the watch's.
-	srv := httpserver.New(mux, limits, log.New(io.Discard, "", 0))
+	srv := httpserver.New(handler, limits, log.New(io.Discard, "", 0))
 	go srv.Serve(l)
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
 	}
+}
+
+// loopbackHostOnly serves only requests whose Host names the loopback
+// port served, as localhost or a loopback address. A page of another site
+// that a browser on this machine has open can reach a loopback port under
+// a name of its own that resolves to 127.0.0.1 (DNS rebinding); its
+// requests carry that name as Host, and the metrics name the programs a
+// --while hold watches. Served on another address, /metrics is the
+// network's to read anyway, under whatever name its operator gave it, and
+// no Host is refused. A refusal is a bare 403, as ui's are.
+func loopbackHostOnly(next http.Handler, port int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, p, err := net.SplitHostPort(r.Host)
+		ip := net.ParseIP(host)
+		if err != nil || p != strconv.Itoa(port) || host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // Start is Listen and Serve for a command's --listen flag; an empty addr
