@@ -20,7 +20,9 @@
 //     none of the files written after the report (--html, --cyclictest-json,
 //     --histfile): run wraps standard output in a writer that keeps the
 //     first failed write, checked once when the command returns (root.go's
-//     stream).
+//     stream). A process started with no standard output (Windows: a
+//     handle that names nothing) writes nowhere and exits as its command
+//     did.
 package main
 
 import (

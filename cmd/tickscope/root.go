@@ -46,7 +46,7 @@ func (a *app) hintf(format string, args ...any) {
 func run(args []string) int {
 	a := &app{stdout: os.Stdout, stderr: os.Stderr}
 	defer hold.LogHolderOutput(machineSystem(), args, &a.stdout, &a.stderr)()
-	a.stdout = &stream{w: a.stdout, name: "standard output"}
+	a.stdout = &stream{w: a.stdout, name: "standard output", absent: platform.NoStream}
 	return a.execute(args)
 }
 
@@ -58,14 +58,18 @@ func run(args []string) int {
 type stream struct {
 	w    io.Writer
 	name string
-	mu   sync.Mutex
-	err  error
+	// absent tells a write that failed because the process has no such
+	// stream (platform.NoStream): its output goes nowhere by how it was
+	// started, and is not a failure.
+	absent func(error) bool
+	mu     sync.Mutex
+	err    error
 }
 
 func (s *stream) Write(p []byte) (int, error) {
 	n, err := s.w.Write(p)
-	if err == nil {
-		return n, nil
+	if err == nil || s.absent != nil && s.absent(err) {
+		return len(p), nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
