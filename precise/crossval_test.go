@@ -43,11 +43,6 @@ func (c policyConfig) String() string {
 	return s
 }
 
-// familyScore is one config on one family.
-type familyScore struct {
-	w worst
-}
-
 // TestMarginPolicyCrossValidation chooses the margin policy by
 // leave-one-family-out: for each family, the config chosen on all the
 // others (the one that keeps the promise on every trace of theirs, under

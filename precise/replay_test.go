@@ -590,18 +590,6 @@ func exceedsKnownBreaks(byFamily map[string][]verdict) bool {
 	return false
 }
 
-func brokenCount(byFamily map[string][]verdict) int {
-	n := 0
-	for _, vs := range byFamily {
-		for _, v := range vs {
-			if len(v.broken) > 0 {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // printSchedules prints what each schedule costs, per family: the fixed
 // margin's and the default's p99 under each (median and worst over the
 // family), and the share of ticks skip-late drops.

@@ -166,3 +166,21 @@ func sameExecutable(pid int) func(exe, allowed string) bool {
 		return strings.TrimSuffix(exe, " (deleted)") == allowed
 	}
 }
+
+// holderLockDirs are where a probe looks for the startup holder: the
+// caller's own directory, then, for a user other than root, root's (a
+// holder systemd starts runs as root).
+func holderLockDirs() []lockDir {
+	own, err := thisLockDir()
+	var dirs []lockDir
+	if err == nil {
+		dirs = append(dirs, own)
+	}
+	if os.Geteuid() != 0 && os.Getenv(RuntimeDirEnv) == "" {
+		dirs = append(dirs, machineLockDir())
+	}
+	return dirs
+}
+
+// uidString is how a uid is named in a refusal.
+func uidString(uid int) string { return "uid " + strconv.Itoa(uid) }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -71,21 +70,6 @@ func ownLockDir(euid int, override, xdgRuntime, cacheDir string) (lockDir, error
 func thisLockDir() (lockDir, error) {
 	cache, _ := os.UserCacheDir()
 	return ownLockDir(os.Geteuid(), os.Getenv(RuntimeDirEnv), os.Getenv("XDG_RUNTIME_DIR"), cache)
-}
-
-// holderLockDirs are where a probe looks for the startup holder: the
-// caller's own directory, then, for a user other than root, root's (a
-// holder systemd starts runs as root).
-func holderLockDirs() []lockDir {
-	own, err := thisLockDir()
-	var dirs []lockDir
-	if err == nil {
-		dirs = append(dirs, own)
-	}
-	if os.Geteuid() != 0 && os.Getenv(RuntimeDirEnv) == "" {
-		dirs = append(dirs, machineLockDir())
-	}
-	return dirs
 }
 
 // errAbsent is a lock directory or file that does not exist (yet):
@@ -315,6 +299,3 @@ func writeRecord(f *os.File) error {
 	}
 	return nil
 }
-
-// uidString is how a uid is named in a refusal.
-func uidString(uid int) string { return "uid " + strconv.Itoa(uid) }

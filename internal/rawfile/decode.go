@@ -414,7 +414,6 @@ func (d *decoder) number(path string) (text string, integer bool) {
 
 var (
 	timeType  = reflect.TypeFor[time.Time]()
-	fileType  = reflect.TypeFor[File]()
 	pointType = reflect.TypeFor[Point]()
 )
 

@@ -209,8 +209,9 @@ type variants struct {
 	pin    runtime.Pinner
 }
 
-// variantStride is variantSize rounded up to keep each copy aligned.
-const variantStride = 32
+// variantStride is variantSize rounded up to 16 bytes, so that each copy
+// stays aligned.
+const variantStride = int(variantSize+15) &^ 15
 
 func newVariants(n int) *variants {
 	v := &variants{memory: make([]byte, n*variantStride+16)}
