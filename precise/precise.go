@@ -1,24 +1,27 @@
 // Package precise sleeps to a deadline more precisely than the OS's timers
 // can, and ticks on an absolute schedule that does not drift.
 //
-// A wait sleeps on the OS's best native timer until a margin before the
-// deadline, then spins on the high-resolution clock for the rest, and never
-// returns early. The margin is not a fixed guess: it covers the 99th
-// percentile of the lateness the native timer shows on this machine, adapts
-// when that changes, and never exceeds spin_sleep's fixed margin (125 µs on
-// Linux, 700 µs on Windows). It keeps that fixed margin for its first
-// thousand wake-ups, after a wake-up later than the margin, and while the
-// timer's recent tail reaches it (margin.go says how). It was chosen by
-// cross-validation over families of synthetic traces of the native timer
-// and traces recorded here, replayed as periodic loops against spin_sleep's
-// hybrid (BENCHMARKS.md): it never spun more, spun at most a fifth as much
-// on a quiet bare-metal machine, and had a p99 within 1 µs of the hybrid's
-// on 95 % of the traces drawn afresh; on the rest (a machine turning busy
-// after a quiet stretch, or a CPU stolen in bursts) up to 28 µs worse,
-// which only the fixed margin's spin avoids. WithTail trades more spinning
-// for fewer late ticks, WithMargin keeps a fixed margin, and
-// WithMissed(SkipLate) skips a tick already due instead of delivering it
-// late. Stats reports the margin in use and what the spinning costs.
+// Use Sleep, SleepUntil or SleepContext where time.Sleep would wake too
+// late, and NewTicker for a periodic loop (a control loop, an audio or game
+// frame) that must keep its rate however long each iteration's work takes:
+//
+//	ticker := precise.NewTicker(time.Millisecond) // 1 kHz
+//	defer ticker.Stop()
+//	for ticker.Wait() {
+//		// ... read sensors, compute, actuate ...
+//	}
+//
+// A wait never returns early. It sleeps on the OS's best native timer until
+// a margin before the deadline, then spins on the high-resolution clock for
+// the rest, so it costs some CPU: the margin follows the 99th percentile of
+// the native timer's lateness on this machine and never exceeds
+// spin_sleep's fixed margin (125 µs on Linux, 700 µs on Windows). Options
+// change the trade: WithTail spins more for fewer late ticks, WithMargin
+// keeps a fixed margin, and WithMissed(SkipLate) skips a tick already due
+// instead of delivering it late. Stats says the margin in use and what the
+// spinning costs. How the margin adapts is in margin.go; how it compares
+// with other ways of keeping a period, measured, is in the repository's
+// BENCHMARKS.md ("Periodic loops").
 //
 // The native timer is, on Linux, clock_nanosleep on an absolute
 // CLOCK_MONOTONIC deadline from a thread whose timer slack is 1 ns; on
