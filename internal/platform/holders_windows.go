@@ -62,6 +62,9 @@ func etwError(call string, err error) error {
 	return &seam.OSError{Call: call, Err: err}
 }
 
+// Lock takes the who lock, Global\tickscope-who (mutexName), which any
+// user can create first and hold: who.Subscribe trusts it only while a
+// session of who.SessionName runs (who.SessionName says why).
 func (e *etwTracer) Lock() (func(), error) {
 	release, err := e.sys.Lock(seam.WhoLock)
 	if locked := (*seam.LockedError)(nil); errors.As(err, &locked) {
@@ -91,6 +94,14 @@ func (e *etwTracer) Start(name string) error {
 	props.LogFileNameOffset = 0
 	var handle uint64
 	if err := winapi.StartTrace(&handle, name, props); err != nil {
+		// ERROR_ALREADY_EXISTS: "A session with the same name or GUID is
+		// already running" ("StartTraceW function (evntrace.h)", Microsoft
+		// Learn). Only a process allowed to start sessions can have made
+		// it, so this, not the lock, says whether another who runs
+		// (who.SessionName).
+		if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
+			return who.SessionExists(etwError("StartTraceW("+name+")", err))
+		}
 		return etwError("StartTraceW("+name+")", err)
 	}
 	e.session = handle

@@ -28,7 +28,9 @@ import (
 // whose name StartTraceW keeps unique on the whole machine, so it must be
 // one object machine-wide ("Global\"): only creating file-mapping and
 // symbolic-link objects there needs SeCreateGlobalPrivilege ("Kernel
-// Object Namespaces", Microsoft Learn).
+// Object Namespaces", Microsoft Learn). So any user can create the who
+// lock's mutex first and hold it: who trusts it only while its ETW
+// session runs, which only an administrator can start (who.SessionName).
 func mutexName(name string) string {
 	if name == seam.WhoLock {
 		return `Global\tickscope-` + name

@@ -2,11 +2,17 @@ package platform_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"runtime"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/windows"
 
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/who"
 )
 
 // The Kernel-Power rundown names this process while it holds a request:
@@ -52,4 +58,51 @@ func TestHoldersNameThisProcessWhileItHoldsARequest(t *testing.T) {
 	if _, err := sys.Holders(context.Background()); err != nil {
 		t.Errorf("a second read: %v", err)
 	}
+}
+
+// Any user can create Global\tickscope-who first and hold it ("CreateMutexW
+// function", Microsoft Learn): a squatter holding it while no session of
+// who.SessionName runs does not make who busy. The squatter here is a
+// thread of this process that owns the mutex, which Lock's thread then
+// finds owned, as it would another process's. Elevated, the holders are
+// read; under Wine (elevated, no session can be opened for reading) the
+// read fails at OpenTraceW, as with no squatter, and not with ErrBusy.
+func TestASquatterOnTheWhoLockIsNotBusy(t *testing.T) {
+	sys := platform.NewSystem()
+	if !sys.Elevated() {
+		t.Skip("reading the holders needs an elevated token (an ETW session)")
+	}
+	defer func(w time.Duration) { who.LockWait = w }(who.LockWait)
+	who.LockWait = 200 * time.Millisecond
+	name, _ := windows.UTF16PtrFromString(`Global\tickscope-who`)
+	held, release := make(chan error, 1), make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		h, err := windows.CreateMutex(nil, true, name)
+		if errors.Is(err, windows.ERROR_ALREADY_EXISTS) {
+			windows.CloseHandle(h)
+			held <- errors.New("another tickscope reads who holds the timer")
+			return
+		}
+		held <- err
+		if err != nil {
+			return
+		}
+		<-release
+		windows.ReleaseMutex(h)
+		windows.CloseHandle(h)
+	}()
+	if err := <-held; err != nil {
+		t.Skip(err)
+	}
+	defer close(release)
+	_, err := sys.Holders(context.Background())
+	if errors.Is(err, who.ErrBusy) {
+		t.Fatalf("Holders with the lock squatted: %v", err)
+	}
+	if err != nil && !underWine() {
+		t.Fatalf("Holders with the lock squatted: %v", err)
+	}
+	t.Logf("Holders with the lock squatted: %v", err)
 }

@@ -13,6 +13,27 @@ import (
 // of this name may also be another tickscope's, running now: Subscribe
 // tells the two apart with a cross-process lock (Tracer.Lock) held for the
 // session's life.
+//
+// That lock is a named mutex, which any user can create first and hold
+// ("CreateMutexW function (synchapi.h)", Microsoft Learn: a name in the
+// global namespace can be squatted by another process). So it is not what
+// says "another who is running": the session is. Starting a session needs
+// an administrator (or a member of Performance Log Users), and StartTraceW
+// fails with ERROR_ALREADY_EXISTS while one of the name runs
+// ("StartTraceW function (evntrace.h)", Microsoft Learn), which no other
+// user can fake. The lock only tells a live session from a leftover one:
+// held by this process, any session of the name is a killed run's, and is
+// stopped; held by another for LockWait, the session is started without
+// stopping any, and only ERROR_ALREADY_EXISTS then says ErrBusy. A
+// squatter on the lock alone thus never makes who busy; a squatter and a
+// leftover session together do (nothing then tells the leftover from a
+// live one), until an administrator stops it (logman stop tickscope-who
+// -ets). A private namespace bounded by the Administrators SID
+// ("CreatePrivateNamespaceW function (namespaceapi.h)", Microsoft Learn)
+// would make the lock itself unsquattable, at six more calls, and Wine
+// 8.0, where tickscope's Windows tests run, has none: its
+// CreateBoundaryDescriptorW is a stub and kernel32 has no
+// AddSIDToBoundaryDescriptor.
 const SessionName = "tickscope-who"
 
 // Tracer is the ETW calls one session needs; package platform implements
@@ -21,12 +42,15 @@ type Tracer interface {
 	// Lock takes the cross-process lock held for the whole life of a
 	// session of SessionName (package platform: System.Lock(seam.WhoLock)),
 	// which the OS drops when its holder exits however it exits. When
-	// another tickscope holds it, the error wraps ErrBusy.
+	// another process holds it (another tickscope, or any user's process
+	// squatting its name), the error wraps ErrBusy.
 	Lock() (release func(), err error)
 	// Stop stops the session named name (ControlTraceW,
 	// EVENT_TRACE_CONTROL_STOP), saying whether one ran.
 	Stop(name string) (existed bool, err error)
-	// Start starts a real-time session named name (StartTraceW).
+	// Start starts a real-time session named name (StartTraceW). When a
+	// session of that name runs already (ERROR_ALREADY_EXISTS), the error
+	// wraps ErrSessionExists (SessionExists).
 	Start(name string) error
 	// Consume opens the session for reading (OpenTraceW) and delivers its
 	// records to each, on a goroutine of its own (ProcessTrace), until the
@@ -52,6 +76,17 @@ var ErrLeftover = errors.New("a session left by an earlier tickscope could not b
 // it is left alone.
 var ErrBusy = errors.New("another tickscope is reading who holds the timer; try again when it is done")
 
+// ErrSessionExists is Tracer.Start's error when a session of the name
+// runs already: StartTraceW's ERROR_ALREADY_EXISTS.
+var ErrSessionExists = errors.New("an ETW session of that name runs already")
+
+// SessionExists is err, said as err says it, wrapping ErrSessionExists too.
+func SessionExists(err error) error { return sessionExists{err} }
+
+type sessionExists struct{ error }
+
+func (e sessionExists) Unwrap() []error { return []error{e.error, ErrSessionExists} }
+
 // NeedsElevation is what who says when ETW refuses it: a session needs an
 // administrator.
 const NeedsElevation = "naming the processes that hold the timer needs an elevated terminal (an ETW session on Microsoft-Windows-Kernel-Power): run tickscope who in a terminal started with \"Run as administrator\""
@@ -74,27 +109,36 @@ var LockWait = 4 * time.Second
 const lockRetry = 100 * time.Millisecond
 
 // lock takes the session's lock, waiting up to LockWait while another
-// tickscope holds it.
-func lock(ctx context.Context, t Tracer) (func(), error) {
+// process holds it. Held by another all that time, it returns no release
+// and busy, the ErrBusy that says so: the session is then another
+// tickscope's only if it runs (runSession), as the lock may be a
+// squatter's (SessionName). ctx ending while it waits is err.
+func lock(ctx context.Context, t Tracer) (release func(), busy, err error) {
 	deadline := time.Now().Add(LockWait)
 	for {
 		release, err := t.Lock()
-		if err == nil || !errors.Is(err, ErrBusy) || time.Now().After(deadline) {
-			return release, err
+		switch {
+		case err == nil:
+			return release, nil, nil
+		case !errors.Is(err, ErrBusy):
+			return nil, nil, err
+		case time.Now().After(deadline):
+			return nil, err, nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil, err
+			return nil, nil, err
 		case <-time.After(lockRetry):
 		}
 	}
 }
 
 // Subscribe runs the session: it takes the session's lock (waiting up to
-// LockWait, then ErrBusy: a session of SessionName whose lock another
-// tickscope holds is live, and is never stopped), stops a leftover session
-// of SessionName (with the lock taken, any is a killed run's), starts its
-// own, reads it, enables the provider and asks for its rundown, then calls
+// LockWait; a session of SessionName whose lock another holds is live, and
+// is never stopped: with the lock still another's, a session of the name
+// that runs is ErrBusy, and none running is started without the lock),
+// stops a leftover session of SessionName (with the lock taken, any is a
+// killed run's), starts its own, reads it, enables the provider and asks for its rundown, then calls
 // each for every timer event decoded, until ctx ends, asking for a fresh
 // rundown at each value received on rundown (nil: never). Delivery that ends
 // before ctx does gives ErrDeliveryEnded. It stops the session on every
@@ -103,23 +147,33 @@ func lock(ctx context.Context, t Tracer) (func(), error) {
 // Records of other events, and timer events that do not decode, are
 // skipped.
 func Subscribe(ctx context.Context, t Tracer, rundown <-chan struct{}, each func(Event)) error {
-	release, err := lock(ctx, t)
+	release, busy, err := lock(ctx, t)
 	if err != nil {
 		return err
 	}
-	defer release()
-	return runSession(ctx, t, rundown, each)
+	if release != nil {
+		defer release()
+	}
+	return runSession(ctx, t, busy, rundown, each)
 }
 
-// runSession is Subscribe once the session's lock is taken.
-func runSession(ctx context.Context, t Tracer, rundown <-chan struct{}, each func(Event)) (err error) {
-	if _, err := t.Stop(SessionName); err != nil {
-		if errors.Is(err, ErrNeedsElevation) {
-			return err
+// runSession is Subscribe once lock has answered: with the lock taken
+// (busy nil) it stops a leftover session first; with the lock another's
+// (busy, the ErrBusy lock gave) it stops none, and a session of the name
+// that runs already is busy.
+func runSession(ctx context.Context, t Tracer, busy error, rundown <-chan struct{}, each func(Event)) (err error) {
+	if busy == nil {
+		if _, err := t.Stop(SessionName); err != nil {
+			if errors.Is(err, ErrNeedsElevation) {
+				return err
+			}
+			return fmt.Errorf("%w: %w", ErrLeftover, err)
 		}
-		return fmt.Errorf("%w: %w", ErrLeftover, err)
 	}
 	if err := t.Start(SessionName); err != nil {
+		if busy != nil && errors.Is(err, ErrSessionExists) {
+			return busy
+		}
 		return err
 	}
 	stopped := false
@@ -218,20 +272,23 @@ var ErrNoRundown = errors.New("the Kernel-Power rundown did not arrive")
 // timing.Most it returns ErrNoRundown, never an empty list: no holder
 // would then be a guess. Stopped early (ESC, Ctrl+C) after event 96 but
 // before the rundown went quiet, it returns what came, marked Incomplete.
-// timing.Most counts from when the session's lock is taken: the wait for
-// another tickscope's session to end (up to LockWait) is not the rundown's.
+// timing.Most counts from when the session's lock is taken (or, held by
+// another for LockWait, given up): the wait for another tickscope's
+// session to end (up to LockWait) is not the rundown's.
 func ReadRundown(ctx context.Context, t Tracer, self uint32, timing RundownTiming) (*Windows, error) {
-	release, err := lock(ctx, t)
+	release, busy, err := lock(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	if release != nil {
+		defer release()
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timing.Most)
 	defer cancel()
 	events := make(chan Event, 64)
 	done := make(chan error, 1)
-	go func() { done <- runSession(ctx, t, nil, func(ev Event) { events <- ev }) }()
+	go func() { done <- runSession(ctx, t, busy, nil, func(ev Event) { events <- ev }) }()
 	w := &Windows{Holders: []Holder{}}
 	byPID := map[uint32]int{}
 	quiet := time.NewTimer(timing.Most)

@@ -104,7 +104,7 @@ func (f *fakeTracer) Start(name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.running[name] {
-		return errors.New("StartTraceW: Cannot create a file when that file already exists.")
+		return SessionExists(errors.New("StartTraceW: Cannot create a file when that file already exists."))
 	}
 	f.running[name] = true
 	f.owner = f
@@ -399,5 +399,95 @@ func TestReadRundownStartsItsClockOnceTheLockIsTaken(t *testing.T) {
 	}
 	if w.Timer == nil || w.Timer.Current100ns != 156250 {
 		t.Errorf("rundown = %+v", w.Timer)
+	}
+}
+
+// The lock's name can be taken by any user: a process that holds it
+// while no session of SessionName runs is not another tickscope, and who
+// reads as before, stopping no session (none can be a leftover it knows
+// of) and never touching the lock.
+func TestASquatterOnTheLockDoesNotMakeWhoBusy(t *testing.T) {
+	defer func(w time.Duration) { LockWait = w }(LockWait)
+	LockWait = 150 * time.Millisecond
+	f := newFake(false)
+	f.lockHeld = true // a squatter, for ever
+	f.records = []Record{record(t, 96, 1, map[string]uint32{"CurrentPeriod": 156250, "MinimumPeriod": 5000, "MaximumPeriod": 156250}, "")}
+	w, err := ReadRundown(context.Background(), f, 1, fast)
+	if err != nil {
+		t.Fatalf("read with the lock squatted: %v, want the rundown", err)
+	}
+	if w.Timer == nil || w.Timer.Current100ns != 156250 {
+		t.Errorf("rundown %+v", w)
+	}
+	calls := slices.DeleteFunc(slices.Clone(f.calls), func(c string) bool { return c == "Lock" })
+	wantCalls := []string{"Start tickscope-who", "Consume tickscope-who", "Enable", "Rundown", "Stop tickscope-who", "wait"}
+	if !slices.Equal(calls, wantCalls) {
+		t.Errorf("calls (Lock aside) = %v, want %v", calls, wantCalls)
+	}
+	if f.sessionLeft() {
+		t.Error("the session was left running")
+	}
+
+	// And a watch.
+	g := newFake(false)
+	g.lockHeld = true
+	ctx, cancel := context.WithCancel(context.Background())
+	g.afterRun = cancel
+	if err := Subscribe(ctx, g, nil, func(Event) {}); err != nil {
+		t.Errorf("watch with the lock squatted: %v", err)
+	}
+	if g.sessionLeft() {
+		t.Error("the watch's session was left running")
+	}
+}
+
+// With the lock another's, a session of SessionName that runs is live as
+// far as who can tell: ErrBusy, naming the lock's holder as before, and
+// the session is left alone (a leftover and a squatter together look like
+// a live session; only an administrator's logman stop ends it).
+func TestASessionRunningWhileTheLockIsAnothersIsBusy(t *testing.T) {
+	defer func(w time.Duration) { LockWait = w }(LockWait)
+	LockWait = 150 * time.Millisecond
+	f := newFake(true)
+	f.lockHeld = true
+	_, err := ReadRundown(context.Background(), f, 1, fast)
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "(process 99)") || errors.Is(err, ErrSessionExists) {
+		t.Fatalf("error %v, want ErrBusy as the lock gave it", err)
+	}
+	if err.Error() != ErrBusy.Error()+" (process 99)" {
+		t.Errorf("error %q: the busy message changed", err)
+	}
+	if slices.ContainsFunc(f.calls, func(c string) bool { return strings.HasPrefix(c, "Stop") }) {
+		t.Errorf("calls %v: a session that may be live was stopped", f.calls)
+	}
+	if !f.sessionLeft() {
+		t.Error("the session is gone")
+	}
+}
+
+// A wait for the lock that ctx ends is not a reason to start a session
+// without it.
+func TestAWaitForTheLockEndedByItsContextStartsNothing(t *testing.T) {
+	defer func(w time.Duration) { LockWait = w }(LockWait)
+	LockWait = 10 * time.Second
+	f := newFake(false)
+	f.lockHeld = true
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := ReadRundown(ctx, f, 1, fast)
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("error %v, want ErrBusy", err)
+	}
+	if slices.ContainsFunc(f.calls, func(c string) bool { return c != "Lock" }) {
+		t.Errorf("calls %v after ctx ended the wait", f.calls)
+	}
+}
+
+// SessionExists keeps the error's words and adds ErrSessionExists.
+func TestSessionExistsKeepsTheMessage(t *testing.T) {
+	inner := errors.New("StartTraceW(tickscope-who): Cannot create a file when that file already exists.")
+	err := SessionExists(inner)
+	if err.Error() != inner.Error() || !errors.Is(err, inner) || !errors.Is(err, ErrSessionExists) {
+		t.Errorf("SessionExists(%v) = %v", inner, err)
 	}
 }
