@@ -31,6 +31,30 @@ func (taskStartup) Describe() string { return "Task Scheduler task " + persist.T
 // by path; a missing one is the Win32 ERROR_FILE_NOT_FOUND as an HRESULT).
 var errTaskNotFound = winapi.HRESULTFromWin32(windows.ERROR_FILE_NOT_FOUND)
 
+// taskError is the error of the Task Scheduler call call on the task:
+// E_ACCESSDENIED on a task that exists says that another user's task
+// holds the name (taskTaken), anything else is the call's OSError.
+// exists tells whether the task exists, asked only for E_ACCESSDENIED.
+func taskError(call string, err error, exists func() bool) error {
+	var hr winapi.HRESULT
+	if errors.As(err, &hr) && uint32(hr) == eAccessDenied && exists() {
+		return taskTaken(call, persist.TaskName, uint32(hr), &seam.OSError{Call: call, Err: err}, true, taskStartup{}.DeleteByHand())
+	}
+	return &seam.OSError{Call: call, Err: err}
+}
+
+// taskExists reports whether a task of the name is in the folder, as GetTask
+// sees it: there, or there and denied to the caller.
+func taskExists(folder *winapi.TaskFolder) bool {
+	task, err := folder.GetTask(persist.TaskName)
+	if err == nil {
+		task.Release()
+		return true
+	}
+	var hr winapi.HRESULT
+	return errors.As(err, &hr) && uint32(hr) == eAccessDenied
+}
+
 // inFolder connects to the local Task Scheduler as the calling user and
 // calls use with the task folder. COM is per thread: the goroutine stays
 // on one thread, in the multithreaded apartment, until the objects are
@@ -74,7 +98,9 @@ func (t taskStartup) withTask(use func(*winapi.RegisteredTask) error) (found boo
 			return nil
 		}
 		if err != nil {
-			return &seam.OSError{Call: "ITaskFolder::GetTask(" + persist.TaskName + ")", Err: err}
+			// Denied, the task is there: GetTask finds a missing one
+			// (errTaskNotFound) first.
+			return taskError("ITaskFolder::GetTask("+persist.TaskName+")", err, func() bool { return true })
 		}
 		defer task.Release()
 		found = true
@@ -111,7 +137,7 @@ func (t taskStartup) Install(definition []byte) error {
 	return t.inFolder(func(folder *winapi.TaskFolder) error {
 		task, warning, err := folder.RegisterTask(persist.TaskName, text, winapi.TASK_CREATE_OR_UPDATE, winapi.TASK_LOGON_INTERACTIVE_TOKEN)
 		if err != nil {
-			return &seam.OSError{Call: "ITaskFolder::RegisterTask(" + persist.TaskName + ")", Err: err}
+			return taskError("ITaskFolder::RegisterTask("+persist.TaskName+")", err, func() bool { return taskExists(folder) })
 		}
 		task.Release()
 		if warning != nil {
@@ -154,7 +180,7 @@ func (t taskStartup) Stop() error {
 func (t taskStartup) Delete() error {
 	return t.inFolder(func(folder *winapi.TaskFolder) error {
 		if err := folder.DeleteTask(persist.TaskName); err != nil {
-			return &seam.OSError{Call: "ITaskFolder::DeleteTask(" + persist.TaskName + ")", Err: err}
+			return taskError("ITaskFolder::DeleteTask("+persist.TaskName+")", err, func() bool { return taskExists(folder) })
 		}
 		return nil
 	})
