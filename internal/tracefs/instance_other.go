@@ -1,0 +1,13 @@
+//go:build !linux
+
+package tracefs
+
+func open(Options) (*Instance, error) { return nil, ErrUnsupported }
+
+func (in *Instance) close() error { return ErrUnsupported }
+
+func (in *Instance) openCPU(int) (*CPUReader, error) { return nil, ErrUnsupported }
+
+func (r *CPUReader) readPage() ([]byte, error) { return nil, ErrUnsupported }
+
+func (r *CPUReader) close() error { return ErrUnsupported }
