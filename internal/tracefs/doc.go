@@ -9,7 +9,7 @@
 //
 //   - events/SYSTEM/EVENT/format: the event's name, its ID (the value of
 //     its common_type field) and its fields, each with its C type, offset,
-//     size and signedness (Documentation/trace/events.rst, "Event formats").
+//     size and signedness (Documentation/trace/events.rst).
 //     Fields are found by name, never by a fixed offset: they move between
 //     kernels (6.18 added was_armed to timer:hrtimer_start;
 //     sched:sched_migrate_task's comm became a __data_loc field). A
@@ -31,7 +31,7 @@
 //     the layout above, consumed as they are read (Documentation/trace/ftrace.rst).
 //   - per_cpu/cpuN/stats: entries, overrun, commit overrun, bytes, the
 //     oldest event's and the current time stamp, dropped and read events
-//     (Documentation/trace/ftrace.rst, "per_cpu/cpuN/stats";
+//     (Documentation/trace/ftrace.rst, the per_cpu directory;
 //     kernel/trace/trace.c, tracing_stats_read).
 //
 // Byte order: the ring buffer and the events are written in the kernel's

@@ -199,7 +199,9 @@ func (r *PageReader) Next() bool {
 					r.fail(at, fmt.Sprintf("array[0] length %d is less than its own 4 bytes", n))
 					return false
 				}
-				start, length = int64(at)+8, int64(n)-4
+				// Rounded up to the 4-byte alignment of every event, as
+				// kbuffer-parse.c reads it.
+				start, length = int64(at)+8, (int64(n)-4+3)&^3
 			} else {
 				start, length = int64(at)+4, int64(typeLen)*4
 			}

@@ -362,3 +362,12 @@ func ExampleReadPage() {
 	}
 	// Output: 520 7
 }
+
+func TestPageLongFormRounded(t *testing.T) {
+	// array[0] of 11: 7 bytes of record, read as 8, the next event after.
+	p := (&page{ts: 10}).word(hdr(0, 1), 11, 5, 0xcc).word(hdr(1, 1), 6)
+	evs, err := events(t, p.bytes())
+	if err != nil || len(evs) != 2 || len(evs[0].Data) != 8 || evs[1].Type != 6 || evs[1].Timestamp != 12 {
+		t.Errorf("%+v %v", evs, err)
+	}
+}
