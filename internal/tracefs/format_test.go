@@ -242,7 +242,7 @@ func TestParseFormatErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	// __rel_loc: the offset counts from the end of the word (8+4).
-	rec := newRecord(20, 223, 0).u32(8, 3<<16|0).str(12, "NET")
+	rec := newRecord(20, 223, 0).u32(8, 3<<16).str(12, "NET")
 	if s, err := f.String(rec, "vec"); s != "NET" || err != nil {
 		t.Errorf("__rel_loc: %q, %v", s, err)
 	}
