@@ -265,6 +265,14 @@ func (p Program) NeedsPath() bool {
 	return p.name == "" || !p.windows && len(p.name) > CommLen
 }
 
+// Paths are the paths that name a program given by its path (nil for a
+// bare name): the path as given and, on Windows, with ".exe" added when it
+// lacks it (with backslashes); on Linux, where its links lead. A scanner
+// that tells a program by its file reads the files these name.
+func (p Program) Paths() []string {
+	return slices.Clone(p.paths)
+}
+
 // PathMatches reports whether a process whose short name matches, running
 // the executable at path, runs the program (NeedsPath).
 func (p Program) PathMatches(path string) bool {

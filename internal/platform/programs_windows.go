@@ -13,11 +13,58 @@ import (
 
 // ScanPrograms scans process snapshots (snapshotScanner).
 func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
-	sc := &snapshotScanner{known: map[uint32]knownProcess{}, unread: map[uint32]snapshotIdentity{}}
-	for _, program := range programs {
-		sc.programs = append(sc.programs, options.NewProgram(program, true, nil))
+	sc := &snapshotScanner{known: map[uint32]knownProcess{}, unread: map[uint32]snapshotIdentity{}, rejected: map[uint32]rejectedProcess{}}
+	paths := make([][]string, len(programs))
+	for i, program := range programs {
+		p := options.NewProgram(program, true, nil)
+		sc.programs = append(sc.programs, p)
+		paths[i] = p.Paths()
 	}
+	sc.files = newProgramFiles(paths, fileKeyOf)
 	return sc, nil
+}
+
+// fileKeyOf reads the key of the file at path (links followed): it is
+// opened for its attributes alone (FILE_READ_ATTRIBUTES, every share mode,
+// so that a running program's image, which is open, opens too) and its
+// FILE_ID_INFO read (GetFileInformationByHandleEx, FileIdInfo, Windows 8
+// and later: the 128-bit ids ReFS needs), or where that fails its
+// BY_HANDLE_FILE_INFORMATION (GetFileInformationByHandle). ok is false
+// when there is no file at path.
+func fileKeyOf(path string) (key fileKey, ok bool, err error) {
+	name, err := windows.UTF16PtrFromString(path)
+	if err != nil {
+		return fileKey{}, false, nil
+	}
+	h, err := windows.CreateFile(name, windows.FILE_READ_ATTRIBUTES, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil, windows.OPEN_EXISTING, 0, 0)
+	switch {
+	case errors.Is(err, windows.ERROR_FILE_NOT_FOUND), errors.Is(err, windows.ERROR_PATH_NOT_FOUND), errors.Is(err, windows.ERROR_INVALID_NAME):
+		return fileKey{}, false, nil
+	case err != nil:
+		return fileKey{}, false, &seam.OSError{Call: "open " + path, Err: err}
+	}
+	defer windows.CloseHandle(h)
+	var id fileIDInfo
+	if windows.GetFileInformationByHandleEx(h, windows.FileIdInfo, (*byte)(unsafe.Pointer(&id)), uint32(unsafe.Sizeof(id))) == nil {
+		return fileKey{wide: true, volume: id.VolumeSerialNumber, id: id.FileID}, true, nil
+	}
+	var info windows.ByHandleFileInformation
+	if err := windows.GetFileInformationByHandle(h, &info); err != nil {
+		return fileKey{}, false, &seam.OSError{Call: "read the file id of " + path, Err: err}
+	}
+	key = fileKey{volume: uint64(info.VolumeSerialNumber)}
+	index := uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow)
+	for b := range 8 {
+		key.id[b] = byte(index >> (8 * b))
+	}
+	return key, true, nil
+}
+
+// fileIDInfo is FILE_ID_INFO (winbase.h, "FILE_ID_INFO structure",
+// Microsoft Learn): a volume's serial number and a file's FILE_ID_128.
+type fileIDInfo struct {
+	VolumeSerialNumber uint64
+	FileID             [16]byte
 }
 
 // A snapshotScanner finds the processes of named programs in a snapshot
@@ -28,9 +75,14 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 // image name is a watched program's is opened with
 // PROCESS_QUERY_LIMITED_INFORMATION, which protected processes grant too,
 // once while it runs: for its start time (GetProcessTimes) and, for a
-// program named by its path, its image path (QueryFullProcessImageNameW).
-// Names compare as options.Program says (without case; a name without
-// .exe as with it).
+// program named by its path, its image path (QueryFullProcessImageNameW),
+// whose file must be the one the program's path named (programFiles: the
+// volume's serial number and the file's id, fileKeyOf), not a file whose
+// path reads the same. Names compare as options.Program says (without
+// case; a name without .exe as with it). What a process was found to be,
+// a watched program's or not, is kept by its id and start time, and told
+// again only for a new process given the same id (or, for one that ran
+// no program, once the program's path names another file).
 //
 // The alternatives: the Microsoft-Windows-Kernel-Process ETW provider
 // announces each start and exit, but a real-time session needs an
@@ -51,9 +103,24 @@ type snapshotScanner struct {
 	// its parent's id and image name from the snapshot stand for it, so
 	// that a new process given the same id is tried afresh.
 	unread map[uint32]snapshotIdentity
+	// rejected are the processes whose image name is a watched program's
+	// but that run none (another file than the path names), by id, so
+	// that they are not opened and read again at every scan: each is told
+	// again when its start time changes (its id is another process's) or
+	// when files.generation does (a program's path names another file).
+	rejected map[uint32]rejectedProcess
+	// files are the files the programs named by their paths name.
+	files *programFiles
 	// unreadable are the processes the last scan could not tell for the
 	// first time (Unreadable).
 	unreadable []seam.UnreadableProcess
+}
+
+// rejectedProcess is a process told not to run a watched program.
+type rejectedProcess struct {
+	name       string
+	started    time.Time
+	generation uint64
 }
 
 // knownProcess is a matched process as the last scan saw it.
@@ -80,6 +147,7 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 	entry := windows.ProcessEntry32{Size: uint32(unsafe.Sizeof(windows.ProcessEntry32{}))}
 	known := map[uint32]knownProcess{}
 	unread := map[uint32]snapshotIdentity{}
+	rejected := map[uint32]rejectedProcess{}
 	var out []seam.ProgramProcess
 	for err = windows.Process32First(snapshot, &entry); err == nil; err = windows.Process32Next(snapshot, &entry) {
 		name := windows.UTF16ToString(entry.ExeFile[:])
@@ -102,28 +170,46 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 			unread[pid] = id
 			continue
 		}
+		if was, ok := sc.rejected[pid]; ok && was.name == name && was.generation == sc.files.generation {
+			if started, err := processStart(pid); err == nil && started.Equal(was.started) {
+				rejected[pid] = was
+				continue
+			}
+		}
+		// candidate is set once a program's image name is this process's,
+		// settled once it is found to run one or could not be told.
+		candidate, settled := false, false
+		var started time.Time
 		for i, p := range sc.programs {
 			if !p.ShortNameMatches(name) {
 				continue
 			}
-			started, matches, readErr := sc.inspect(pid, p)
+			candidate = true
+			var matches bool
+			var readErr error
+			started, matches, readErr = sc.inspect(pid, i)
 			if readErr != nil {
 				unread[pid] = id
 				sc.unreadable = append(sc.unreadable, seam.UnreadableProcess{PID: int(pid), Program: i, Err: readErr})
+				settled = true
 				break
 			}
 			if !matches {
 				continue
 			}
+			settled = true
 			known[pid] = knownProcess{name: name, program: i, started: started}
 			out = append(out, seam.ProgramProcess{PID: int(pid), Program: i, Started: started, UID: -1})
 			break
+		}
+		if candidate && !settled && !started.IsZero() {
+			rejected[pid] = rejectedProcess{name: name, started: started, generation: sc.files.generation}
 		}
 	}
 	if !errors.Is(err, windows.ERROR_NO_MORE_FILES) {
 		return nil, &seam.OSError{Call: "Process32Next", Err: err}
 	}
-	sc.known, sc.unread = known, unread
+	sc.known, sc.unread, sc.rejected = known, unread, rejected
 	return out, nil
 }
 
@@ -162,12 +248,14 @@ func processStart(pid uint32) (time.Time, error) {
 	return time.Unix(0, created.Nanoseconds()), nil
 }
 
-// inspect opens a process whose image name is p's: it matches when p is
-// a bare name, or when its image path is p's path. started is its
-// creation time, zero when the process could not be opened (a bare name
-// matches all the same); unreadable is why a program named by its path
-// could not be told.
-func (sc *snapshotScanner) inspect(pid uint32, p options.Program) (started time.Time, matches bool, unreadable error) {
+// inspect opens a process whose image name is program i's: it matches
+// when the program is a bare name, or when its image path names the file
+// the program's path names (programFiles.runs). started is its creation
+// time, zero when the process could not be opened (a bare name matches
+// all the same); unreadable is why a program named by its path could not
+// be told.
+func (sc *snapshotScanner) inspect(pid uint32, i int) (started time.Time, matches bool, unreadable error) {
+	p := sc.programs[i]
 	process, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
 	switch {
 	case err == nil:
@@ -192,11 +280,15 @@ func (sc *snapshotScanner) inspect(pid uint32, p options.Program) (started time.
 	if err := windows.QueryFullProcessImageName(process, 0, &buf[0], &size); err != nil {
 		return time.Time{}, false, &seam.OSError{Call: "QueryFullProcessImageNameW", Err: err}
 	}
-	return started, p.PathMatches(windows.UTF16ToString(buf[:size])), nil
+	_, runs, err := sc.files.runs(i, windows.UTF16ToString(buf[:size]))
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	return started, runs, nil
 }
 
 // Unreadable lists the processes the last scan met and could not tell.
 func (sc *snapshotScanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
 
 // Close: a snapshot scanner keeps no handle between scans.
-func (sc *snapshotScanner) Close() { sc.known, sc.unread = nil, nil }
+func (sc *snapshotScanner) Close() { sc.known, sc.unread, sc.rejected = nil, nil, nil }
