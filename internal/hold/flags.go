@@ -248,9 +248,10 @@ started by either path). A process once found is held for until it exits,
 also when it renames itself. A process whose path cannot be read (another
 user's) is not counted, and said once. A name is anyone's: any user may run a
 program of that name, and on Linux any process may take any name (echo -n game
-> /proc/self/comm). A path counts only the file at that path (Linux: its device
-and inode, read again when the file is replaced, so that a file another user
-shows there in a namespace of their own is not it). --while-user USER (Linux;
+> /proc/self/comm). A path counts only the file at that path, read again when
+the file is replaced (Linux: its device and inode, so that a file another user
+shows there in a namespace of their own is not it; Windows: its volume and file
+id, so that a hard link counts and a look-alike path does not). --while-user USER (Linux;
 a name or a user id) counts only the processes that user started. It looks
 every second (Linux: /proc; Windows: a process snapshot), at a cost
 BENCHMARKS.md gives. With --persist the startup holder does the same. Not with
