@@ -48,10 +48,36 @@ type ApplyPlan struct {
 }
 
 // ProgramUser is the user whose processes a hold with --while counts
-// (--while-user): Name as given, UID the user id it names.
+// (--while-user): Name as given, and the user it names: on Linux UID, the
+// user id; on Windows SID, the account's security identifier as text
+// (UID is then -1).
 type ProgramUser struct {
 	Name string
 	UID  int
+	SID  string
+}
+
+// lookupAccount reads --while-user on Windows (lookupAccountOS): sid is
+// the account's SID as text, problem, when set, why the value names no
+// user account here (a usage error), err a lookup that failed. Tests
+// replace it.
+var lookupAccount = lookupAccountOS
+
+// noSuchAccount is why a --while-user value names no account on Windows.
+const noSuchAccount = `no such user here; give a user's name (alice, DOMAIN\alice) or a SID (S-1-5-21-...)`
+
+// windowsProgramUser reads --while-user on Windows: a SID as text
+// (S-1-5-21-...: the startup holder is given it), or the name of a user
+// account this machine knows (alice, DOMAIN\alice).
+func windowsProgramUser(value string) (*ProgramUser, error) {
+	sid, problem, err := lookupAccount(value)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("--while-user %s: looking the account up: %w", options.Value(value), err)
+	case problem != "":
+		return nil, options.BadFlag("while-user", value, "%s", problem)
+	}
+	return &ProgramUser{Name: value, UID: -1, SID: sid}, nil
 }
 
 // noUID is (uid_t)-1, which names no user: setreuid and chown read it
@@ -118,6 +144,10 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 		if !f.WhileSet {
 			return nil, options.BadFlag("while-user", f.WhileUser, "narrows --while: give --while PROGRAM[,PROGRAM...] too")
 		}
+		programUser := programUser
+		if q.Windows != nil {
+			programUser = windowsProgramUser
+		}
 		u, err := programUser(f.WhileUser)
 		if err != nil {
 			return nil, err
@@ -137,6 +167,12 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 		plan.Setting = timerinfo.Setting{Resolution100ns: period}
 		resolution := strconv.FormatUint(uint64(period), 10)
 		plan.HolderArgs = withWhile([]string{"apply", "--resolution", resolution, "--no-console", "--no-esc", "--as-startup"}, plan.While)
+		if plan.WhileUser != nil {
+			// The SID, not the name: a name may name another account
+			// later (renamed, or a domain's the holder cannot reach at
+			// logon).
+			plan.HolderArgs = append(plan.HolderArgs, "--while-user", plan.WhileUser.SID)
+		}
 		if f.Boot {
 			// A service has no console and no keyboard: it holds until the
 			// service manager stops it.

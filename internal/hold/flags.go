@@ -156,7 +156,7 @@ func RegisterApply(fl *pflag.FlagSet, f *ApplyFlags) {
 	fl.BoolVar(&f.AsService, "as-service", false, "Windows: hold as the boot service, under the service manager (the service passes it)")
 	fl.StringVar(&f.Listen, "listen", "", "serve the holder's state as Prometheus metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1)")
 	fl.StringVar(&f.While, "while", "", "hold only while one of these programs runs: PROGRAM[,PROGRAM...], each a name (game.exe; on Windows game is game.exe; any user's process may take a name) or an executable's absolute path")
-	fl.StringVar(&f.WhileUser, "while-user", "", "Linux, with --while: count only the processes this user (a name or a user id) started")
+	fl.StringVar(&f.WhileUser, "while-user", "", "with --while: count only the processes this user started (Linux: a name or a user id; Windows: a name or a SID)")
 }
 
 // CheckApply refuses, as usage errors, the flags of apply that cmd was
@@ -173,8 +173,12 @@ func CheckApply(cmd *cobra.Command, q *timerinfo.Report, f *ApplyFlags) error {
 	f.ResolutionSet, f.MSSet, f.SlackSet, f.DMALatencySet = settingSet(cmd.Flags())
 	f.PIDSet, f.ForSet = changed("pid"), changed("for")
 	f.WhileSet, f.WhileUserSet = changed("while"), changed("while-user")
-	if f.WhileUserSet && q.Linux == nil {
-		return options.BadFlag("while-user", f.WhileUser, "a Linux flag; on %s name the program by the absolute path of its executable, which only who may write there can replace", q.OS)
+	switch {
+	case !f.WhileUserSet || q.Linux != nil:
+	case q.Windows != nil && q.Arch == "simulated":
+		return options.BadFlag("while-user", f.WhileUser, "not on the model: its processes have no user; leave it out with --simulate")
+	case q.Windows == nil:
+		return options.BadFlag("while-user", f.WhileUser, "a Linux and Windows flag; on %s name the program by the absolute path of its executable, which only who may write there can replace", q.OS)
 	}
 	return nil
 }
@@ -251,8 +255,10 @@ program of that name, and on Linux any process may take any name (echo -n game
 > /proc/self/comm). A path counts only the file at that path, read again when
 the file is replaced (Linux: its device and inode, so that a file another user
 shows there in a namespace of their own is not it; Windows: its volume and file
-id, so that a hard link counts and a look-alike path does not). --while-user USER (Linux;
-a name or a user id) counts only the processes that user started. It looks
+id, so that a hard link counts and a look-alike path does not). --while-user
+USER counts only the processes that user started (Linux: a name or a user id,
+against the real user id; Windows: a name or a SID, against the process token's
+user, which another user's process shows only to an elevated holder). It looks
 every second (Linux: /proc; Windows: a process snapshot), at a cost
 BENCHMARKS.md gives. With --persist the startup holder does the same. Not with
 --slack: a process's slack is its own; use run --slack.

@@ -26,10 +26,12 @@ const maxEvents = 1000
 // for, each start and exit it saw, and how long the setting was held.
 type WhileReport struct {
 	Programs []string `json:"programs"`
-	// User is --while-user as given and UID the user id it names: only
-	// that user's processes count (omitted: any user's).
+	// User is --while-user as given, and UID (Linux) or SID (Windows) the
+	// user it names: only that user's processes count (omitted: any
+	// user's).
 	User        string `json:"user,omitempty"`
 	UID         *int   `json:"uid,omitempty"`
+	SID         string `json:"sid,omitempty"`
 	ScanEveryNs int64  `json:"scan_every_ns"`
 	// Events are the starts and exits seen, oldest first: the last
 	// maxEvents of them, EventsDropped older ones left out.
@@ -150,8 +152,13 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	}
 	rep.While = &WhileReport{Programs: o.While, ScanEveryNs: int64(every), Events: []ProgramEvent{}, Running: []ProgramRunning{}}
 	if u := o.WhileUser; u != nil {
-		uid := u.UID
-		rep.While.User, rep.While.UID = u.Name, &uid
+		rep.While.User = u.Name
+		if u.SID != "" {
+			rep.While.SID = u.SID
+		} else {
+			uid := u.UID
+			rep.While.UID = &uid
+		}
 	}
 	if w := q.Windows; w != nil && !w.RequestsGlobal() {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("requests are per-process here (%s), so the period held while %s runs reaches tickscope only, not the program; %s",
@@ -200,7 +207,7 @@ func (h *whileHold) scan() {
 	}
 	next := make(map[int]seam.ProgramProcess, len(found))
 	for _, p := range found {
-		if u := h.o.WhileUser; u != nil && p.UID != u.UID {
+		if u := h.o.WhileUser; u != nil && !u.owns(p) {
 			continue
 		}
 		next[p.PID] = p
@@ -255,6 +262,16 @@ func (h *whileHold) scan() {
 			h.record(e)
 		}
 	}
+}
+
+// owns reports whether the process p is the user's: its token's user is
+// the user's SID on Windows, its real user id the user's on Linux. A
+// process whose user could not be read is no one's.
+func (u *ProgramUser) owns(p seam.ProgramProcess) bool {
+	if u.SID != "" {
+		return p.SID != "" && strings.EqualFold(p.SID, u.SID)
+	}
+	return p.UID >= 0 && p.UID == u.UID
 }
 
 func (h *whileHold) event(now time.Time, kind string, p seam.ProgramProcess) ProgramEvent {

@@ -689,3 +689,67 @@ func TestPlanApplyWhileUser(t *testing.T) {
 		})
 	}
 }
+
+// --while-user on Windows: a process of the program whose token is
+// another user's is not counted, nor one whose user could not be read;
+// the user's own is, and the report names the user's SID.
+func TestWhileCountsOnlyTheWindowsUsersProcesses(t *testing.T) {
+	const alice, mallory = "S-1-5-21-1-2-3-1001", "S-1-5-21-1-2-3-1002"
+	model, _ := sim.NewHost("game-session", 1)
+	r := startWhileWith(t, model, model, &sim.System{},
+		func(o *hold.HoldOptions) { o.WhileUser = &hold.ProgramUser{Name: "alice", UID: -1, SID: alice} }, "game.exe")
+	r.procs.set(sim.RunningProcess{PID: 30, Name: "game.exe", SID: mallory}, sim.RunningProcess{PID: 32, Name: "game.exe"})
+	r.none()
+	if p := r.period(); p != 156250 {
+		t.Fatalf("another user's game holds the period at %d", p)
+	}
+	r.procs.set(sim.RunningProcess{PID: 30, Name: "game.exe", SID: mallory}, sim.RunningProcess{PID: 32, Name: "game.exe"},
+		sim.RunningProcess{PID: 31, Name: "GAME.EXE", SID: strings.ToLower(alice)})
+	r.tick(time.Second)
+	if c := r.next(); c.event.PID != 31 || c.event.Setting != hold.SettingHeld || len(c.state.Running) != 1 {
+		t.Errorf("the user's game: %+v, state %+v", c.event, c.state)
+	}
+	rep := r.stop()
+	if w := rep.While; w.User != "alice" || w.SID != alice || w.UID != nil {
+		t.Errorf("the report's user: %q, SID %q, UID %v; want alice, %s, none", w.User, w.SID, w.UID, alice)
+	}
+}
+
+// --while-user on Windows names an account (LookupAccountNameW, faked
+// here) or a SID, and the startup holder is given the SID.
+func TestPlanApplyWindowsWhileUser(t *testing.T) {
+	const sid = "S-1-5-21-1-2-3-1001"
+	defer hold.SetLookupAccount(func(value string) (string, string, error) {
+		switch value {
+		case "alice", `HOST\alice`, sid:
+			return sid, "", nil
+		case "Administrators":
+			return "", "names a group, not a user: give a user's name or a SID (S-1-5-21-...)", nil
+		case "offline":
+			return "", "", errors.New("the trust relationship failed (test)")
+		}
+		return "", hold.NoSuchAccount, nil
+	})()
+	win := query(t, newWindows(t, "knee-26100"))
+	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: "game.exe", WhileSet: true, WhileUser: "alice", WhileUserSet: true})
+	if err != nil || plan.WhileUser == nil || plan.WhileUser.SID != sid || plan.WhileUser.UID != -1 ||
+		strings.Join(plan.HolderArgs, " ") != "apply --resolution 10000 --no-console --no-esc --as-startup --while game.exe --while-user "+sid {
+		t.Errorf("--while-user alice: %+v, %v; want the startup holder given the SID", plan, err)
+	}
+	for _, tt := range []struct {
+		name, user, want string
+		usage            bool
+	}{
+		{"no such user", "tickscope-no-such-user", `--while-user tickscope-no-such-user: no such user here; give a user's name (alice, DOMAIN\alice) or a SID (S-1-5-21-...)`, true},
+		{"a group", "Administrators", "--while-user Administrators: names a group, not a user", true},
+		{"a failed lookup", "offline", "--while-user offline: looking the account up: the trust relationship failed (test)", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, While: "game.exe", WhileSet: true, WhileUser: tt.user, WhileUserSet: true})
+			if plan != nil || err == nil || isUsage(err) != tt.usage {
+				t.Fatalf("PlanApply = %+v, %v; want an error, a usage error: %v", plan, err, tt.usage)
+			}
+			wantError(t, err, tt.want)
+		})
+	}
+}

@@ -128,6 +128,9 @@ type knownProcess struct {
 	name    string
 	program int
 	started time.Time
+	// sid is its token's user (processUser), "" when it could not be
+	// read: read once, as a process's primary token stays its own.
+	sid string
 }
 
 // snapshotIdentity is what a snapshot says of a process besides its id.
@@ -159,7 +162,7 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 			}
 			if same {
 				known[pid] = was
-				out = append(out, seam.ProgramProcess{PID: int(pid), Program: was.program, Started: was.started, UID: -1})
+				out = append(out, seam.ProgramProcess{PID: int(pid), Program: was.program, Started: was.started, UID: -1, SID: was.sid})
 				continue
 			}
 			// Another process of the same name has the id: it is told
@@ -180,6 +183,7 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 		// settled once it is found to run one or could not be told.
 		candidate, settled := false, false
 		var started time.Time
+		var sid string
 		for i, p := range sc.programs {
 			if !p.ShortNameMatches(name) {
 				continue
@@ -187,7 +191,7 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 			candidate = true
 			var matches bool
 			var readErr error
-			started, matches, readErr = sc.inspect(pid, i)
+			started, sid, matches, readErr = sc.inspect(pid, i)
 			if readErr != nil {
 				unread[pid] = id
 				sc.unreadable = append(sc.unreadable, seam.UnreadableProcess{PID: int(pid), Program: i, Err: readErr})
@@ -198,8 +202,8 @@ func (sc *snapshotScanner) Scan() ([]seam.ProgramProcess, error) {
 				continue
 			}
 			settled = true
-			known[pid] = knownProcess{name: name, program: i, started: started}
-			out = append(out, seam.ProgramProcess{PID: int(pid), Program: i, Started: started, UID: -1})
+			known[pid] = knownProcess{name: name, program: i, started: started, sid: sid}
+			out = append(out, seam.ProgramProcess{PID: int(pid), Program: i, Started: started, UID: -1, SID: sid})
 			break
 		}
 		if candidate && !settled && !started.IsZero() {
@@ -252,39 +256,57 @@ func processStart(pid uint32) (time.Time, error) {
 // when the program is a bare name, or when its image path names the file
 // the program's path names (programFiles.runs). started is its creation
 // time, zero when the process could not be opened (a bare name matches
-// all the same); unreadable is why a program named by its path could not
-// be told.
-func (sc *snapshotScanner) inspect(pid uint32, i int) (started time.Time, matches bool, unreadable error) {
+// all the same), and sid its user (processUser); unreadable is why a
+// program named by its path could not be told.
+func (sc *snapshotScanner) inspect(pid uint32, i int) (started time.Time, sid string, matches bool, unreadable error) {
 	p := sc.programs[i]
 	process, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, pid)
 	switch {
 	case err == nil:
 	case !p.NeedsPath():
-		return time.Time{}, true, nil
+		return time.Time{}, "", true, nil
 	case errors.Is(err, windows.ERROR_INVALID_PARAMETER):
 		// It exited after the snapshot: no such process now.
-		return time.Time{}, false, nil
+		return time.Time{}, "", false, nil
 	default:
-		return time.Time{}, false, &seam.OSError{Call: "OpenProcess", Err: err}
+		return time.Time{}, "", false, &seam.OSError{Call: "OpenProcess", Err: err}
 	}
 	defer windows.CloseHandle(process)
 	var created, exited, kernel, user windows.Filetime
 	if windows.GetProcessTimes(process, &created, &exited, &kernel, &user) == nil {
 		started = time.Unix(0, created.Nanoseconds())
 	}
-	if !p.NeedsPath() {
-		return started, true, nil
+	if p.NeedsPath() {
+		buf := make([]uint16, windows.MAX_LONG_PATH)
+		size := uint32(len(buf))
+		if err := windows.QueryFullProcessImageName(process, 0, &buf[0], &size); err != nil {
+			return time.Time{}, "", false, &seam.OSError{Call: "QueryFullProcessImageNameW", Err: err}
+		}
+		_, runs, err := sc.files.runs(i, windows.UTF16ToString(buf[:size]))
+		if err != nil || !runs {
+			return started, "", false, err
+		}
 	}
-	buf := make([]uint16, windows.MAX_LONG_PATH)
-	size := uint32(len(buf))
-	if err := windows.QueryFullProcessImageName(process, 0, &buf[0], &size); err != nil {
-		return time.Time{}, false, &seam.OSError{Call: "QueryFullProcessImageNameW", Err: err}
+	return started, processUser(process), true, nil
+}
+
+// processUser is the user of the process's token as a SID's text
+// (OpenProcessToken for TOKEN_QUERY, GetTokenInformation of TokenUser),
+// "" when it cannot be read: the token's access control grants
+// TOKEN_QUERY to its user, SYSTEM and administrators, so another user's
+// process is read only by an elevated holder. A process's primary token
+// is fixed once it runs, so it is read once.
+func processUser(process windows.Handle) string {
+	var token windows.Token
+	if err := windows.OpenProcessToken(process, windows.TOKEN_QUERY, &token); err != nil {
+		return ""
 	}
-	_, runs, err := sc.files.runs(i, windows.UTF16ToString(buf[:size]))
+	defer token.Close()
+	user, err := token.GetTokenUser()
 	if err != nil {
-		return time.Time{}, false, err
+		return ""
 	}
-	return started, runs, nil
+	return user.User.Sid.String()
 }
 
 // Unreadable lists the processes the last scan met and could not tell.

@@ -169,6 +169,12 @@ type ProgramProcess struct {
 	// UID is the process's real user id (Linux: whoever started it, or
 	// root), -1 where the scanner does not say (Windows).
 	UID int
+	// SID is, on Windows, the security identifier of the user its token
+	// is for (TokenUser), as text (S-1-5-21-...): who started it. It is
+	// "" where the scanner does not say (Linux) or could not read it
+	// (another user's process, which a token's access control withholds
+	// from those who are not elevated).
+	SID string
 }
 
 // UnreadableProcess is a process a ProgramScanner could not tell

@@ -16,8 +16,10 @@ type RunningProcess struct {
 	Name, Path string
 	Started    time.Time
 	// UID is its real user id where the fake's OS is Linux
-	// (LinuxPrograms); on Windows the scanner says none (-1).
+	// (LinuxPrograms); on Windows the scanner says none (-1). SID is its
+	// user's security identifier where the fake's OS is Windows.
 	UID int
+	SID string
 	// PathErr, when set, is why its path cannot be read (another user's
 	// process): a program that needs its path does not match it, and the
 	// scanner reports it once (Unreadable).
@@ -91,11 +93,11 @@ func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
 		}
 		for i, program := range sc.programs {
 			if program.Matches(p.Name, path) {
-				uid := -1
+				uid, sid := -1, p.SID
 				if sc.linux {
-					uid = p.UID
+					uid, sid = p.UID, ""
 				}
-				out = append(out, seam.ProgramProcess{PID: p.PID, Program: i, Started: p.Started, UID: uid})
+				out = append(out, seam.ProgramProcess{PID: p.PID, Program: i, Started: p.Started, UID: uid, SID: sid})
 				break
 			}
 			if p.PathErr != nil && program.ShortNameMatches(p.Name) && program.NeedsPath() {
