@@ -75,6 +75,14 @@ func TestWine(t *testing.T) {
 			t.Fatalf("WatchResume under Wine: %v\n%s", err, out)
 		}
 	})
+	// --while's path rule, by the file: the test binary, a hard link to it
+	// and a copy (platform's Windows test, as a test binary).
+	t.Run("scan-by-file", func(t *testing.T) {
+		exe := windowsTestExe(t, "../../internal/platform")
+		if out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.run", "^TestScanTellsAPathByItsFile$", "-test.count=1").CombinedOutput(); err != nil {
+			t.Fatalf("the scan by file under Wine: %v\n%s", err, out)
+		}
+	})
 	// The interrupt time read in a loop (who's "interrupt now" without
 	// elevation): it is read and never goes back; the log says what Wine
 	// gives (a count that is not tick-quantised, where Windows steps).

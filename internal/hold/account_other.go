@@ -11,5 +11,5 @@ import (
 
 // lookupAccountOS: Windows' accounts are looked up on Windows alone.
 func lookupAccountOS(string) (sid, problem string, err error) {
-	return "", "", fmt.Errorf("Windows accounts on %s: %w", runtime.GOOS, seam.ErrUnsupported)
+	return "", "", fmt.Errorf("looking up a Windows account on %s: %w", runtime.GOOS, seam.ErrUnsupported)
 }
