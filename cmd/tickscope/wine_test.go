@@ -51,7 +51,7 @@ func TestWine(t *testing.T) {
 			})
 		})
 	}
-	// tickscope ui under Wine (issue 14): it starts, prints its address,
+	// tickscope ui under Wine: it starts, prints its address,
 	// and answers on its port: the page with the token, the live state
 	// from Wine's NtQueryTimerResolution, and 403 without the token.
 	t.Run("ui", func(t *testing.T) { wineUI(t, w) })

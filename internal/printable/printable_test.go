@@ -59,7 +59,7 @@ func TestLine(t *testing.T) {
 
 // TestLineTellsApart: printable text that reads as an escape is escaped
 // itself, so that it and the text it would stand for show differently
-// (issue 30: a name typed as lit\x1b, and lit followed by ESC, printed the
+// (a name typed as lit\x1b, and lit followed by ESC, would print the
 // same).
 func TestLineTellsApart(t *testing.T) {
 	for _, pair := range [][2]string{

@@ -9,7 +9,7 @@ import (
 )
 
 // InterferenceThresholdNs is how far past the median a sample must land to
-// count as interference: 1 ms, TickTune's definition (seed 002), which on
+// count as interference: 1 ms, TickTune's definition (its README), which on
 // Windows means "at least one extra tick at a fine period".
 const InterferenceThresholdNs = 1_000_000
 

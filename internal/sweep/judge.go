@@ -18,7 +18,7 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// The gates no recommendation may violate (TickTune's, seed 002).
+// The gates no recommendation may violate (TickTune's, from its README).
 const (
 	GateMaxInterference = 0.02
 	GateMinP50Ns        = 990_000

@@ -336,7 +336,7 @@ func TestHeldThroughoutIsNotDiscarded(t *testing.T) {
 	}
 }
 
-// The busy Linux run of issue 16: slack 2 µs with cpu_dma_latency 0 had
+// A busy Linux run measured here: slack 2 µs with cpu_dma_latency 0 had
 // the lowest lateness p50 (+26.3 µs) but a p99 of +573.5 µs; slack 1 ns
 // with cpu_dma_latency 0 had +27.2 µs and +91.8 µs. A 0.9 µs difference in
 // p50 is noise no user could notice: the tail decides, for slack 1 ns.

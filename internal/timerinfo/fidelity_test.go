@@ -10,7 +10,7 @@ import (
 )
 
 // The request model describes the running boot: a key written after boot
-// is not in force yet on builds that read it (issue 16, defect 3).
+// is not in force yet on builds that read it.
 func TestRunningRequestModel(t *testing.T) {
 	one, zero := uint32(1), uint32(0)
 	tests := []struct {
@@ -73,7 +73,7 @@ func TestWrittenAfterBoot(t *testing.T) {
 }
 
 // TickTune's rule: warn only when the timer is still at or finer than the
-// period the removed holder held (issue 16, defect 7).
+// period the removed holder held.
 func TestStillRaisedAfterHolder(t *testing.T) {
 	i32 := func(v int32) *int32 { return &v }
 	win := func(current uint32) timerinfo.Report {
@@ -104,7 +104,7 @@ func TestStillRaisedAfterHolder(t *testing.T) {
 
 // bcdedit's labels are translated: the check uses {current}, and the
 // entries (element names and Yes/No stay English) are read from a German
-// machine's output (issue 16, defect 8).
+// machine's output.
 func TestBCDEditLocalised(t *testing.T) {
 	german := "\r\nWindows-Startladeprogramm\r\n-------------------------\r\n" +
 		"Bezeichner              {current}\r\n" +
@@ -129,7 +129,7 @@ func TestBCDEditLocalised(t *testing.T) {
 }
 
 // Without high-resolution timers a period is held in whole milliseconds
-// through timeBeginPeriod, or refused (issue 16, defect 9).
+// through timeBeginPeriod, or refused.
 func TestWholeMillisecondHold(t *testing.T) {
 	tests := []struct {
 		highRes bool

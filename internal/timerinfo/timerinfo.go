@@ -89,8 +89,8 @@ const (
 )
 
 // RunningRequestModel is RequestModelFor for the running boot: the kernel
-// reads GlobalTimerResolutionRequests once, at boot (seed 002; valleyofdoom
-// PC-Tuning research), so on a build that honours it a value written after
+// reads GlobalTimerResolutionRequests once, at boot (TickTune's README;
+// valleyofdoom's PC-Tuning research), so on a build that honours it a value written after
 // this boot is not in force yet, and a value removed after it may still
 // be. writtenAfterBoot is KernelKeyWrittenAfterBoot.
 func RunningRequestModel(build uint32, globalKey *uint32, writtenAfterBoot bool) string {

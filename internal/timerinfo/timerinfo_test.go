@@ -168,7 +168,7 @@ func TestGlobalVerdict(t *testing.T) {
 		{"Windows 11 per-process", 15_600_000, 15_620_000, 5000, timerinfo.VerdictPerProcess},
 		{"Windows 10 1909, global", 15_600_000, 1_010_000, 5000, timerinfo.VerdictGlobal},
 		{"global at 1 ms", 15_600_000, 1_990_000, 10000, timerinfo.VerdictGlobal},
-		{"key set, seed 002's 1.5 ms", 15_600_000, 1_500_000, 4992, timerinfo.VerdictGlobal},
+		{"key set, TickTune's 1.5 ms", 15_600_000, 1_500_000, 4992, timerinfo.VerdictGlobal},
 		{"dynamic tick at 8 ms", 15_600_000, 8_000_000, 5000, timerinfo.VerdictInconclusive},
 		{"already fast", 1_100_000, 1_050_000, 5000, timerinfo.VerdictInconclusive},
 		{"slowed a little", 12_000_000, 11_000_000, 5000, timerinfo.VerdictPerProcess},

@@ -221,7 +221,8 @@ func TestParseStat(t *testing.T) {
 
 // TestScanLinuxKeepsNames: a name is kept as the process gave it, so that
 // JSON carries it and two names that differ stay different: lit\x1b typed
-// as it is, and lit followed by ESC (issue 30, where both read lit\x1b).
+// as it is, and lit followed by ESC, which an escaped name
+// would both read as lit\x1b.
 func TestScanLinuxKeepsNames(t *testing.T) {
 	names := map[int]string{500: `lit\x1b`, 501: "lit\x1b", 502: `C:\dir`, 503: "bad\xff"}
 	tr := newTree()

@@ -1,6 +1,6 @@
 // Command flood-latency measures how long the owner's request to a
 // tickscope HTTP server takes while another process floods it with idle
-// connections (issue 30 §1): a child process (this program with -flood)
+// connections: a child process (this program with -flood)
 // opens -conns connections that send nothing and reopens each one the
 // server closes; once all are connected, the parent sends -requests GETs,
 // each on a new connection written at once (as curl or a scraper does),
