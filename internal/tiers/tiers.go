@@ -56,6 +56,7 @@ var Of = map[string]Tier{
 	"internal/rawfile":    Codec,
 	"internal/cyclictest": Codec,
 	"internal/persist":    Codec,
+	"internal/etwkernel":  Codec,
 
 	"internal/sample":     Engine,
 	"internal/sweep":      Engine,
