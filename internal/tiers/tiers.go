@@ -51,6 +51,7 @@ var Of = map[string]Tier{
 	"internal/seam":       Base,
 	"internal/tiers":      Base,
 	"internal/tracefs":    Base,
+	"internal/procstat":   Base,
 	"precise":             Base,
 
 	"internal/rawfile":    Codec,
