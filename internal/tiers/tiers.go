@@ -68,6 +68,7 @@ var Of = map[string]Tier{
 	"internal/term":       Engine,
 	"internal/report":     Engine,
 	"internal/htmlreport": Engine,
+	"internal/explain":    Engine,
 
 	"internal/hold":    UseCase,
 	"internal/measure": UseCase,

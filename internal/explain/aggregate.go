@@ -1,0 +1,120 @@
+package explain
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Aggregate is the causes of many waits' lateness, worst first.
+type Aggregate struct {
+	// Late is the number of late waits counted, LatenessNS their lateness:
+	// every late wait but those armed late.
+	Late       int
+	LatenessNS int64
+	// ArmedLate waits inherited ArmedLateNS of lateness from the wait
+	// before them; they are said once, here, and not in Causes.
+	ArmedLate   int
+	ArmedLateNS int64
+	// NotAttributed waits are those events were lost in; their lateness
+	// is in Causes as KindNotAttributed.
+	NotAttributed int
+	Causes        []Share
+}
+
+// Share is one kind of cause's part of the late waits' lateness.
+type Share struct {
+	Kind Kind
+	NS   int64
+	// Share is NS over the Aggregate's LatenessNS.
+	Share float64
+	// Waits is the number of waits it had a part in.
+	Waits int
+	Names []NameShare
+}
+
+// NameShare is who, within a kind.
+type NameShare struct {
+	Name  string
+	NS    int64
+	Share float64
+}
+
+// Sum aggregates attributions: each cause's share of the late waits'
+// lateness, worst first, and within each its names, worst first.
+func Sum(as []Attribution) Aggregate {
+	var g Aggregate
+	kinds := map[Kind]*Share{}
+	names := map[Kind]map[string]int64{}
+	for _, a := range as {
+		if a.LatenessNS <= 0 {
+			continue
+		}
+		if a.ArmedLate {
+			g.ArmedLate++
+			g.ArmedLateNS += a.LatenessNS
+			continue
+		}
+		g.Late++
+		g.LatenessNS += a.LatenessNS
+		if a.NotAttributed {
+			g.NotAttributed++
+		}
+		seen := map[Kind]bool{}
+		for _, c := range a.Causes {
+			s := kinds[c.Kind]
+			if s == nil {
+				s = &Share{Kind: c.Kind}
+				kinds[c.Kind] = s
+				names[c.Kind] = map[string]int64{}
+			}
+			s.NS += c.NS
+			if !seen[c.Kind] {
+				s.Waits++
+				seen[c.Kind] = true
+			}
+			if c.Name != "" {
+				names[c.Kind][c.Name] += c.NS
+			}
+		}
+	}
+	share := func(ns int64) float64 {
+		if g.LatenessNS == 0 {
+			return 0
+		}
+		return float64(ns) / float64(g.LatenessNS)
+	}
+	for k, s := range kinds {
+		s.Share = share(s.NS)
+		for n, ns := range names[k] {
+			s.Names = append(s.Names, NameShare{Name: n, NS: ns, Share: share(ns)})
+		}
+		slices.SortFunc(s.Names, func(p, q NameShare) int {
+			if c := cmp.Compare(q.NS, p.NS); c != 0 {
+				return c
+			}
+			return cmp.Compare(p.Name, q.Name)
+		})
+		g.Causes = append(g.Causes, *s)
+	}
+	slices.SortFunc(g.Causes, func(p, q Share) int {
+		if c := cmp.Compare(q.NS, p.NS); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.Kind, q.Kind)
+	})
+	return g
+}
+
+// ByName is how much of the late waits' lateness a name had, in any
+// kind of cause (a thread both blocking and interfering).
+func (g Aggregate) ByName(name string) int64 {
+	var n int64
+	for _, s := range g.Causes {
+		for _, x := range s.Names {
+			if x.Name == name {
+				n += x.NS
+			}
+		}
+	}
+	return n
+}
