@@ -1,0 +1,304 @@
+package explain
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/testlock"
+	"github.com/tickscope/tickscope/internal/tracefs"
+)
+
+func mono() int64 {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return ts.Nano()
+}
+
+// pin locks the goroutine to its thread and the thread to cpu, gives it
+// the policy (SCHED_FIFO priority 1, or SCHED_OTHER at nice -20), and
+// gives the thread's ID. The goroutine must not unlock: its thread, so
+// changed, ends with it.
+func pin(cpu int, fifo bool) (int, error) {
+	runtime.LockOSThread()
+	var set unix.CPUSet
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return 0, err
+	}
+	tid := unix.Gettid()
+	if fifo {
+		if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: 1}, 0); err != nil {
+			return 0, fmt.Errorf("SCHED_FIFO: %w", err)
+		}
+	} else if err := unix.Setpriority(unix.PRIO_PROCESS, tid, -20); err != nil {
+		return 0, err
+	}
+	return tid, nil
+}
+
+// TestGroundTruthBusyThread is the ground-truth test of the attribution:
+// a thread named tsbusy busy-loops pinned to the CPU of a thread that
+// sleeps 1 ms at a time (clock_nanosleep, TIMER_ABSTIME) at the same
+// priority; the late waits' lateness must be at least 80 % tsbusy's, by
+// name. Both are SCHED_FIFO at priority 1, so that what else the machine
+// runs (other users' builds, in cgroups of their own that a nice level
+// does not outweigh) cannot take that CPU: the busy thread gives it up
+// only by sched_yield every millisecond, which lets the waiter run. On
+// this KVM guest each timer IRQ comes some 50 µs after expires (the
+// host's own timer slack on the vCPU's timer, by its size), an IRQ delay
+// that is not the busy thread's and that explain keeps apart: a yield every
+// millisecond makes the busy thread's part some ten times that, as a real
+// hog's would be (at 300 µs it was 71 %, the IRQ delay 23 %). The
+// subtest "other" is the same with both at nice -20 under the fair
+// scheduler, and only logs what it finds: on a shared machine the other
+// users' threads are in the answer, as they should be. It traces with a
+// tracefs instance of its own, which Close removes.
+func TestGroundTruthBusyThread(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (tracefs)")
+	}
+	if fs, err := os.ReadFile("/proc/filesystems"); err != nil || !slices.Contains(strings.Fields(string(fs)), "tracefs") {
+		t.Skip("this kernel has no tracefs")
+	}
+	// One test at a time may own the instance.
+	release, err := testlock.Lock("tracefs-instance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	cpu := -1
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			cpu = c // the last CPU this process may use
+		}
+	}
+	t.Run("fifo", func(t *testing.T) {
+		g, name := busyRun(t, cpu, true)
+		if g.Late < 10 {
+			t.Fatalf("only %d late waits with a busy thread on their CPU", g.Late)
+		}
+		if got := g.ByName(name); float64(got) < 0.8*float64(g.LatenessNS) {
+			t.Errorf("%s had %d µs of the late waits' %d µs (%.1f%%), want at least 80%%", name, got/1000, g.LatenessNS/1000, 100*float64(got)/float64(g.LatenessNS))
+		}
+	})
+	t.Run("other", func(t *testing.T) { busyRun(t, cpu, false) })
+}
+
+// busyRun measures the waits beside the busy thread, attributes them, logs
+// the aggregate of those later than 100 µs, and gives it with the busy
+// thread's name.
+func busyRun(t *testing.T, cpu int, fifo bool) (Aggregate, string) {
+	in, err := tracefs.Open(tracefs.Options{Events: Events, BufferKB: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	t.Logf("tracing on %s, cpu%d; events missing from this kernel: %v", in.Dir, cpu, in.Missing)
+
+	const waits = 300
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	busyTID := make(chan int, 1)
+	errc := make(chan error, 2)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tid, err := pin(cpu, fifo)
+		if err == nil {
+			err = os.WriteFile(fmt.Sprintf("/proc/self/task/%d/comm", tid), []byte("tsbusy"), 0)
+		}
+		if err != nil {
+			errc <- err
+			busyTID <- -1
+			return
+		}
+		busyTID <- tid
+		// At most 10 s, whatever the waiter does.
+		start := mono()
+		last := start
+		for !stop.Load() {
+			now := mono()
+			if fifo && now-last > 1_000_000 {
+				unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
+				last = now
+			}
+			if now-start > 10e9 {
+				return
+			}
+		}
+	}()
+	busy := <-busyTID
+	if busy < 0 {
+		t.Fatal(<-errc)
+	}
+	type sample struct{ deadline, woke int64 }
+	samples := make([]sample, 0, waits)
+	var waiter int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer stop.Store(true)
+		tid, err := pin(cpu, fifo)
+		if err != nil {
+			errc <- err
+			return
+		}
+		waiter = tid
+		for range waits {
+			d := mono() + 1e6
+			ts := unix.NsecToTimespec(d)
+			for {
+				err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+				if err != unix.EINTR {
+					break
+				}
+			}
+			samples = append(samples, sample{d, mono()})
+		}
+	}()
+	wg.Wait()
+	select {
+	case err := <-errc:
+		t.Fatal(err)
+	default:
+	}
+	if err := os.WriteFile(filepath.Join(in.Dir, "tracing_on"), []byte("0"), 0); err != nil {
+		t.Fatal(err)
+	}
+
+	evs, gaps := readTrace(t, in)
+	// Each wait is matched by its hrtimer_start: our thread's, for its
+	// deadline.
+	starts := map[int64]Event{}
+	for _, e := range evs {
+		if e.Kind == HrtimerStart && e.PID == waiter {
+			starts[e.SoftExpires] = e
+		}
+	}
+	var all, late []Attribution
+	var over int64 = 100_000 // late: more than 100 µs past the deadline
+	for _, s := range samples {
+		st, ok := starts[s.deadline]
+		if !ok {
+			t.Errorf("no hrtimer_start of the wait for %d", s.deadline)
+			continue
+		}
+		w := Wait{TID: waiter, CPU: st.CPU, Hrtimer: st.Hrtimer, Armed: st.Time, Expires: st.Expires, SoftExpires: st.SoftExpires, Woke: s.woke}
+		a := Explain(w, evs, gaps)
+		checkSum(t, a)
+		all = append(all, a)
+		if a.LatenessNS > over {
+			late = append(late, a)
+		}
+	}
+	name := "tsbusy:" + strconv.Itoa(busy)
+	g := Sum(late)
+	t.Logf("%d waits, %d late by more than %d µs, %d µs of lateness in all (%d armed late, %d not attributed)",
+		len(all), g.Late, over/1000, g.LatenessNS/1000, g.ArmedLate, g.NotAttributed)
+	for _, s := range g.Causes {
+		var names []string
+		for i, n := range s.Names {
+			if i == 3 {
+				break
+			}
+			names = append(names, fmt.Sprintf("%s %.1f%%", n.Name, 100*n.Share))
+		}
+		t.Logf("  %-26s %9d µs %5.1f%%  in %3d waits  %s", s.Kind, s.NS/1000, 100*s.Share, s.Waits, strings.Join(names, ", "))
+	}
+	t.Logf("  %s in all: %.1f%%", name, 100*float64(g.ByName(name))/float64(max(g.LatenessNS, 1)))
+	ga := Sum(all)
+	var unexplained int64
+	for _, s := range ga.Causes {
+		if s.Kind == KindUnexplained {
+			unexplained = s.NS
+		}
+	}
+	t.Logf("all %d waits: %d µs of lateness, %d µs (%.1f%%) unexplained", ga.Late, ga.LatenessNS/1000, unexplained/1000, 100*float64(unexplained)/float64(max(ga.LatenessNS, 1)))
+	return g, name
+}
+
+// readTrace reads and decodes every CPU's buffer of the instance, with
+// the gaps its pages say events were lost in.
+func readTrace(t *testing.T, in *tracefs.Instance) ([]Event, []Gap) {
+	t.Helper()
+	layout, err := in.PageLayout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	formats := map[string]*tracefs.Format{}
+	for _, name := range in.Enabled {
+		f, err := in.Format(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		formats[name] = f
+	}
+	d, err := NewDecoder(formats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpus, err := in.CPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []Event
+	var gaps []Gap
+	pages := 0
+	for _, cpu := range cpus {
+		r, err := in.OpenCPU(cpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last int64
+		for {
+			p, err := r.ReadPage()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p == nil {
+				break
+			}
+			pages++
+			pr, err := tracefs.ReadPage(p, layout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := true
+			for pr.Next() {
+				e, ok, err := d.Decode(cpu, pr.Event())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if first && pr.Header.Lost {
+					gaps = append(gaps, Gap{CPU: cpu, From: last, To: int64(pr.Event().Timestamp)})
+				}
+				first = false
+				last = int64(pr.Event().Timestamp)
+				if ok {
+					evs = append(evs, e)
+				}
+			}
+			if pr.Err() != nil {
+				t.Fatal(pr.Err())
+			}
+		}
+		r.Close()
+	}
+	Sort(evs)
+	t.Logf("%d pages, %d events, %d gaps", pages, len(evs), len(gaps))
+	return evs, gaps
+}
