@@ -25,6 +25,7 @@ const (
 	KindRemote        Kind = "remote wake-up/migration"
 	KindIdleExit      Kind = "idle exit"
 	KindReturn        Kind = "return to user space"
+	KindSelfBlock     Kind = "own thread blocked again"
 	KindRunQueue      Kind = "run-queue wait"
 	KindUnexplained   Kind = "unexplained"
 )
@@ -202,19 +203,33 @@ func (x *explainer) run() {
 		cpu int
 	}
 	holds := []hold{{X.Time, tc}}
+	// After the switch-in our thread may sleep again before its clock
+	// read (the Go runtime, a page fault, a lock): that time is its own,
+	// and it may be woken onto another CPU.
+	var blocked [][2]int64
 	if wi >= 0 {
-		stop := len(win)
-		if ri >= 0 {
-			stop = ri
-		}
-		for i := wi; i < stop; i++ {
+		sleeping := int64(-1)
+		for i := wi; i < len(win); i++ {
 			e := win[i]
-			if e.TargetPID == w.TID && (e.Kind == Waking || e.Kind == Wakeup || e.Kind == Migrate) && e.TargetCPU >= 0 {
+			switch {
+			case e.TargetPID == w.TID && (e.Kind == Waking || e.Kind == Wakeup || e.Kind == Migrate) && e.TargetCPU >= 0:
 				holds = append(holds, hold{e.Time, e.TargetCPU})
+			case e.Kind == Switch && e.NextPID == w.TID:
+				if holds[len(holds)-1].cpu != e.CPU {
+					holds = append(holds, hold{e.Time, e.CPU})
+				}
+				if sleeping >= 0 {
+					blocked = append(blocked, [2]int64{sleeping, e.Time})
+					sleeping = -1
+				}
+			case e.Kind == Switch && e.PrevPID == w.TID && ri >= 0 && i > ri && e.Blocked() && sleeping < 0:
+				sleeping = e.Time
 			}
 		}
-	}
-	if ri >= 0 && holds[len(holds)-1].cpu != win[ri].CPU {
+		if sleeping >= 0 {
+			blocked = append(blocked, [2]int64{sleeping, end})
+		}
+	} else if ri >= 0 && holds[len(holds)-1].cpu != win[ri].CPU {
 		holds = append(holds, hold{win[ri].Time, win[ri].CPU})
 	}
 	a.RunCPU = holds[len(holds)-1].cpu
@@ -275,7 +290,24 @@ func (x *explainer) run() {
 			l = x.line(h.cpu, X)
 		}
 		cpu := h.cpu
-		l.walk(f, t, func(f, t int64, lb label) { x.classify(cpu, tc, lb, t-f) })
+		l.walk(f, t, func(f, t int64, lb label) {
+			// Cut out the stretches our thread slept again.
+			for _, b := range blocked {
+				if b[1] <= f || b[0] >= t {
+					continue
+				}
+				if b[0] > f {
+					x.classify(cpu, tc, lb, b[0]-f)
+					f = b[0]
+				}
+				e := min(b[1], t)
+				x.add(KindSelfBlock, "", e-f)
+				f = e
+			}
+			if f < t {
+				x.classify(cpu, tc, lb, t-f)
+			}
+		})
 	}
 	if x.blockSet {
 		a.Blocking = x.blockName

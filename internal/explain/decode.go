@@ -152,7 +152,7 @@ func (d *Decoder) Decode(cpu int, e tracefs.Event) (ev Event, ok bool, err error
 	case Migrate:
 		ev.TargetPID, ev.OrigCPU, ev.TargetCPU, ev.Name = int(num("pid")), int(num("orig_cpu")), int(num("dest_cpu")), str("comm")
 	case Switch:
-		ev.PrevPID, ev.PrevComm = int(num("prev_pid")), str("prev_comm")
+		ev.PrevPID, ev.PrevComm, ev.PrevState = int(num("prev_pid")), str("prev_comm"), num("prev_state")
 		ev.NextPID, ev.NextComm = int(num("next_pid")), str("next_comm")
 	case CPUIdle:
 		s := unum("state")

@@ -95,6 +95,16 @@ func TestDecodeCapture618(t *testing.T) {
 	if (evs[0].Time+500)/1000 != 10770320058 || evs[1].Hrtimer == 0 || evs[1].Hrtimer != evs[2].Hrtimer {
 		t.Errorf("%+v %+v", evs[0], evs[1])
 	}
+	// prev_state=R+ (preempted), then prev_state=I and S (asleep).
+	var states []bool
+	for _, e := range evs[:8] {
+		if e.Kind == Switch {
+			states = append(states, e.Blocked())
+		}
+	}
+	if !slices.Equal(states, []bool{false, true, true}) {
+		t.Errorf("blocked %v, the text says R+, I, S", states)
+	}
 	kinds := map[EventKind]int{}
 	for _, e := range evs {
 		kinds[e.Kind]++

@@ -43,7 +43,9 @@
 //     out, as comm:pid; other threads before ours; a CPU other than the
 //     timer's that was idle (remote wake-up or migration); the timer's own
 //     CPU idle after the IRQ (idle exit); and our thread from its
-//     switch-in to its clock read (return to user space).
+//     switch-in to its clock read (return to user space), less the
+//     stretches in which it slept again before that read (own thread
+//     blocked again: the Go runtime, a page fault, a lock).
 //   - what none of that covers (no event says what the CPU was doing) is
 //     unexplained: it is never hidden, and never negative.
 //

@@ -63,12 +63,21 @@ type Event struct {
 	// on (Waking, Wakeup); the moved thread and its new CPU (Migrate),
 	// from OrigCPU.
 	TargetPID, TargetCPU, OrigCPU int
-	// PrevPID/PrevComm switched out for NextPID/NextComm (Switch).
+	// PrevPID/PrevComm switched out for NextPID/NextComm (Switch);
+	// PrevState is the state it left in: 0, or only bits above the low
+	// byte (the preempted mark, "R+"), when it stayed runnable.
 	PrevPID, NextPID   int
 	PrevComm, NextComm string
+	PrevState          int64
 	// State is cpu_idle's state: the idle state entered, or IdleExit.
 	State int
 }
+
+// Blocked reports whether a Switch's previous thread went to sleep
+// rather than being preempted: the task states S, D, T, t, X, Z, P and I
+// are the low byte of prev_state (include/trace/events/sched.h,
+// __trace_sched_switch_state).
+func (e Event) Blocked() bool { return e.PrevState&0xff != 0 }
 
 // Gap is a stretch of a CPU's trace in which events were lost: nothing is
 // attributed across it.

@@ -359,3 +359,31 @@ func TestSum(t *testing.T) {
 		t.Errorf("busy:7 %d", g.ByName("busy:7"))
 	}
 }
+
+// Our thread, switched in, sleeps again before its clock read: the time
+// until it runs again is its own, not the thread that ran meanwhile.
+func TestOwnThreadBlockedAgain(t *testing.T) {
+	w, b := wait(1000, 1000, 1500)
+	b.timerIRQ(0, 1000, 1030, 0)
+	b.sw(1100, 0, 0, "swapper/0", tid, "waiter")
+	b.add(Event{Time: 1150, CPU: 0, Kind: Switch, PrevPID: tid, PrevComm: "waiter", PrevState: 1, NextPID: 77, NextComm: "busy"})
+	b.add(Event{Time: 1300, CPU: 1, Kind: Waking, TargetPID: tid, TargetCPU: 1})
+	b.sw(1400, 1, 0, "swapper/1", tid, "waiter")
+	// Preempted (R+), by contrast, it stays runnable: that is the other
+	// thread's time.
+	check(t, Explain(w, b.evs, nil),
+		Cause{KindTimerIRQ, "LOC", 30},
+		Cause{KindIdleExit, "cpu0", 70},
+		Cause{KindReturn, "", 150},
+		Cause{KindSelfBlock, "", 250})
+	w2, b2 := wait(1000, 1000, 1500)
+	b2.timerIRQ(0, 1000, 1030, 0)
+	b2.sw(1100, 0, 0, "swapper/0", tid, "waiter")
+	b2.add(Event{Time: 1150, CPU: 0, Kind: Switch, PrevPID: tid, PrevComm: "waiter", PrevState: 0x100, NextPID: 77, NextComm: "busy"})
+	b2.sw(1400, 0, 77, "busy", tid, "waiter")
+	check(t, Explain(w2, b2.evs, nil),
+		Cause{KindTimerIRQ, "LOC", 30},
+		Cause{KindIdleExit, "cpu0", 70},
+		Cause{KindReturn, "", 150},
+		Cause{KindBlocking, "busy:77", 250})
+}

@@ -8,19 +8,23 @@ import (
 )
 
 // Layer0Wait is one wait as a thread sees it without tracing: its
-// deadline, when it began and woke, and its schedstat read before it
-// began and after it woke.
+// deadline, when it began and woke, its schedstat read before it began
+// and after it woke, and its timer slack (prctl PR_GET_TIMERSLACK; 0 for
+// a real-time thread, whose slack the kernel ignores).
 type Layer0Wait struct {
 	TID                   int
 	Deadline, Armed, Woke int64
 	Before, After         procstat.SchedStat
+	SlackNS               int64
 }
 
-// Layer0 attributes a wait from its schedstat alone: the run-queue wait
-// between the two reads, at most the lateness, is "run-queue wait"; the
-// rest is unexplained. The run-queue wait is read around the whole wait,
-// so time runnable before the deadline (preempted before it slept) would
-// be counted too: the share is an upper bound of the run-queue's part.
+// Layer0 attributes a wait from its schedstat alone: first its timer
+// slack, the most the kernel may defer its timer, then the run-queue wait
+// between the two reads, each at most what is left of the lateness; the
+// rest is unexplained. Both are upper bounds of their parts: the timer may
+// fire sooner within its slack, and the run-queue wait is read around the
+// whole wait, so time runnable before the deadline (preempted before it
+// slept) is counted too.
 func Layer0(w Layer0Wait) Attribution {
 	a := Attribution{
 		Wait:       Wait{TID: w.TID, CPU: -1, Armed: w.Armed, Expires: w.Deadline, SoftExpires: w.Deadline, Woke: w.Woke},
@@ -42,7 +46,10 @@ func Layer0(w Layer0Wait) Attribution {
 		return a
 	}
 	rq := min(int64(min(d.WaitNS, 1<<62)), a.LatenessNS)
+	slack := min(max(w.SlackNS, 0), a.LatenessNS)
+	rq = min(rq, a.LatenessNS-slack)
 	x := &explainer{a: &a}
+	x.add(KindSlack, "", slack)
 	x.add(KindRunQueue, "", rq)
 	x.finish()
 	return a

@@ -26,6 +26,11 @@ func TestLayer0(t *testing.T) {
 	if a := Layer0(w); len(a.Reasons) == 0 || a.Causes[0].Kind != KindUnexplained {
 		t.Errorf("%+v", a)
 	}
+	// The slack first, then the run-queue wait in what is left.
+	w.After = procstat.SchedStat{RunNS: 20, WaitNS: 591_000, Slices: 6}
+	w.SlackNS = 50_000
+	check(t, Layer0(w), Cause{KindSlack, "", 50_000}, Cause{KindRunQueue, "", 550_000})
+	w.SlackNS = 0
 	// Armed late.
 	w = base
 	w.Armed = 1_100_000
