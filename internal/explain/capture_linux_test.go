@@ -208,7 +208,7 @@ func TestGroundTruthBusyThread(t *testing.T) {
 		t.Skip("this kernel has no tracefs")
 	}
 	// One test at a time may own the instance.
-	release, err := testlock.Lock("tracefs-instance")
+	release, err := testlock.Lock(testlock.TracefsInstance)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,10 @@ package testlock
 // DMALatency is the lock of tests that hold or read /dev/cpu_dma_latency.
 const DMALatency = "dma-latency"
 
+// TracefsInstance is the lock of tests that make tickscope's tracefs
+// instance: there is one of that name, and Open removes one it finds.
+const TracefsInstance = "tracefs-instance"
+
 // Lock blocks until no other test holds the lock called name, and returns
 // its release.
 func Lock(name string) (release func(), err error) { return lock(name) }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/testlock"
 )
 
 // topLevel is what Open must leave as it found it in the top-level buffer.
@@ -52,6 +54,13 @@ func needTracefs(t *testing.T) string {
 	if err != nil || !slices.Contains(splitWords(string(fs)), "tracefs") {
 		t.Skip("this kernel has no tracefs")
 	}
+	// One test at a time, across the packages go test runs side by side,
+	// may own the instance.
+	release, err := testlock.Lock(testlock.TracefsInstance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
 	root, err := findTracefs()
 	if err != nil {
 		t.Fatal(err)
