@@ -7,7 +7,12 @@ import (
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sim"
 )
+
+// rawLimits are what every raw file tickscope reads or writes is held to:
+// a simulated file names one of the model's scenarios.
+func rawLimits() rawfile.Limits { return rawfile.Limits{Scenarios: sim.ScenarioNameList()} }
 
 func (a *app) analyzeCommand() *cobra.Command {
 	var j measure.JudgeFlags
@@ -32,7 +37,7 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 			if err != nil {
 				return err
 			}
-			f, err := rawfile.ReadFile(cmd.Context(), args[0])
+			f, err := rawfile.ReadFile(cmd.Context(), args[0], rawLimits())
 			if err != nil {
 				return options.FileError(args[0], err)
 			} else if err := measure.CheckFlags(f, options.Value(args[0]), cmd.Flags().Changed); err != nil {

@@ -935,7 +935,7 @@ func (b *battery) rawFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := string(goodText)
-	if _, err := rawfile.ReadFile(context.Background(), filepath.Join(dir, "good.json")); err != nil {
+	if _, err := rawfile.ReadFile(context.Background(), filepath.Join(dir, "good.json"), rawLimits()); err != nil {
 		t.Fatalf("the battery's raw file does not read: %v", err)
 	}
 	// edit replaces the first old in the good file.
@@ -1160,7 +1160,7 @@ func stoppedEarly(dir, raw string, code int, stderr string) error {
 	if code != 0 || !strings.Contains(stderr, "stopped early") {
 		return fmt.Errorf("exit %d, stderr %q; want 0 and stopped early", code, stderr)
 	}
-	if _, err := rawfile.ReadFile(context.Background(), filepath.Join(dir, raw)); err != nil {
+	if _, err := rawfile.ReadFile(context.Background(), filepath.Join(dir, raw), rawLimits()); err != nil {
 		return fmt.Errorf("the raw file: %v", err)
 	}
 	entries, _ := os.ReadDir(dir)

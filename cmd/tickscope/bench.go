@@ -89,7 +89,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	raw, err := outfile.OpenRaw(o.raw)
+	raw, err := outfile.OpenRaw(o.raw, rawLimits())
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if len(matrix.LeftOut) > 0 {
 		a.hintf("left out at --interval %v, as they wait whole milliseconds: %s", o.interval, strings.Join(matrix.LeftOut, ", "))
 	}
-	raw, err := outfile.OpenRaw(o.raw)
+	raw, err := outfile.OpenRaw(o.raw, rawLimits())
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if err != nil {
 		return err
 	}
-	raw, err := outfile.OpenRaw(o.raw)
+	raw, err := outfile.OpenRaw(o.raw, rawLimits())
 	if err != nil {
 		return err
 	}

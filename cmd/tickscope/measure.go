@@ -84,7 +84,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if err != nil {
 		return err
 	}
-	raw, err := outfile.OpenRaw(o.raw)
+	raw, err := outfile.OpenRaw(o.raw, rawLimits())
 	if err != nil {
 		return err
 	}

@@ -155,9 +155,9 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		if len(args) != 2 {
 			ts.Fatalf("usage: cmp-latencies A B")
 		}
-		a, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[0]))
+		a, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[0]), rawLimits())
 		ts.Check(err)
-		b, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[1]))
+		b, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[1]), rawLimits())
 		ts.Check(err)
 		same := len(a.Points) == len(b.Points)
 		for i := 0; same && i < len(a.Points); i++ {
@@ -262,7 +262,7 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		if len(args) != 3 {
 			ts.Fatalf("usage: rawfile FILE POINTS SAMPLES")
 		}
-		f, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[0]))
+		f, err := rawfile.ReadFile(context.Background(), ts.MkAbs(args[0]), rawLimits())
 		if neg {
 			if err == nil {
 				ts.Fatalf("%s is a valid raw file", args[0])

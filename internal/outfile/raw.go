@@ -16,15 +16,17 @@ import (
 // path writes nothing.
 type Raw struct {
 	out *File
+	lim rawfile.Limits
 }
 
-// OpenRaw opens the --raw file at path ("" for none).
-func OpenRaw(path string) (*Raw, error) {
+// OpenRaw opens the --raw file at path ("" for none), which Write holds
+// to lim.
+func OpenRaw(path string, lim rawfile.Limits) (*Raw, error) {
 	out, err := Open("raw", path)
 	if err != nil {
 		return nil, err
 	}
-	return &Raw{out: out}, nil
+	return &Raw{out: out, lim: lim}, nil
 }
 
 // Write stamps f with the tool's name and version and the time, and, when
@@ -34,19 +36,19 @@ func OpenRaw(path string) (*Raw, error) {
 func (r *Raw) Write(f *rawfile.File, version string) error {
 	f.Tool = rawfile.Tool{Name: rawfile.ToolName, Version: version}
 	f.Created = time.Now().UTC()
-	return r.out.Commit(func(w io.Writer) error { return rawfile.Encode(w, f) })
+	return r.out.Commit(func(w io.Writer) error { return rawfile.Encode(w, f, r.lim) })
 }
 
 // Close removes the temporary file if nothing was written.
 func (r *Raw) Close() { r.out.Close() }
 
-// WriteRaw stores f at path atomically, as Raw.Write does, under the same
-// output-file rule, without stamping it.
-func WriteRaw(path string, f *rawfile.File) error {
+// WriteRaw stores f at path atomically within lim, as Raw.Write does,
+// under the same output-file rule, without stamping it.
+func WriteRaw(path string, f *rawfile.File, lim rawfile.Limits) error {
 	out, err := Open("raw", path)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	return out.Commit(func(w io.Writer) error { return rawfile.Encode(w, f) })
+	return out.Commit(func(w io.Writer) error { return rawfile.Encode(w, f, lim) })
 }

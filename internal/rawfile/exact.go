@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -64,7 +63,7 @@ func methodNames(os string) string {
 // validateExact holds the file to what the writer produces beyond ranges
 // and sizes: the values that come from a known set, the fields each
 // command writes, and the settings and conditions each OS can give.
-func (f *File) validateExact() error {
+func (f *File) validateExact(lim Limits) error {
 	q := f.Query
 	switch {
 	case f.Tool.Name != ToolName:
@@ -76,8 +75,8 @@ func (f *File) validateExact() error {
 		return err
 	}
 	if f.Simulated != "" {
-		if _, ok := sim.Find(f.Simulated); !ok {
-			return fmt.Errorf("simulated: %q is not a scenario of the model; the scenarios are %s", f.Simulated, sim.ScenarioNames())
+		if !slices.Contains(lim.Scenarios, f.Simulated) {
+			return fmt.Errorf("simulated: %q is not a scenario of the model; the scenarios are %s", f.Simulated, strings.Join(lim.Scenarios, ", "))
 		}
 		if q.OS != "windows" || q.Arch != SimulatedArch {
 			return fmt.Errorf("query: a simulated file's query is the model's (os windows, arch %q), not %s/%s", SimulatedArch, q.OS, q.Arch)

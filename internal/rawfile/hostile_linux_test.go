@@ -23,7 +23,7 @@ func TestReadHelper(t *testing.T) {
 	if path == "" {
 		t.Skip("a helper process of TestHostileFilesCostLittle")
 	}
-	_, err := rawfile.ReadFile(context.Background(), path)
+	_, err := rawfile.ReadFile(context.Background(), path, rawfile.Known)
 	// The peak resident size of this process's memory since its exec
 	// (VmHWM): the parent's rusage would count the memory it shared with
 	// the parent before the exec.

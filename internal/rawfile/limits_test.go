@@ -46,7 +46,7 @@ func TestLimitsAreTheCommandsMaxima(t *testing.T) {
 		f := &rawfile.File{Tool: rawfile.Tool{Name: rawfile.ToolName}, Created: time.Now(), Command: "measure", Method: "clock-abs", DelayNs: 1e6,
 			Query: &timerinfo.Report{OS: "linux", Arch: "amd64", CPUs: cpus, Linux: &timerinfo.Linux{}}, Load: &rawfile.Load{Threads: threads, Kind: rawfile.LoadCPU},
 			Points: []rawfile.Point{{Latencies: []int64{1e6}}}}
-		if err := f.Validate(); (err == nil) != ok {
+		if err := f.Validate(rawfile.Known); (err == nil) != ok {
 			t.Errorf("a file of %d CPUs with a load of %d threads: %v", cpus, threads, err)
 		}
 	}
@@ -335,7 +335,7 @@ func TestLargestFiles(t *testing.T) {
 	}
 	f.Truncate(rawfile.MaxFileBytes + 1)
 	f.Close()
-	if _, err := rawfile.ReadFile(context.Background(), path); err == nil || !strings.Contains(err.Error(), "over the size limit") {
+	if _, err := rawfile.ReadFile(context.Background(), path, rawfile.Known); err == nil || !strings.Contains(err.Error(), "over the size limit") {
 		t.Errorf("a file of MaxFileBytes+1: %v", err)
 	}
 }

@@ -38,6 +38,14 @@ const (
 	MaxLatencyNs = int64(time.Minute)
 )
 
+// Limits are what a file is held to that the format does not fix itself,
+// given by the caller: the model's scenarios (sim.ScenarioNameList), one
+// of which a simulated file names. The zero Limits knows no scenario, so it
+// refuses every simulated file.
+type Limits struct {
+	Scenarios []string
+}
+
 // Limits on what a file may hold, each derived from the most the command
 // that writes it can produce, so that a reader accepts every real file and
 // refuses anything larger before it costs more memory or time than the
@@ -240,11 +248,11 @@ func (p *Point) Running() []int64 {
 	return out
 }
 
-// ReadFile reads and validates the raw-samples file at path, stopping
-// when ctx ends. Only a regular file of at most MaxFileBytes is
+// ReadFile reads and validates the raw-samples file at path within lim,
+// stopping when ctx ends. Only a regular file of at most MaxFileBytes is
 // read: a FIFO would block, /dev/zero would never end, and neither is a
 // file a tickscope run wrote.
-func ReadFile(ctx context.Context, path string) (*File, error) {
+func ReadFile(ctx context.Context, path string, lim Limits) (*File, error) {
 	// Opened without blocking (O_NONBLOCK on Unix), so that opening a FIFO
 	// cannot hang, then checked before anything is read.
 	file, err := openNonBlocking(path)
@@ -259,7 +267,7 @@ func ReadFile(ctx context.Context, path string) (*File, error) {
 	if err := checkRegular(fi); err != nil {
 		return nil, err
 	}
-	return decodeAndValidate(ctx, file)
+	return decodeAndValidate(ctx, file, lim)
 }
 
 func checkRegular(fi os.FileInfo) error {
@@ -272,21 +280,21 @@ func checkRegular(fi os.FileInfo) error {
 	return nil
 }
 
-func decodeAndValidate(ctx context.Context, r io.Reader) (*File, error) {
+func decodeAndValidate(ctx context.Context, r io.Reader, lim Limits) (*File, error) {
 	f, err := decode(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Validate(); err != nil {
+	if err := f.Validate(lim); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
 // Validate checks values a decoder cannot: presence, ranges, sizes, and
-// that the file is what its command writes. Write calls it too, so that
+// that the file is what its command writes, within lim. Write calls it too, so that
 // tickscope never writes a file it would refuse to read.
-func (f *File) Validate() error {
+func (f *File) Validate(lim Limits) error {
 	switch {
 	case f.Tool.Name == "":
 		return errors.New("tool.name: missing")
@@ -317,7 +325,7 @@ func (f *File) Validate() error {
 	if err != nil {
 		return err
 	}
-	if err := f.validateExact(); err != nil {
+	if err := f.validateExact(lim); err != nil {
 		return err
 	}
 	total := 0

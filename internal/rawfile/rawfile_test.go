@@ -41,10 +41,10 @@ func sampleFile() *rawfile.File {
 func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
 	want := sampleFile()
-	if err := outfile.WriteRaw(path, want); err != nil {
+	if err := outfile.WriteRaw(path, want, rawfile.Known); err != nil {
 		t.Fatal(err)
 	}
-	got, err := rawfile.ReadFile(context.Background(), path)
+	got, err := rawfile.ReadFile(context.Background(), path, rawfile.Known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestRoundTripUnderLoad(t *testing.T) {
 		want.Query.CPUs = cpus
 		want.Load = &rawfile.Load{Threads: 4 * cpus, Kind: rawfile.LoadCPU}
 		path := filepath.Join(t.TempDir(), "run.json")
-		if err := outfile.WriteRaw(path, want); err != nil {
+		if err := outfile.WriteRaw(path, want, rawfile.Known); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(path)
@@ -75,7 +75,7 @@ func TestRoundTripUnderLoad(t *testing.T) {
 		if text := fmt.Sprintf(`"load":{"threads":%d,"kind":"cpu"}`, 4*cpus); !strings.Contains(string(data), text) {
 			t.Errorf("the file does not hold %s: %s", text, data)
 		}
-		got, err := rawfile.ReadFile(context.Background(), path)
+		got, err := rawfile.ReadFile(context.Background(), path, rawfile.Known)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,12 +93,12 @@ func TestRoundTripUnderLoad(t *testing.T) {
 func TestOutput(t *testing.T) {
 	dir := t.TempDir()
 	for _, bad := range []string{dir, filepath.Join(dir, "missing", "x.json")} {
-		if _, err := outfile.OpenRaw(bad); err == nil {
+		if _, err := outfile.OpenRaw(bad, rawfile.Known); err == nil {
 			t.Errorf("OpenOutput(%s) was accepted", bad)
 		}
 	}
 	// Opened and closed without a write: nothing is left behind.
-	out, err := outfile.OpenRaw(filepath.Join(dir, "unused.json"))
+	out, err := outfile.OpenRaw(filepath.Join(dir, "unused.json"), rawfile.Known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestOutput(t *testing.T) {
 	}
 	// Written: only the file itself is there, and it reads back.
 	path := filepath.Join(dir, "raw.json")
-	if out, err = outfile.OpenRaw(path); err != nil {
+	if out, err = outfile.OpenRaw(path, rawfile.Known); err != nil {
 		t.Fatal(err)
 	}
 	defer out.Close()
@@ -118,7 +118,7 @@ func TestOutput(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("the written Output left %d files, want 1", len(entries))
 	}
-	if _, err := rawfile.ReadFile(context.Background(), path); err != nil {
+	if _, err := rawfile.ReadFile(context.Background(), path, rawfile.Known); err != nil {
 		t.Errorf("the written file does not read back: %v", err)
 	}
 }
@@ -514,10 +514,10 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("encoding/json reads an accepted file differently:\n%+v\n%+v", lax, *file)
 		}
 		path := filepath.Join(t.TempDir(), "f.json")
-		if err := outfile.WriteRaw(path, file); err != nil {
+		if err := outfile.WriteRaw(path, file, rawfile.Known); err != nil {
 			t.Fatalf("cannot write back an accepted file: %v", err)
 		}
-		again, err := rawfile.ReadFile(context.Background(), path)
+		again, err := rawfile.ReadFile(context.Background(), path, rawfile.Known)
 		if err != nil {
 			t.Fatalf("cannot read back an accepted file: %v", err)
 		}
@@ -559,10 +559,10 @@ func TestNotRunning(t *testing.T) {
 	f := sampleFile()
 	f.Points[0].NotRunning = &rawfile.NotRunning{Samples: []int{1}, Continued: 1}
 	path := filepath.Join(t.TempDir(), "run.json")
-	if err := outfile.WriteRaw(path, f); err != nil {
+	if err := outfile.WriteRaw(path, f, rawfile.Known); err != nil {
 		t.Fatal(err)
 	}
-	got, err := rawfile.ReadFile(context.Background(), path)
+	got, err := rawfile.ReadFile(context.Background(), path, rawfile.Known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -611,5 +611,24 @@ func TestCountsAtTheirBound(t *testing.T) {
 	}
 	if _, err := rawfile.Parse(data); err != nil {
 		t.Errorf("rejected: %v\n%s", err, data)
+	}
+}
+
+// The scenarios a simulated file may name are the caller's: the zero
+// Limits knows none, and the refusal lists the ones it was given.
+func TestScenariosAreTheCallers(t *testing.T) {
+	f := sampleFile()
+	f.Simulated = "narrow-band"
+	for _, tt := range []struct {
+		lim  rawfile.Limits
+		want string
+	}{
+		{rawfile.Known, "query: a simulated file's query is the model's"},
+		{rawfile.Limits{}, `simulated: "narrow-band" is not a scenario of the model; the scenarios are `},
+		{rawfile.Limits{Scenarios: []string{"one", "two"}}, `simulated: "narrow-band" is not a scenario of the model; the scenarios are one, two`},
+	} {
+		if err := f.Validate(tt.lim); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Validate(%q) = %v, want %q", tt.lim.Scenarios, err, tt.want)
+		}
 	}
 }

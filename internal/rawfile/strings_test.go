@@ -71,7 +71,7 @@ var hostileStrings = []string{
 func TestEveryStringIsPrintable(t *testing.T) {
 	for name, f := range fullFiles() {
 		t.Run(name, func(t *testing.T) {
-			if err := f.Validate(); err != nil {
+			if err := f.Validate(Known); err != nil {
 				t.Fatalf("the full file is refused: %v", err)
 			}
 			var paths []string
@@ -159,7 +159,7 @@ func TestWriterEscapes(t *testing.T) {
 			return nil
 		})
 		var b strings.Builder
-		if err := Encode(&b, f); err != nil {
+		if err := Encode(&b, f, Known); err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}

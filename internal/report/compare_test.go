@@ -80,11 +80,11 @@ func TestCompareOfIsBounded(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rawfile.ReadFile(context.Background(), path); err == nil || !strings.Contains(err.Error(), "points: more than 2004 points") {
+	if _, err := rawfile.ReadFile(context.Background(), path, rawfile.Limits{}); err == nil || !strings.Contains(err.Error(), "points: more than 2004 points") {
 		t.Errorf("the 30,000-point compare file: %v", err)
 	}
 	hostile.Points = hostile.Points[:rawfile.MaxCompareSettings+1]
-	if err := hostile.Validate(); err == nil || !strings.Contains(err.Error(), "5th setting") {
+	if err := hostile.Validate(rawfile.Limits{}); err == nil || !strings.Contains(err.Error(), "5th setting") {
 		t.Errorf("a compare file of 5 settings: %v", err)
 	}
 

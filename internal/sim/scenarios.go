@@ -199,10 +199,14 @@ func (s Scenario) Undisturbed() Scenario {
 }
 
 // ScenarioNames lists the scenario names, comma-separated.
-func ScenarioNames() string {
+func ScenarioNames() string { return strings.Join(ScenarioNameList(), ", ") }
+
+// ScenarioNameList is the scenario names, in order: what a raw file of the
+// model may name (rawfile.Limits).
+func ScenarioNameList() []string {
 	names := make([]string, len(scenarios))
 	for i, s := range scenarios {
 		names[i] = s.Name
 	}
-	return strings.Join(names, ", ")
+	return names
 }

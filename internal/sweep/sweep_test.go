@@ -562,7 +562,7 @@ func periodChangedForGood(t *testing.T, sc sim.Scenario, requests []uint32) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	back, err := rawfile.ReadFile(context.Background(), path)
+	back, err := rawfile.ReadFile(context.Background(), path, rawfile.Limits{Scenarios: sim.ScenarioNameList()})
 	if err != nil {
 		t.Fatalf("the bench wrote a file the reader refuses: %v", err)
 	}

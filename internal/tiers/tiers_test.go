@@ -38,7 +38,6 @@ var pending = []string{
 	"internal/platform -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
 	"internal/rawfile -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
 	"internal/rawfile -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/rawfile -> internal/sim (codec imports engine)",
 	"internal/report -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
 	"internal/report -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
 	"internal/report -> internal/hold (engine imports use case)",
