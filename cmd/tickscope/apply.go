@@ -65,14 +65,14 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 		if err != nil {
 			return err
 		}
-		return a.emit(asJSON, change, func(w io.Writer) { report.WriteSlackChange(w, change) })
+		return a.emit(asJSON, change, func(w io.Writer) { hold.WriteSlackChange(w, change) })
 	case hold.InstallHolder:
 		res, err := hold.Persist(host, sys, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun, While: p.While, Boot: f.Boot})
 		if err != nil {
 			return err
 		}
-		report.WritePersist(a.stdout, res)
-		for _, w := range report.PersistWarnings(res) {
+		hold.WritePersist(a.stdout, res)
+		for _, w := range hold.PersistWarnings(res) {
 			a.warnf("%s", w)
 		}
 		return nil
@@ -90,7 +90,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 		Warn:        warn,
 		Holding: func(rep *hold.HoldReport) {
 			if !asJSON {
-				report.WriteHolding(a.stdout, rep)
+				hold.WriteHolding(a.stdout, rep)
 			}
 			for _, w := range rep.Warnings {
 				warn(w)
@@ -100,7 +100,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 		WhileUser: p.WhileUser,
 		Waiting: func(rep *hold.HoldReport) {
 			if !asJSON {
-				report.WriteWaiting(a.stdout, rep)
+				hold.WriteWaiting(a.stdout, rep)
 			}
 			for _, w := range rep.Warnings {
 				warn(w)
@@ -109,7 +109,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 		},
 		Changed: func(state hold.WhileState, e *hold.ProgramEvent) {
 			if !asJSON && e != nil {
-				report.WriteProgramEvent(a.stdout, state, e)
+				hold.WriteProgramEvent(a.stdout, state, e)
 			}
 			m.HolderWhile(state, p.Setting)
 		},
@@ -117,5 +117,5 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 	if err != nil {
 		return err
 	}
-	return a.emit(asJSON, rep, func(w io.Writer) { report.WriteReleased(w, rep) })
+	return a.emit(asJSON, rep, func(w io.Writer) { hold.WriteReleased(w, rep) })
 }

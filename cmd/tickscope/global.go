@@ -7,7 +7,6 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/report"
 )
 
 func (a *app) globalCommand() *cobra.Command {
@@ -54,5 +53,5 @@ func (a *app) global(on, asJSON bool) error {
 	if res.Warning != "" {
 		a.warnf("%s", res.Warning)
 	}
-	return a.emit(asJSON, res, func(w io.Writer) { report.WriteGlobal(w, res) })
+	return a.emit(asJSON, res, func(w io.Writer) { hold.WriteGlobal(w, res) })
 }

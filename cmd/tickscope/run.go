@@ -8,7 +8,6 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/report"
 )
 
 func (a *app) runCommand() *cobra.Command {
@@ -74,8 +73,8 @@ func (a *app) runProgram(cmd *cobra.Command, f hold.RunFlags, args []string) err
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Warn: func(msg string) { a.warnf("%s", msg) },
 		Started: func(s hold.RunStart) {
-			report.WriteRunStart(a.stderr, s)
-			if w := report.RunWarning(s); w != "" {
+			hold.WriteRunStart(a.stderr, s)
+			if w := hold.RunWarning(s); w != "" {
 				a.warnf("%s", w)
 			}
 		},

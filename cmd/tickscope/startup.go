@@ -7,7 +7,6 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/report"
 )
 
 func (a *app) startupCommand() *cobra.Command {
@@ -49,7 +48,7 @@ func (a *app) startupRemove(asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	if err := a.emit(asJSON, res, func(w io.Writer) { report.WriteRemove(w, res) }); err != nil || asJSON {
+	if err := a.emit(asJSON, res, func(w io.Writer) { hold.WriteRemove(w, res) }); err != nil || asJSON {
 		return err
 	}
 	if res.StillRaised != "" {

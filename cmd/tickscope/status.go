@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/report"
 )
 
 func (a *app) statusCommand() *cobra.Command {
@@ -43,5 +42,5 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	return a.emit(asJSON, rep, func(w io.Writer) { report.WriteStatus(w, rep) })
+	return a.emit(asJSON, rep, func(w io.Writer) { hold.WriteStatus(w, rep) })
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -39,7 +38,7 @@ func (a *app) verifyGlobal(ctx context.Context, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	if err := a.emit(asJSON, res, func(w io.Writer) { report.WriteGlobalCheck(w, res) }); err != nil {
+	if err := a.emit(asJSON, res, func(w io.Writer) { hold.WriteGlobalCheck(w, res) }); err != nil {
 		return err
 	}
 	if res.Verdict == timerinfo.VerdictInconclusive {

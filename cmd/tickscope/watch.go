@@ -5,7 +5,6 @@ import (
 
 	"github.com/tickscope/tickscope/internal/metrics"
 	"github.com/tickscope/tickscope/internal/outfile"
-	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 	"github.com/tickscope/tickscope/internal/watch"
@@ -56,7 +55,7 @@ func (a *app) watch(cmd *cobra.Command, f watch.Flags) error {
 	defer o.Log.Close()
 	ctx, done := term.Stoppable(cmd.Context())
 	defer done()
-	o.Emit = func(e watch.Event) error { m.Observe(e); return report.WriteWatchEvent(a.stdout, a.stderr, e, f.JSON) }
+	o.Emit = func(e watch.Event) error { m.Observe(e); return watch.WriteEvent(a.stdout, a.stderr, e, f.JSON) }
 	_, err = watch.Run(ctx, o)
 	return err
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/term"
 )
 
@@ -27,13 +26,13 @@ func (a *app) whoCommand() *cobra.Command {
 			defer done()
 			var show hold.WhoShow
 			if !asJSON {
-				show = &report.WhoText{W: a.stdout}
+				show = &hold.WhoText{W: a.stdout}
 			}
 			rep, err := hold.Who(ctx, machineHost(), machineSystem(), watch, show)
 			if err != nil {
 				return err
 			}
-			return a.emit(asJSON, rep, func(w io.Writer) { report.WriteWhoSummary(w, rep) })
+			return a.emit(asJSON, rep, func(w io.Writer) { hold.WriteWhoSummary(w, rep) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/persist"
-	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -219,7 +218,7 @@ func TestPersistBootInstallsAndStarts(t *testing.T) {
 			if st := sys.StartupMechanism; st.Installs+st.Starts != 0 {
 				t.Error("--boot touched the logon task")
 			}
-			warnings := strings.Join(report.PersistWarnings(res), "\n")
+			warnings := strings.Join(hold.PersistWarnings(res), "\n")
 			if (tt.wantWarning == "") != (warnings == "") || !strings.Contains(warnings, tt.wantWarning) {
 				t.Errorf("warnings %q, want %q", warnings, tt.wantWarning)
 			}

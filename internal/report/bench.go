@@ -74,7 +74,7 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	}
 	if n := countEquivalent(r); n > 1 {
 		p.line(fmt.Sprintf("  %d bands equivalent: each one's p50 minus the lowest has a 95 %% interval reaching below %s (%.0f %% of that p50), so none is noticeably slower; the lowest p99 (within %.0f %%), then the fewest waits a tick late, then the coarsest period chose",
-			n, fmtDuration(int64(math.Round(r.NoticeableNs))), 100*sweep.NoticeableLatencyShare, 100*sweep.NoticeableLatencyShare))
+			n, Delay(int64(math.Round(r.NoticeableNs))), 100*sweep.NoticeableLatencyShare, 100*sweep.NoticeableLatencyShare))
 	}
 	if rows {
 		p.line("")

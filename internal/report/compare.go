@@ -43,7 +43,7 @@ func CompareOf(f *rawfile.File, judged *sweep.CompareResult) *Compare {
 	if judged.Verdict >= 0 {
 		cell := judged.Cells[judged.Verdict]
 		c.Verdict = fmt.Sprintf("for a %s loop on this machine use %s with %s: intervals p50 %s, p95 %s ms, %.0f %% CPU",
-			fmtDuration(judged.IntervalNs), cell.Method, cell.Setting, ms(cell.P50), ms(cell.P95), 100*cell.CPU)
+			Delay(judged.IntervalNs), cell.Method, cell.Setting, ms(cell.P50), ms(cell.P95), 100*cell.CPU)
 	}
 	return c
 }
@@ -52,7 +52,7 @@ func CompareOf(f *rawfile.File, judged *sweep.CompareResult) *Compare {
 // p50 / p95 of the intervals in ms, the best cell per row marked.
 func WriteCompare(w io.Writer, c *Compare) {
 	p := newPrinter(w, "")
-	title := fmt.Sprintf("tickscope compare: intervals of a %s wait, p50 / p95 ms (* best per method)", fmtDuration(c.IntervalNs))
+	title := fmt.Sprintf("tickscope compare: intervals of a %s wait, p50 / p95 ms (* best per method)", Delay(c.IntervalNs))
 	if c.Partial {
 		title += " (stopped early)"
 	}

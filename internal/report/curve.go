@@ -50,7 +50,7 @@ func WriteCurve(w io.Writer, c *Curve) {
 	p.line(fmt.Sprintf("  %9s  %-40s %10s %10s", "delay", "mean overshoot", "mean", "p95"))
 	for _, pt := range c.Points {
 		cells := int(max(pt.MeanOvershoot, 0) / most * 40 * 8)
-		p.line(fmt.Sprintf("  %9s  %-40s %10s %10s", fmtDuration(pt.DelayNs), bar(max(cells, 0), 40*8, 40), fmtSigned(int64(pt.MeanOvershoot)), fmtSigned(pt.P95Overshoot)))
+		p.line(fmt.Sprintf("  %9s  %-40s %10s %10s", Delay(pt.DelayNs), Bar(max(cells, 0), 40*8, 40), fmtSigned(int64(pt.MeanOvershoot)), fmtSigned(pt.P95Overshoot)))
 	}
 	p.line("")
 	if c.Tick.TickNs != 0 {

@@ -71,7 +71,7 @@ func OSBuild(r *timerinfo.Report) string {
 // WriteMeasurement renders m for people.
 func WriteMeasurement(w io.Writer, m *Measurement) {
 	p := newPrinter(w, m.Simulated)
-	title := fmt.Sprintf("tickscope measure: %s, %s delay, %d samples", m.Method, fmtDuration(m.DelayNs), m.Summary.Count)
+	title := fmt.Sprintf("tickscope measure: %s, %s delay, %d samples", m.Method, Delay(m.DelayNs), m.Summary.Count)
 	if nr := m.NotRunning; nr != nil && nr.LeftOut > 0 {
 		title += fmt.Sprintf(" (%d more left out: taken while the process was not running)", nr.LeftOut)
 	}
@@ -142,14 +142,14 @@ func writeHistogram(p *printer, bins []stats.Bin, total int) {
 		if b.Overflow {
 			label += " (tail)"
 		}
-		bar := bar(b.Count, most, width)
+		bar := Bar(b.Count, most, width)
 		p.line(fmt.Sprintf("  %-28s %-*s %6d  %5.1f %%", label, width, bar, b.Count, 100*float64(b.Count)/float64(max(total, 1))))
 	}
 }
 
-// bar draws count/most of width cells in eighth-block steps, and at least a
+// Bar draws count/most of width cells in eighth-block steps, and at least a
 // sliver for any non-zero count so that rare outliers stay visible.
-func bar(count, most, width int) string {
+func Bar(count, most, width int) string {
 	if count == 0 {
 		return ""
 	}
@@ -182,8 +182,8 @@ func fmtSigned(ns int64) string {
 	}
 }
 
-// fmtDuration renders a requested delay: "1 ms", "1.5 ms", "250 µs".
-func fmtDuration(ns int64) string {
+// Delay renders a requested delay: "1 ms", "1.5 ms", "250 µs".
+func Delay(ns int64) string {
 	if ns >= 1_000_000 {
 		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", float64(ns)/1e6), "0"), ".") + " ms"
 	}

@@ -4,14 +4,10 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/watch"
-	"github.com/tickscope/tickscope/internal/who"
 )
 
 // forged is a string from outside tickscope as a hostile user writes it:
@@ -42,51 +38,10 @@ func terminalSafe(t *testing.T, what, out string) {
 
 // TestStringsFromOutsideArePrintable: every text output that shows a
 // string tickscope did not write (a process's name, a definition read
-// back, the OS's and a raw file's strings, an error) shows it escaped.
+// back, the OS's and a raw file's strings, an error) shows it escaped;
+// the use cases' own texts are held to it beside them.
 func TestStringsFromOutsideArePrintable(t *testing.T) {
 	var b bytes.Buffer
-	rep := &hold.WhoReport{OS: "linux", Elevated: true, Linux: &who.Linux{
-		DMALatencyHolders: []who.Process{{PID: 7, Name: forged}},
-		Slack:             []who.Thread{{PID: 7, TID: 8, Name: forged, SlackNs: 1}},
-		RealTime:          []who.Thread{{PID: 7, TID: 9, Name: forged, Policy: "SCHED_FIFO", Priority: 1}},
-		IdleDisabled:      []who.IdleState{{State: "state1", Name: forged, CPUs: []int{0}}},
-		Unreadable:        []who.Unreadable{{What: forged, Why: forged}},
-	}}
-	(&report.WhoText{W: &b}).Read(rep)
-	terminalSafe(t, "who (Linux)", b.String())
-
-	b.Reset()
-	rep = &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 5000,
-		Holders: []who.Holder{{PID: 4, Image: forged, Period100ns: 5000}}}}
-	(&report.WhoText{W: &b}).Read(rep)
-	terminalSafe(t, "who (Windows)", b.String())
-
-	b.Reset()
-	wt := &report.WhoText{W: &b}
-	wt.Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 7, Name: forged, What: who.WhatDMALatency}})
-	terminalSafe(t, "who --watch", b.String())
-
-	b.Reset()
-	report.WriteStartup(&b, &hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Exe: forged, Args: []string{forged}, Holds: forged, Log: forged})
-	report.WriteStartup(&b, &hold.StartupState{Mechanism: "task", Error: forged})
-	terminalSafe(t, "status's startup holder", b.String())
-
-	b.Reset()
-	var errw bytes.Buffer
-	holders := []who.Hold{{PID: 7, Name: forged, What: who.WhatDMALatency}}
-	for _, e := range []watch.Event{
-		{Time: time.Unix(0, 0), Event: watch.EventChange, Changes: []watch.Change{{Field: "startup_holder", From: forged, To: forged}}, Holders: &holders},
-		{Time: time.Unix(0, 0), Event: watch.EventChange, Changes: []watch.Change{{Field: "tick", From: "a", To: "b"}}, HoldersError: forged},
-		{Time: time.Unix(0, 0), Event: watch.EventError, Error: forged},
-	} {
-		if err := report.WriteWatchEvent(&b, &errw, e, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	terminalSafe(t, "watch", b.String())
-	terminalSafe(t, "watch's warnings", errw.String())
-
-	b.Reset()
 	report.WriteQuery(&b, &timerinfo.Report{OS: "linux", Arch: "amd64", CPUs: 1, Warnings: []string{forged}, Linux: &timerinfo.Linux{
 		KernelRelease: forged, Clocksource: forged, AvailableClocksource: []string{forged},
 		CPUIdleStates: []timerinfo.CPUIdleState{{Name: forged, Description: forged}}}})
@@ -95,4 +50,5 @@ func TestStringsFromOutsideArePrintable(t *testing.T) {
 	b.Reset()
 	report.WriteMeasurement(&b, &report.Measurement{OS: "linux", Method: forged, DelayNs: 1_000_000, Conditions: timerinfo.Conditions{Priority: forged}, Warnings: []string{forged}})
 	terminalSafe(t, "a measurement", b.String())
+
 }

@@ -29,7 +29,8 @@ func WriteQuery(w io.Writer, r *timerinfo.Report) {
 	}
 }
 
-func period(v uint32) string {
+// Period is a Windows timer period in ms and in 100 ns units.
+func Period(v uint32) string {
 	return fmt.Sprintf("%s ms (%d x 100ns)", timerinfo.FormatPeriodMS(v), v)
 }
 
@@ -41,7 +42,8 @@ func RegistryValue(v *uint32) string {
 	return fmt.Sprint(*v)
 }
 
-func yesNo(b bool) string {
+// YesNo is b as the text says it.
+func YesNo(b bool) string {
 	if b {
 		return "yes"
 	}
@@ -49,10 +51,10 @@ func yesNo(b bool) string {
 }
 
 func writeWindows(p *printer, win *timerinfo.Windows) {
-	p.kv("coarsest", period(win.Coarsest100ns))
-	p.kv("finest", period(win.Finest100ns))
-	p.kv("current", period(win.Current100ns))
-	p.kv("this process", "holds a request: "+yesNo(win.ProcessHoldsRequest))
+	p.kv("coarsest", Period(win.Coarsest100ns))
+	p.kv("finest", Period(win.Finest100ns))
+	p.kv("current", Period(win.Current100ns))
+	p.kv("this process", "holds a request: "+YesNo(win.ProcessHoldsRequest))
 	kind := "workstation"
 	if win.Server {
 		kind = "server"
@@ -65,7 +67,7 @@ func writeWindows(p *printer, win *timerinfo.Windows) {
 		key += " (written after this boot: takes effect after a reboot)"
 	}
 	p.kv("global key", key)
-	p.kv("elevated", yesNo(win.Elevated))
+	p.kv("elevated", YesNo(win.Elevated))
 	p.kv("dynamic tick", "disabledynamictick "+win.DynamicTickDisabled)
 	p.kv("platform tick", "useplatformtick "+win.PlatformTick)
 	p.kv("platform clock", "useplatformclock "+win.PlatformClock)
@@ -107,7 +109,7 @@ func writeLinux(p *printer, l *timerinfo.Linux) {
 		}
 		p.kv("", state)
 	}
-	p.kv("privileges", fmt.Sprintf("root %s, CAP_SYS_NICE %s", yesNo(l.Root), yesNo(l.CapSysNice)))
+	p.kv("privileges", fmt.Sprintf("root %s, CAP_SYS_NICE %s", YesNo(l.Root), YesNo(l.CapSysNice)))
 	p.kv("CPUs online", fmt.Sprint(l.CPUsOnline))
 }
 

@@ -39,7 +39,7 @@ func SlackBenchOf(f *rawfile.File, judged *sweep.SlackResult) *SlackBench {
 func WriteSlackBench(w io.Writer, b *SlackBench) {
 	p := newPrinter(w, "")
 	r := b.Result
-	title := "tickscope bench: timer slack for a " + fmtDuration(b.DelayNs) + " " + b.Method + " wait"
+	title := "tickscope bench: timer slack for a " + Delay(b.DelayNs) + " " + b.Method + " wait"
 	if r.Partial {
 		title += " (stopped early: the result covers the settings measured)"
 	}
@@ -69,7 +69,7 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	}
 	if equivalent > 1 {
 		p.line(fmt.Sprintf("  %d settings equivalent: each one's p50 minus the lowest has a 95 %% interval reaching below %s (%.0f %% of that p50's lateness), so none is noticeably slower; the lowest p99 (within %.0f %% of its lateness), then the least interference, then the least intrusive (no DMA hold, the largest slack) chose",
-			equivalent, fmtDuration(int64(math.Round(r.NoticeableNs))), 100*sweep.NoticeableLatenessShare, 100*sweep.NoticeableLatenessShare))
+			equivalent, Delay(int64(math.Round(r.NoticeableNs))), 100*sweep.NoticeableLatenessShare, 100*sweep.NoticeableLatenessShare))
 	}
 	p.line("")
 	p.line("result")

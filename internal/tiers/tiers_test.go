@@ -40,8 +40,6 @@ var pending = []string{
 	"internal/rawfile -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
 	"internal/report -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
 	"internal/report -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/report -> internal/hold (engine imports use case)",
-	"internal/report -> internal/watch (engine imports use case)",
 	"internal/sample -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
 	"internal/sample -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
 	"internal/sim -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",

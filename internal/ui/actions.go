@@ -300,7 +300,7 @@ func (s *Server) hold(req applyRequest) *Outcome {
 		if err != nil {
 			return failed(command, err)
 		}
-		out.Text = s.simulated(text(func(w io.Writer) { report.WriteSlackChange(w, change) }))
+		out.Text = s.simulated(text(func(w io.Writer) { hold.WriteSlackChange(w, change) }))
 		return out
 	}
 	s.mu.Lock()
@@ -323,7 +323,7 @@ func (s *Server) hold(req applyRequest) *Outcome {
 			Holding: func(rep *hold.HoldReport) {
 				rep.Until = untilText
 				h.mu.Lock()
-				h.text, h.since = s.simulated(text(func(w io.Writer) { report.WriteHolding(w, rep) })), time.Now()
+				h.text, h.since = s.simulated(text(func(w io.Writer) { hold.WriteHolding(w, rep) })), time.Now()
 				h.mu.Unlock()
 				h.warn(rep.Warnings...)
 				close(holding)
@@ -333,7 +333,7 @@ func (s *Server) hold(req applyRequest) *Outcome {
 			Waiting: func(rep *hold.HoldReport) {
 				rep.Until = untilText
 				h.mu.Lock()
-				h.text, h.since = s.simulated(text(func(w io.Writer) { report.WriteWaiting(w, rep) })), time.Now()
+				h.text, h.since = s.simulated(text(func(w io.Writer) { hold.WriteWaiting(w, rep) })), time.Now()
 				h.eventsAt = len(h.text)
 				h.while = "waiting for " + strings.Join(p.While, ", ")
 				h.mu.Unlock()
@@ -343,7 +343,7 @@ func (s *Server) hold(req applyRequest) *Outcome {
 			Changed: func(state hold.WhileState, e *hold.ProgramEvent) {
 				h.mu.Lock()
 				if e != nil {
-					h.text = appendEventText(h.text, h.eventsAt, s.simulated(text(func(w io.Writer) { report.WriteProgramEvent(w, state, e) })))
+					h.text = appendEventText(h.text, h.eventsAt, s.simulated(text(func(w io.Writer) { hold.WriteProgramEvent(w, state, e) })))
 				}
 				h.while = "waiting for " + strings.Join(state.Programs, ", ")
 				if state.Holding {
@@ -407,7 +407,7 @@ func (s *Server) release() *Outcome {
 	h.mu.Lock()
 	out.Warnings = append(out.Warnings, h.warnings[h.shown:]...)
 	h.mu.Unlock()
-	out.Text = s.simulated(text(func(w io.Writer) { report.WriteReleased(w, h.final) }))
+	out.Text = s.simulated(text(func(w io.Writer) { hold.WriteReleased(w, h.final) }))
 	return out
 }
 
@@ -423,7 +423,7 @@ func (s *Server) persist(req applyRequest) *Outcome {
 	if err != nil {
 		return failed(command, err)
 	}
-	return &Outcome{Command: command, Text: text(func(w io.Writer) { report.WritePersist(w, res) }), Warnings: append([]string{}, report.PersistWarnings(res)...)}
+	return &Outcome{Command: command, Text: text(func(w io.Writer) { hold.WritePersist(w, res) }), Warnings: append([]string{}, hold.PersistWarnings(res)...)}
 }
 
 // removeStartup is `tickscope startup remove`.
@@ -434,7 +434,7 @@ func (s *Server) removeStartup() *Outcome {
 	if err != nil {
 		return failed(command, err)
 	}
-	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { report.WriteRemove(w, res) })}
+	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { hold.WriteRemove(w, res) })}
 	if res.StillRaised != "" {
 		out.warn("%s", res.StillRaised)
 	}
@@ -470,7 +470,7 @@ func (s *Server) global(on bool) *Outcome {
 		}
 		return out
 	}
-	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { report.WriteGlobal(w, res) })}
+	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { hold.WriteGlobal(w, res) })}
 	if res.Warning != "" {
 		out.warn("%s", res.Warning)
 	}

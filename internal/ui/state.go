@@ -207,11 +207,11 @@ func (s *Server) readStartup(q *timerinfo.Report) StartupView {
 		v.Available, v.Installed, v.Running = true, st.Installed, st.Running
 	}
 	var text bytes.Buffer
-	report.WriteStartup(&text, cached.state)
+	hold.WriteStartup(&text, cached.state)
 	if b := cached.boot; b != nil {
 		v.Boot = &BootView{Installed: b.Installed, State: b.State}
 		fmt.Fprintln(&text)
-		report.WriteBootService(&text, b)
+		hold.WriteBootService(&text, b)
 	}
 	v.Text = text.String()
 	return v
@@ -242,7 +242,7 @@ type whoCache struct {
 const whoEvery = 10 * time.Second
 
 // who says who holds the timer, as tickscope who does (hold.Who, shown by
-// report.WhoText), read again every whoEvery on a goroutine of its own, or
+// hold.WhoText), read again every whoEvery on a goroutine of its own, or
 // why it is not shown: on Windows without elevation the sentence who says
 // (s.mu held).
 func (s *Server) who(q *timerinfo.Report) WhoView {
@@ -273,7 +273,7 @@ func (s *Server) readWho(done chan struct{}) {
 	if err != nil {
 		view = WhoView{Reason: "not shown: " + err.Error()}
 	} else {
-		view.Text = text(func(w io.Writer) { (&report.WhoText{W: w}).Read(rep) })
+		view.Text = text(func(w io.Writer) { (&hold.WhoText{W: w}).Read(rep) })
 		view.Reason = "read " + time.Now().UTC().Format("15:04:05") + " UTC, every " + whoEvery.String() + " while this page is open"
 	}
 	s.mu.Lock()

@@ -1,4 +1,4 @@
-package report_test
+package hold_test
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
 )
@@ -22,12 +21,12 @@ func TestWhoTextWindows(t *testing.T) {
 		Rundown: &who.TimerRundown{Current100ns: 5000, KernelRequests: 1, KernelRequested100ns: 10000},
 	}}
 	var out bytes.Buffer
-	text := &report.WhoText{W: &out}
+	text := &hold.WhoText{W: &out}
 	text.Read(rep)
 	at := time.Date(2026, 11, 30, 12, 0, 1, 0, time.Local)
 	text.Changed(who.Change{At: at, Hold: who.Hold{PID: 4321, Name: "game.exe", What: who.WhatPeriod, Value: 5000}})
 	rep.Watch = &who.Summary{WatchedNs: int64(10 * time.Second), Held: []who.HeldFor{{Hold: who.Hold{PID: 4321, Name: "game.exe", What: who.WhatPeriod, Value: 5000}, HeldNs: int64(time.Second), AtStart: true}}}
-	report.WriteWhoSummary(&out, rep)
+	hold.WriteWhoSummary(&out, rep)
 	got := out.String()
 	for _, want := range []string{
 		"  current        0.5000 ms (5000 x 100ns)\n",
@@ -48,7 +47,7 @@ func TestWhoTextWindowsNotElevated(t *testing.T) {
 	rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 156250,
 		NeedsElevation: who.NeedsElevation, Sleep1: &hold.WaitCheck{Method: "sleep", Samples: 50, P50Ns: 15_600_000, P99Ns: 15_700_000}}}
 	var out bytes.Buffer
-	(&report.WhoText{W: &out}).Read(rep)
+	(&hold.WhoText{W: &out}).Read(rep)
 	got := out.String()
 	for _, want := range []string{
 		"  tickscope      holds a request: no\n",
@@ -67,7 +66,7 @@ func TestWhoSummaryRoundsOnce(t *testing.T) {
 	h := who.Hold{PID: 7, Name: "a.exe", What: who.WhatPeriod, Value: 10000}
 	rep := &hold.WhoReport{Watch: &who.Summary{WatchedNs: 2_764_400_000, Held: []who.HeldFor{{Hold: h, HeldNs: 2_763_600_000}}}}
 	var out bytes.Buffer
-	report.WriteWhoSummary(&out, rep)
+	hold.WriteWhoSummary(&out, rep)
 	if want := "while watched (2.764s)\n  2.764s     process 7"; !strings.Contains(out.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, out.String())
 	}
@@ -85,7 +84,7 @@ func TestWhoTextSaysAnIncompleteRundown(t *testing.T) {
 	} {
 		rep := &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{Current100ns: 5000, Holders: tc.holders, HoldersIncomplete: true}}
 		var out bytes.Buffer
-		(&report.WhoText{W: &out}).Read(rep)
+		(&hold.WhoText{W: &out}).Read(rep)
 		if got := out.String(); !strings.Contains(got, tc.want) || strings.Contains(got, "no process holds") {
 			t.Errorf("who's text lacks %q:\n%s", tc.want, got)
 		}
@@ -106,7 +105,7 @@ func TestWhoTextSaysTheInterruptTick(t *testing.T) {
 	} {
 		rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Current100ns: 10000, NeedsElevation: who.NeedsElevation, InterruptTick: &tc.tick}}
 		var out bytes.Buffer
-		(&report.WhoText{W: &out}).Read(rep)
+		(&hold.WhoText{W: &out}).Read(rep)
 		if !strings.Contains(out.String(), tc.want) {
 			t.Errorf("who's text lacks %q:\n%s", tc.want, out.String())
 		}
@@ -122,12 +121,12 @@ func TestWhoTextTellsNamesApart(t *testing.T) {
 		DMALatencyHolders: []who.Process{{PID: 7, Name: `lit\x1b`}, {PID: 8, Name: "lit\x1b"}},
 		Slack:             []who.Thread{{PID: 7, TID: 7, Name: `lit\x1b`, SlackNs: 1}, {PID: 8, TID: 8, Name: "lit\x1b", SlackNs: 1}},
 	}}
-	(&report.WhoText{W: &b}).Read(rep)
-	(&report.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 7, Name: `lit\x1b`, What: who.WhatDMALatency}})
-	(&report.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 8, Name: "lit\x1b", What: who.WhatDMALatency}})
+	(&hold.WhoText{W: &b}).Read(rep)
+	(&hold.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 7, Name: `lit\x1b`, What: who.WhatDMALatency}})
+	(&hold.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 8, Name: "lit\x1b", What: who.WhatDMALatency}})
 	rep = &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 5000,
 		Holders: []who.Holder{{PID: 4, Image: `\Device\HarddiskVolume3\bin\x64\game.exe`, Period100ns: 5000}, {PID: 5, Image: "lit\x1b", Period100ns: 5000}}}}
-	(&report.WhoText{W: &b}).Read(rep)
+	(&hold.WhoText{W: &b}).Read(rep)
 	out := b.String()
 	for _, want := range []string{
 		`process 7 lit\\x1b` + "\n", `process 8 lit\x1b` + "\n",

@@ -1,4 +1,4 @@
-package report
+package hold
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/printable"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -22,14 +22,14 @@ import (
 func holdMS(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', 4, 64) }
 
 // WriteSlackChange is apply --pid PID --slack D.
-func WriteSlackChange(w io.Writer, c *hold.SlackChange) {
+func WriteSlackChange(w io.Writer, c *SlackChange) {
 	fmt.Fprintf(w, "timer slack of process %d (its main thread; threads it starts later inherit it)\n", c.PID)
 	fmt.Fprintf(w, "  before  %v\n  after   %v\n", time.Duration(c.SlackBeforeNs), time.Duration(c.SlackAfterNs))
 	fmt.Fprintf(w, "undo: %s\n", c.Undo)
 }
 
 // WriteHolding is what apply prints once the setting is held and checked.
-func WriteHolding(w io.Writer, rep *hold.HoldReport) {
+func WriteHolding(w io.Writer, rep *HoldReport) {
 	windows := rep.Reach != ""
 	fmt.Fprintln(w, "holding")
 	fmt.Fprintf(w, "  requested      %s\n", rep.Requested)
@@ -51,18 +51,18 @@ func WriteHolding(w io.Writer, rep *hold.HoldReport) {
 }
 
 // WriteReleased is apply's last line.
-func WriteReleased(w io.Writer, rep *hold.HoldReport) {
+func WriteReleased(w io.Writer, rep *HoldReport) {
 	if wr := rep.While; wr != nil {
-		fmt.Fprintf(w, "ended after %v (%s): the setting was held %v in all, taken %s\n", time.Duration(rep.HeldNs).Round(time.Millisecond), hold.EndedByText[rep.EndedBy],
+		fmt.Fprintf(w, "ended after %v (%s): the setting was held %v in all, taken %s\n", time.Duration(rep.HeldNs).Round(time.Millisecond), EndedByText[rep.EndedBy],
 			time.Duration(wr.HeldNs).Round(time.Millisecond), plural(wr.Holds, "time"))
 		return
 	}
-	fmt.Fprintf(w, "released after %v (%s)\n", time.Duration(rep.HeldNs).Round(time.Millisecond), hold.EndedByText[rep.EndedBy])
+	fmt.Fprintf(w, "released after %v (%s)\n", time.Duration(rep.HeldNs).Round(time.Millisecond), EndedByText[rep.EndedBy])
 }
 
 // WriteWaiting is what apply --while prints when it starts to watch for
 // its programs, with nothing held.
-func WriteWaiting(w io.Writer, rep *hold.HoldReport) {
+func WriteWaiting(w io.Writer, rep *HoldReport) {
 	wr := rep.While
 	fmt.Fprintf(w, "waiting for %s (looked for every %v): nothing is held until one runs\n", strings.Join(wr.Programs, ", "), time.Duration(wr.ScanEveryNs))
 	fmt.Fprintf(w, "  requested      %s\n", rep.Requested)
@@ -80,9 +80,9 @@ func WriteWaiting(w io.Writer, rep *hold.HoldReport) {
 // exiting (or running when a failed take, tried again, succeeded), and
 // what it did to the setting, with the time (to the
 // millisecond) it was seen; the first hold's check follows it.
-func WriteProgramEvent(w io.Writer, state hold.WhileState, e *hold.ProgramEvent) {
+func WriteProgramEvent(w io.Writer, state WhileState, e *ProgramEvent) {
 	what := e.Event
-	if e.Event == hold.EventRetried {
+	if e.Event == EventRetried {
 		what = "runs, tried again"
 	}
 	if e.NoticedAfterNs != nil {
@@ -90,22 +90,22 @@ func WriteProgramEvent(w io.Writer, state hold.WhileState, e *hold.ProgramEvent)
 	}
 	var did string
 	switch {
-	case e.Setting == hold.SettingHeld:
+	case e.Setting == SettingHeld:
 		did = "holding"
 		if g := e.Granted; g != nil && g.Resolution100ns != 0 {
 			did += ", granted " + timerinfo.FormatPeriodMS(g.Resolution100ns) + " ms"
 		} else if e.InForce != nil {
 			did += ", " + inForceText(*e.InForce) + " in force"
 		}
-	case e.Setting == hold.SettingReleased:
+	case e.Setting == SettingReleased:
 		did = "released"
 		if e.InForce != nil {
 			did += ", " + inForceText(*e.InForce) + " in force now"
 		}
-	case e.Setting == hold.SettingFailed:
+	case e.Setting == SettingFailed:
 		did = "holding failed: " + printable.Message(e.Error)
 	case state.Holding:
-		did = "holding for " + hold.HoldingFor(state.Running)
+		did = "holding for " + HoldingFor(state.Running)
 	default:
 		did = "nothing held"
 	}
@@ -132,7 +132,7 @@ func plural(n int, noun string) string {
 
 // WritePersist is apply --persist: the definition with --dry-run, else
 // what was installed and whether the holder runs.
-func WritePersist(w io.Writer, r *hold.PersistResult) {
+func WritePersist(w io.Writer, r *PersistResult) {
 	if r.Definition != "" {
 		fmt.Fprint(w, r.Definition)
 		return
@@ -163,7 +163,7 @@ func processSuffix(pid int) string {
 // PersistWarnings are apply --persist's warnings: the task names an
 // elevated terminal's user, and the holder did not start or its setting
 // did not appear.
-func PersistWarnings(r *hold.PersistResult) []string {
+func PersistWarnings(r *PersistResult) []string {
 	var warnings []string
 	if r.ElevatedUser {
 		warnings = append(warnings, "this terminal runs elevated, so the task starts at the logon of the account it runs as: if you typed an administrator's credentials to elevate, that is the administrator's logon, not yours; run --persist from a terminal that is not elevated")
@@ -175,7 +175,7 @@ func PersistWarnings(r *hold.PersistResult) []string {
 	return warnings
 }
 
-func persistStartWarning(r *hold.PersistResult) string {
+func persistStartWarning(r *PersistResult) string {
 	switch {
 	case r.Definition != "" || r.Running:
 		return ""
@@ -193,7 +193,7 @@ func persistStartWarning(r *hold.PersistResult) string {
 }
 
 // WriteRunStart is run's line on standard error about what it holds.
-func WriteRunStart(w io.Writer, s hold.RunStart) {
+func WriteRunStart(w io.Writer, s RunStart) {
 	if s.Windows == nil {
 		fmt.Fprintf(w, "tickscope: running %s with %s (released when it exits)\n", s.Program, s.Granted)
 		return
@@ -203,23 +203,23 @@ func WriteRunStart(w io.Writer, s hold.RunStart) {
 
 // RunWarning is run's warning when its request does not reach the
 // program, or "".
-func RunWarning(s hold.RunStart) string {
+func RunWarning(s RunStart) string {
 	if s.Windows == nil || s.Windows.RequestsGlobal() {
 		return ""
 	}
 	return fmt.Sprintf("requests are per-process here, so %s keeps its own timer period: the request held by tickscope does not reach it (%s is %s; %s)",
-		s.Program, timerinfo.GlobalRequestsKey, RegistryValue(s.Windows.GlobalTimerResolutionRequests), s.Windows.GlobalAdvice())
+		s.Program, timerinfo.GlobalRequestsKey, report.RegistryValue(s.Windows.GlobalTimerResolutionRequests), s.Windows.GlobalAdvice())
 }
 
 // WriteStatus is status.
-func WriteStatus(w io.Writer, rep *hold.StatusReport) {
+func WriteStatus(w io.Writer, rep *StatusReport) {
 	fmt.Fprintln(w, "this process, measured now")
 	writeHoldCheck(w, "no request", rep.Self.Without)
 	if rep.Self.With != nil {
 		writeHoldCheck(w, rep.Self.WithSetting.String(), rep.Self.With)
 	}
 	fmt.Fprintln(w)
-	WriteQuery(w, rep.Query)
+	report.WriteQuery(w, rep.Query)
 	fmt.Fprintln(w)
 	WriteStartup(w, rep.Startup)
 	if rep.BootService != nil {
@@ -233,7 +233,7 @@ func WriteStatus(w io.Writer, rep *hold.StatusReport) {
 }
 
 // writeDiagnosis is the end of status: each reason and what to do.
-func writeDiagnosis(w io.Writer, d *hold.Diagnosis) {
+func writeDiagnosis(w io.Writer, d *Diagnosis) {
 	fmt.Fprintln(w, "diagnosis")
 	if len(d.Reasons) == 0 {
 		fmt.Fprintln(w, "  nothing found that keeps a wait from what the timer offers")
@@ -244,14 +244,14 @@ func writeDiagnosis(w io.Writer, d *hold.Diagnosis) {
 	fmt.Fprintf(w, "  holders: %s\n", d.Holders)
 }
 
-func writeHoldCheck(w io.Writer, label string, c *hold.WaitCheck) {
+func writeHoldCheck(w io.Writer, label string, c *WaitCheck) {
 	fmt.Fprintf(w, "  %-26s %s 1 ms takes p50 %s ms, p99 %s ms (%d waits)\n", label, c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
 }
 
 // WriteStartup is status's block on the startup holder. What it read back
 // (the definition's command line, the holder's log, the OS's error) is
 // made printable: a task's definition may be another user's.
-func WriteStartup(w io.Writer, s *hold.StartupState) {
+func WriteStartup(w io.Writer, s *StartupState) {
 	fmt.Fprintln(w, "startup holder")
 	if s == nil {
 		fmt.Fprintln(w, "  none on this OS")
@@ -288,7 +288,7 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 			held = " (" + printable.Message(s.WhileError) + ")"
 		case len(s.HoldingFor) > 0:
 			// What status's own scan sees, not what the holder holds.
-			held = ", " + printable.Line(hold.HoldingFor(s.HoldingFor)) + " runs" + held
+			held = ", " + printable.Line(HoldingFor(s.HoldingFor)) + " runs" + held
 		default:
 			held = ", none of " + printable.Line(strings.Join(s.While, ", ")) + " runs"
 		}
@@ -308,7 +308,7 @@ func WriteStartup(w io.Writer, s *hold.StartupState) {
 
 // WriteBootService is status's block on the boot service, made printable
 // as WriteStartup's: a service of that name may be another's.
-func WriteBootService(w io.Writer, s *hold.StartupState) {
+func WriteBootService(w io.Writer, s *StartupState) {
 	fmt.Fprintln(w, "boot service")
 	fmt.Fprintf(w, "  %-14s %s\n", "mechanism", s.Mechanism)
 	switch {
@@ -349,8 +349,8 @@ func WriteBootService(w io.Writer, s *hold.StartupState) {
 }
 
 // WriteGlobalCheck is verify-global.
-func WriteGlobalCheck(w io.Writer, res *hold.GlobalCheck) {
-	if res.Verdict == hold.VerdictNotApplicable {
+func WriteGlobalCheck(w io.Writer, res *GlobalCheck) {
+	if res.Verdict == VerdictNotApplicable {
 		fmt.Fprintln(w, res.Reason)
 		return
 	}
@@ -363,15 +363,15 @@ func WriteGlobalCheck(w io.Writer, res *hold.GlobalCheck) {
 }
 
 // WriteGlobal is global on|off.
-func WriteGlobal(w io.Writer, res *hold.GlobalResult) {
+func WriteGlobal(w io.Writer, res *GlobalResult) {
 	switch {
 	case !res.Changed:
-		fmt.Fprintf(w, "%s is already %s; nothing was changed\n", res.Key, RegistryValue(res.After))
+		fmt.Fprintf(w, "%s is already %s; nothing was changed\n", res.Key, report.RegistryValue(res.After))
 		return
 	case res.On:
 		fmt.Fprintf(w, "set %s = 1\n", res.Key)
 	default:
-		fmt.Fprintf(w, "removed %s (it was %s)\n", res.Key, RegistryValue(res.Before))
+		fmt.Fprintf(w, "removed %s (it was %s)\n", res.Key, report.RegistryValue(res.Before))
 	}
 	fmt.Fprintln(w, "it takes effect after a reboot")
 	fmt.Fprintf(w, "after the reboot: %s\n", res.RequestModel)
@@ -380,7 +380,7 @@ func WriteGlobal(w io.Writer, res *hold.GlobalResult) {
 
 // WriteRemove is startup remove; the still-raised warning and what was
 // left (RemoveResult.NotDone) are the command's.
-func WriteRemove(w io.Writer, res *hold.RemoveResult) {
+func WriteRemove(w io.Writer, res *RemoveResult) {
 	if !res.Installed && !res.Ended && (res.Service == nil || !res.Service.Installed && res.Service.Left == "") {
 		fmt.Fprintf(w, "nothing to remove: no %s is installed and no holder runs\n", res.Startup)
 	}

@@ -1,4 +1,4 @@
-package report
+package watch
 
 import (
 	"fmt"
@@ -7,38 +7,38 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/printable"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/watch"
 )
 
 // watchTime is how watch stamps its lines: local time to the millisecond.
 const watchTime = "2006-01-02 15:04:05.000"
 
-// WriteWatchEvent is watch's output of one event: with asJSON its JSON
+// WriteEvent is watch's output of one event: with asJSON its JSON
 // line (docs/json.md); else text: a line at the start, one line per change
 // (what changed, from and to), nothing per burst, and the summary at the
 // end, and an error (the run goes on) as a warning on errw.
-func WriteWatchEvent(w, errw io.Writer, e watch.Event, asJSON bool) error {
+func WriteEvent(w, errw io.Writer, e Event, asJSON bool) error {
 	if asJSON {
-		return watch.WriteLine(w, e)
+		return WriteLine(w, e)
 	}
 	stamp := e.Time.Local().Format(watchTime)
 	switch e.Event {
-	case watch.EventStart:
+	case EventStart:
 		fmt.Fprintf(w, "%s  watching: %s\n", stamp, StateText(*e.State))
 		fmt.Fprintf(w, "%s  the state read every %v, %d %s waits of %s timed every %v; ESC or Ctrl+C ends it\n",
-			stamp, time.Duration(e.Start.EveryNs), e.Start.Waits, e.Start.Method, fmtDuration(e.Start.DelayNs), time.Duration(e.Start.MeasureEveryNs))
+			stamp, time.Duration(e.Start.EveryNs), e.Start.Waits, e.Start.Method, report.Delay(e.Start.DelayNs), time.Duration(e.Start.MeasureEveryNs))
 		writeWatchHolders(w, stamp, e)
-	case watch.EventChange:
+	case EventChange:
 		parts := make([]string, len(e.Changes))
 		for i, c := range e.Changes {
 			parts[i] = printable.Line(fmt.Sprintf("%s %s -> %s", changeNames[c.Field], orNone(c.From), orNone(c.To)))
 		}
 		fmt.Fprintf(w, "%s  %s\n", stamp, strings.Join(parts, "; "))
 		writeWatchHolders(w, stamp, e)
-	case watch.EventError:
+	case EventError:
 		fmt.Fprintf(errw, "tickscope: warning: %s  %s\n", stamp, printable.Message(e.Error))
-	case watch.EventSummary:
+	case EventSummary:
 		writeWatchSummary(w, e.Summary)
 	}
 	return nil
@@ -53,7 +53,7 @@ var changeNames = map[string]string{
 
 // writeWatchHolders is the holders line under a start or a change: who
 // holds the timer, or why that could not be read.
-func writeWatchHolders(w io.Writer, stamp string, e watch.Event) {
+func writeWatchHolders(w io.Writer, stamp string, e Event) {
 	switch {
 	case e.HoldersError != "":
 		fmt.Fprintf(w, "%s  holders: not read (%s)\n", stamp, printable.Message(e.HoldersError))
@@ -63,7 +63,7 @@ func writeWatchHolders(w io.Writer, stamp string, e watch.Event) {
 	default:
 		parts := make([]string, len(*e.Holders))
 		for i, h := range *e.Holders {
-			parts[i] = holdText(h)
+			parts[i] = report.HoldText(h)
 		}
 		fmt.Fprintf(w, "%s  holders: %s\n", stamp, strings.Join(parts, "; "))
 	}
@@ -77,14 +77,14 @@ func orNone(s string) string {
 }
 
 // StateText is a timer state in one line.
-func StateText(s watch.State) string {
+func StateText(s State) string {
 	var parts []string
 	if s.Current100ns != 0 {
 		parts = append(parts, fmt.Sprintf("current period %s ms (finest %s, coarsest %s)",
 			timerinfo.FormatPeriodMS(s.Current100ns), timerinfo.FormatPeriodMS(s.Finest100ns), timerinfo.FormatPeriodMS(s.Coarsest100ns)))
 	}
 	if s.GlobalKeyInForce != nil {
-		parts = append(parts, "GlobalTimerResolutionRequests in force: "+yesNo(*s.GlobalKeyInForce))
+		parts = append(parts, "GlobalTimerResolutionRequests in force: "+report.YesNo(*s.GlobalKeyInForce))
 	}
 	if s.TickNs != 0 {
 		parts = append(parts, "tick "+time.Duration(s.TickNs).String())
@@ -108,7 +108,7 @@ func StateText(s watch.State) string {
 	return strings.Join(parts, ", ")
 }
 
-func writeWatchSummary(w io.Writer, s *watch.Summary) {
+func writeWatchSummary(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "watched for %v: %d reads, %d changes, %d bursts", time.Duration(s.DurationNs).Round(time.Millisecond), s.Reads, s.Changes, s.Bursts)
 	if s.ReadErrors > 0 {
 		fmt.Fprintf(w, ", %d reads failed", s.ReadErrors)
@@ -128,7 +128,7 @@ func writeWatchSummary(w io.Writer, s *watch.Summary) {
 		return
 	}
 	fmt.Fprintf(w, "lateness of %d %s waits of %s over the run (measured): min %s, mean %s, p50 %s, p99 %s, max %s\n",
-		l.Waits, l.Method, fmtDuration(l.DelayNs), latenessText(l.MinNs), latenessText(l.MeanNs), bucketText(l.P50AtMostNs), bucketText(l.P99AtMostNs), latenessText(l.MaxNs))
+		l.Waits, l.Method, report.Delay(l.DelayNs), latenessText(l.MinNs), latenessText(l.MeanNs), bucketText(l.P50AtMostNs), bucketText(l.P99AtMostNs), latenessText(l.MaxNs))
 	most := int64(0)
 	for _, b := range l.Buckets {
 		most = max(most, b.Count)
@@ -137,20 +137,20 @@ func writeWatchSummary(w io.Writer, s *watch.Summary) {
 		if b.Count == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  %-10s %8d  %s\n", bucketText(b.LeNs), b.Count, bar(int(b.Count), int(most), 40))
+		fmt.Fprintf(w, "  %-10s %8d  %s\n", bucketText(b.LeNs), b.Count, report.Bar(int(b.Count), int(most), 40))
 	}
 }
 
 func latenessText(ns int64) string {
 	if ns < 0 {
-		return "-" + fmtDuration(-ns)
+		return "-" + report.Delay(-ns)
 	}
-	return fmtDuration(ns)
+	return report.Delay(ns)
 }
 
 func bucketText(le int64) string {
 	if le == 0 {
 		return "> 100 ms"
 	}
-	return "≤ " + fmtDuration(le)
+	return "≤ " + report.Delay(le)
 }

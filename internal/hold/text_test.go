@@ -1,4 +1,4 @@
-package report_test
+package hold_test
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -23,72 +22,72 @@ func TestHoldTexts(t *testing.T) {
 		want  string
 	}{
 		{"holding on Windows", func(b *bytes.Buffer) {
-			report.WriteHolding(b, &hold.HoldReport{Requested: timerinfo.Setting{Resolution100ns: 10000}, Granted: timerinfo.Setting{Resolution100ns: 9996},
+			hold.WriteHolding(b, &hold.HoldReport{Requested: timerinfo.Setting{Resolution100ns: 10000}, Granted: timerinfo.Setting{Resolution100ns: 9996},
 				Check: check, RequestModel: "per-process: Windows 10 2004+", ThrottlingOptOut: hold.ThrottlingApplied, Reach: "tickscope itself only", Until: "ESC or Ctrl+C"})
 		}, "holding\n  requested      1.0000 ms (10000 x 100ns)\n  granted        0.9996 ms (9996 x 100ns)\n" +
 			"  check          sleep 1 ms takes p50 1.9960 ms, p99 2.5000 ms now (50 waits, measured)\n" +
 			"  request model  per-process: Windows 10 2004+\n  reaches        tickscope itself only\n" +
 			"  throttling     applied: a hidden or minimised holder keeps its request\nholding until ESC or Ctrl+C\n"},
 		{"holding on Linux", func(b *bytes.Buffer) {
-			report.WriteHolding(b, &hold.HoldReport{Requested: timerinfo.Setting{CPUDMALatencyUs: &zero}, Granted: timerinfo.Setting{CPUDMALatencyUs: &zero}, Check: check, Until: "Ctrl+C"})
+			hold.WriteHolding(b, &hold.HoldReport{Requested: timerinfo.Setting{CPUDMALatencyUs: &zero}, Granted: timerinfo.Setting{CPUDMALatencyUs: &zero}, Check: check, Until: "Ctrl+C"})
 		}, "holding\n  requested      cpu_dma_latency 0 µs\n  in force       cpu_dma_latency 0 µs (the smallest request of all processes)\n" +
 			"  check          sleep 1 ms takes p50 1.9960 ms, p99 2.5000 ms now (50 waits, measured)\n" +
 			"  reaches        every CPU's idle-state choice, for as long as tickscope runs\nholding until Ctrl+C\n"},
 		{"released", func(b *bytes.Buffer) {
-			report.WriteReleased(b, &hold.HoldReport{HeldNs: 1_000_400_000, EndedBy: "for"})
+			hold.WriteReleased(b, &hold.HoldReport{HeldNs: 1_000_400_000, EndedBy: "for"})
 		},
 			"released after 1s (--for elapsed)\n"},
 		{"waiting", func(b *bytes.Buffer) {
-			report.WriteWaiting(b, &hold.HoldReport{Requested: timerinfo.Setting{CPUDMALatencyUs: &zero}, Until: "Ctrl+C",
+			hold.WriteWaiting(b, &hold.HoldReport{Requested: timerinfo.Setting{CPUDMALatencyUs: &zero}, Until: "Ctrl+C",
 				While: &hold.WhileReport{Programs: []string{"game", "/opt/x"}, ScanEveryNs: 1e9}})
 		}, "waiting for game, /opt/x (looked for every 1s): nothing is held until one runs\n  requested      cpu_dma_latency 0 µs\n" +
 			"  reaches        every CPU's idle-state choice, while one of the programs runs\nwatching until Ctrl+C\n"},
 		{"a program starts: held", func(b *bytes.Buffer) {
 			after := int64(520e6)
-			report.WriteProgramEvent(b, hold.WhileState{Holding: true}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.Local), Event: hold.EventStarted,
+			hold.WriteProgramEvent(b, hold.WhileState{Holding: true}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.Local), Event: hold.EventStarted,
 				Program: "game.exe", PID: 42, NoticedAfterNs: &after, Setting: hold.SettingHeld, Granted: &timerinfo.Setting{Resolution100ns: 9998}, Check: check})
 		}, "03:04:05.006  game.exe (pid 42) started 0.52s ago: holding, granted 0.9998 ms\n" +
 			"  check          sleep 1 ms takes p50 1.9960 ms, p99 2.5000 ms now (50 waits, measured)\n"},
 		{"another starts", func(b *bytes.Buffer) {
-			report.WriteProgramEvent(b, hold.WhileState{Holding: true, Running: []hold.ProgramRunning{{Program: "a", PID: 1}, {Program: "b", PID: 2}}},
+			hold.WriteProgramEvent(b, hold.WhileState{Holding: true, Running: []hold.ProgramRunning{{Program: "a", PID: 1}, {Program: "b", PID: 2}}},
 				&hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventStarted, Program: "b", PID: 2})
 		}, "03:04:05.000  b (pid 2) started: holding for a (pid 1), b (pid 2)\n"},
 		{"the last exits: released", func(b *bytes.Buffer) {
-			report.WriteProgramEvent(b, hold.WhileState{}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventExited,
+			hold.WriteProgramEvent(b, hold.WhileState{}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventExited,
 				Program: "game", PID: 7, Setting: hold.SettingReleased, InForce: &timerinfo.Setting{CPUDMALatencyUs: &dflt}})
 		}, "03:04:05.000  game (pid 7) exited: released, cpu_dma_latency 2000000000 µs in force now\n"},
 		{"a take fails", func(b *bytes.Buffer) {
-			report.WriteProgramEvent(b, hold.WhileState{}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventStarted,
+			hold.WriteProgramEvent(b, hold.WhileState{}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventStarted,
 				Program: "game", PID: 7, Setting: hold.SettingFailed, Error: "denied\x1b[2J"})
 		}, "03:04:05.000  game (pid 7) started: holding failed: denied\\x1b[2J\n"},
 		{"a take tried again succeeds", func(b *bytes.Buffer) {
-			report.WriteProgramEvent(b, hold.WhileState{Holding: true}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventRetried,
+			hold.WriteProgramEvent(b, hold.WhileState{Holding: true}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventRetried,
 				Program: "game", PID: 7, Setting: hold.SettingHeld, InForce: &timerinfo.Setting{CPUDMALatencyUs: &zero}})
 		}, "03:04:05.000  game (pid 7) runs, tried again: holding, cpu_dma_latency 0 µs in force\n"},
 		{"ended, --while", func(b *bytes.Buffer) {
-			report.WriteReleased(b, &hold.HoldReport{HeldNs: 7e9, EndedBy: "signal", While: &hold.WhileReport{Holds: 2, HeldNs: 3.5e9}})
+			hold.WriteReleased(b, &hold.HoldReport{HeldNs: 7e9, EndedBy: "signal", While: &hold.WhileReport{Holds: 2, HeldNs: 3.5e9}})
 		}, "ended after 7s (interrupted): the setting was held 3.5s in all, taken 2 times\n"},
 		{"removed a holder whose pid is unreadable", func(b *bytes.Buffer) {
-			report.WriteRemove(b, &hold.RemoveResult{Startup: "task", Ended: true})
+			hold.WriteRemove(b, &hold.RemoveResult{Startup: "task", Ended: true})
 		}, "ended the holder (its process id was unreadable)\n"},
-		{"nothing to remove", func(b *bytes.Buffer) { report.WriteRemove(b, &hold.RemoveResult{Startup: "task"}) },
+		{"nothing to remove", func(b *bytes.Buffer) { hold.WriteRemove(b, &hold.RemoveResult{Startup: "task"}) },
 			"nothing to remove: no task is installed and no holder runs\n"},
 		{"the task removed, the service left (the command's error says why)", func(b *bytes.Buffer) {
-			report.WriteRemove(b, &hold.RemoveResult{Startup: "task", Installed: true, Deleted: true, Service: &hold.ServiceRemoval{Service: "service", Left: "why"}})
+			hold.WriteRemove(b, &hold.RemoveResult{Startup: "task", Installed: true, Deleted: true, Service: &hold.ServiceRemoval{Service: "service", Left: "why"}})
 		}, "deleted the task\n"},
 		{"only a service left: not nothing to remove", func(b *bytes.Buffer) {
-			report.WriteRemove(b, &hold.RemoveResult{Startup: "task", Service: &hold.ServiceRemoval{Service: "service", Left: "why"}})
+			hold.WriteRemove(b, &hold.RemoveResult{Startup: "task", Service: &hold.ServiceRemoval{Service: "service", Left: "why"}})
 		}, ""},
-		{"global already on", func(b *bytes.Buffer) { report.WriteGlobal(b, &hold.GlobalResult{Key: "K", After: &one}) },
+		{"global already on", func(b *bytes.Buffer) { hold.WriteGlobal(b, &hold.GlobalResult{Key: "K", After: &one}) },
 			"K is already 1; nothing was changed\n"},
 		{"global off", func(b *bytes.Buffer) {
-			report.WriteGlobal(b, &hold.GlobalResult{Key: "K", Before: &one, Changed: true, RequestModel: "m", Undo: "tickscope global on"})
+			hold.WriteGlobal(b, &hold.GlobalResult{Key: "K", Before: &one, Changed: true, RequestModel: "m", Undo: "tickscope global on"})
 		}, "removed K (it was 1)\nit takes effect after a reboot\nafter the reboot: m\nundo: tickscope global on\n"},
 		{"run on Windows", func(b *bytes.Buffer) {
-			report.WriteRunStart(b, hold.RunStart{Program: "game", Requested: timerinfo.Setting{Resolution100ns: 10000}, Granted: timerinfo.Setting{Resolution100ns: 9996}, Windows: perProcess})
+			hold.WriteRunStart(b, hold.RunStart{Program: "game", Requested: timerinfo.Setting{Resolution100ns: 10000}, Granted: timerinfo.Setting{Resolution100ns: 9996}, Windows: perProcess})
 		}, "tickscope: holding 1.0000 ms (10000 x 100ns) (granted 0.9996 ms) while game runs; it reaches " + perProcess.Reach() + "\n"},
 		{"persist, pid unknown", func(b *bytes.Buffer) {
-			report.WritePersist(b, &hold.PersistResult{Startup: "task", Exe: "t.exe", Args: []string{"apply"}, When: "boot", Running: true})
+			hold.WritePersist(b, &hold.PersistResult{Startup: "task", Exe: "t.exe", Args: []string{"apply"}, When: "boot", Running: true})
 		}, "installed the task: it runs t.exe apply at boot\nundo: tickscope startup remove\nthe holder runs and the setting is in force\n"},
 	}
 	for _, tt := range tests {
@@ -98,15 +97,15 @@ func TestHoldTexts(t *testing.T) {
 			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, b.String(), tt.want)
 		}
 	}
-	if w := report.RunWarning(hold.RunStart{Program: "game", Windows: perProcess}); w == "" {
+	if w := hold.RunWarning(hold.RunStart{Program: "game", Windows: perProcess}); w == "" {
 		t.Error("no warning when the request does not reach the program")
 	}
-	if w := report.PersistWarnings(&hold.PersistResult{StartErr: errors.New("denied"), When: "boot"}); len(w) != 1 || w[0] != "starting it now failed: denied (it will start at the next boot)" {
+	if w := hold.PersistWarnings(&hold.PersistResult{StartErr: errors.New("denied"), When: "boot"}); len(w) != 1 || w[0] != "starting it now failed: denied (it will start at the next boot)" {
 		t.Errorf("PersistWarnings = %q", w)
 	}
 	// An elevated --persist names the elevated account's SID: said even on
 	// a dry run, whose definition is printed.
-	if w := report.PersistWarnings(&hold.PersistResult{ElevatedUser: true, Definition: "<Task/>"}); len(w) != 1 || !strings.Contains(w[0], "runs elevated") {
+	if w := hold.PersistWarnings(&hold.PersistResult{ElevatedUser: true, Definition: "<Task/>"}); len(w) != 1 || !strings.Contains(w[0], "runs elevated") {
 		t.Errorf("PersistWarnings(elevated) = %q", w)
 	}
 }
@@ -131,7 +130,7 @@ func TestStatusStartupLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		report.WriteStatus(&b, &hold.StatusReport{Self: hold.SelfCheck{Without: &hold.WaitCheck{Method: "sleep"}}, Query: &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{}}, Startup: &tt.state})
+		hold.WriteStatus(&b, &hold.StatusReport{Self: hold.SelfCheck{Without: &hold.WaitCheck{Method: "sleep"}}, Query: &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{}}, Startup: &tt.state})
 		for _, want := range tt.want {
 			if !bytes.Contains(b.Bytes(), []byte(want)) {
 				t.Errorf("%s: status lacks %q:\n%s", tt.name, want, b.String())

@@ -1,4 +1,4 @@
-package report_test
+package watch_test
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/watch"
 	"github.com/tickscope/tickscope/internal/who"
 )
@@ -33,7 +32,7 @@ func TestWatchText(t *testing.T) {
 		{Time: at, Event: watch.EventError, Error: "reading the timer state: failed"},
 		{Time: at, Event: watch.EventSummary, Summary: sum},
 	} {
-		if err := report.WriteWatchEvent(&out, &errs, e, false); err != nil {
+		if err := watch.WriteEvent(&out, &errs, e, false); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,0 +1,70 @@
+package hold_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/who"
+)
+
+// forged is a string from outside tickscope as a hostile user writes it:
+// a clipboard write (OSC 52), an erased line, a carriage return and a
+// forged line, CSI as C1, NUL, DEL and a bidirectional override.
+const forged = "\x1b]52;c;Zm9yZ2Vk\a\x1b[2K\r  recommend FORGED\n\u009b2J\x00\x7f\u202e"
+
+// terminalSafe fails the test when out holds a character a terminal
+// acts on, other than the newlines that end its lines, or a line that
+// starts with the forged one.
+func terminalSafe(t *testing.T, what, out string) {
+	t.Helper()
+	for _, r := range out {
+		if r != '\n' && r != ' ' && !unicode.IsPrint(r) {
+			t.Errorf("%s writes %U to the terminal:\n%q", what, r, out)
+			return
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "recommend FORGED") {
+			t.Errorf("%s writes a forged line:\n%s", what, out)
+		}
+	}
+	if !strings.Contains(out, `\x1b]52;c;`) {
+		t.Errorf("%s does not show the escaped string:\n%s", what, out)
+	}
+}
+
+// TestStringsFromOutsideArePrintable: every text of hold's shows that shows a
+// string tickscope did not write shows it escaped.
+func TestStringsFromOutsideArePrintable(t *testing.T) {
+	var b bytes.Buffer
+	rep := &hold.WhoReport{OS: "linux", Elevated: true, Linux: &who.Linux{
+		DMALatencyHolders: []who.Process{{PID: 7, Name: forged}},
+		Slack:             []who.Thread{{PID: 7, TID: 8, Name: forged, SlackNs: 1}},
+		RealTime:          []who.Thread{{PID: 7, TID: 9, Name: forged, Policy: "SCHED_FIFO", Priority: 1}},
+		IdleDisabled:      []who.IdleState{{State: "state1", Name: forged, CPUs: []int{0}}},
+		Unreadable:        []who.Unreadable{{What: forged, Why: forged}},
+	}}
+	(&hold.WhoText{W: &b}).Read(rep)
+	terminalSafe(t, "who (Linux)", b.String())
+
+	b.Reset()
+	rep = &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 5000,
+		Holders: []who.Holder{{PID: 4, Image: forged, Period100ns: 5000}}}}
+	(&hold.WhoText{W: &b}).Read(rep)
+	terminalSafe(t, "who (Windows)", b.String())
+
+	b.Reset()
+	wt := &hold.WhoText{W: &b}
+	wt.Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 7, Name: forged, What: who.WhatDMALatency}})
+	terminalSafe(t, "who --watch", b.String())
+
+	b.Reset()
+	hold.WriteStartup(&b, &hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Exe: forged, Args: []string{forged}, Holds: forged, Log: forged})
+	hold.WriteStartup(&b, &hold.StartupState{Mechanism: "task", Error: forged})
+	terminalSafe(t, "status's startup holder", b.String())
+
+}
