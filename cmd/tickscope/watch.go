@@ -55,7 +55,21 @@ func (a *app) watch(cmd *cobra.Command, f watch.Flags) error {
 	defer o.Log.Close()
 	ctx, done := term.Stoppable(cmd.Context())
 	defer done()
-	o.Emit = func(e watch.Event) error { m.Observe(e); return watch.WriteEvent(a.stdout, a.stderr, e, f.JSON) }
+	o.Emit = func(e watch.Event) error { observe(m, e); return watch.WriteEvent(a.stdout, a.stderr, e, f.JSON) }
 	_, err = watch.Run(ctx, o)
 	return err
+}
+
+// observe feeds a watch event to --listen's metrics: a state read sets
+// the gauges, a change counts, a burst feeds the histogram.
+func observe(m *metrics.Metrics, e watch.Event) {
+	if e.State != nil {
+		m.SetState(*e.State)
+	}
+	for _, c := range e.Changes {
+		m.Changed(c.Field)
+	}
+	if e.Burst != nil {
+		m.ObserveLateness(e.Burst.Method, e.Burst.Lateness)
+	}
 }

@@ -301,7 +301,7 @@ func refuseForeign(st seam.Startup) error {
 	if err != nil || existing == nil {
 		return err
 	}
-	if installed, err := parseDefinition(existing); err != nil || !installed.Ours() {
+	if installed, err := persist.ParseDefinition(existing); err != nil || !installed.Ours() {
 		return fmt.Errorf("a %s exists that tickscope did not create: it is left alone; delete it by hand with: %s", st.Describe(), st.DeleteByHand())
 	}
 	return nil
@@ -319,7 +319,7 @@ func refuseOtherUsers(sys seam.System, st seam.Startup) error {
 	if err != nil || existing == nil {
 		return err
 	}
-	installed, err := parseDefinition(existing)
+	installed, err := persist.ParseDefinition(existing)
 	if err != nil || installed.PrincipalUserID == "" {
 		return nil
 	}
@@ -328,27 +328,6 @@ func refuseOtherUsers(sys seam.System, st seam.Startup) error {
 		return nil
 	}
 	return fmt.Errorf("the %s is another user's (its principal is %s, you are %s): it is left alone; that user removes it with tickscope startup remove, or delete it by hand with: %s", st.Describe(), installed.PrincipalUserID, sid, st.DeleteByHand())
-}
-
-// parseDefinition reads a startup definition: a task's XML (UTF-16 or
-// UTF-8), a service's lines (persist.ServiceText) or a systemd unit. A
-// definition no parser reads is not tickscope's.
-func parseDefinition(data []byte) (persist.Installed, error) {
-	text, err := persist.DefinitionText(data)
-	if err != nil {
-		return persist.Installed{}, err
-	}
-	switch {
-	case strings.HasPrefix(strings.TrimSpace(text), "<"):
-		return persist.ParseTask(data)
-	case persist.IsServiceText(text):
-		s, err := persist.ParseService(text)
-		if err != nil {
-			return persist.Installed{}, err
-		}
-		return s.Installed(), nil
-	}
-	return persist.ParseUnit(text)
 }
 
 // awaitLooks and awaitEvery make the 2 s a started holder has to put its

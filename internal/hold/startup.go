@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -74,7 +75,7 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 	// at or finer than it is worth a warning (TickTune's rule).
 	var held timerinfo.Setting
 	if definition != nil {
-		installed, err := parseDefinition(definition)
+		installed, err := persist.ParseDefinition(definition)
 		if err != nil || !installed.Ours() {
 			return nil, fmt.Errorf("the %s was not created by tickscope: it is left alone; delete it by hand with: %s", st.Describe(), st.DeleteByHand())
 		}
@@ -133,7 +134,7 @@ func checkServiceRemovable(sys seam.System, sv seam.Service, r *ServiceRemoval) 
 	if err != nil || definition == nil {
 		return timerinfo.Setting{}, err
 	}
-	installed, err := parseDefinition(definition)
+	installed, err := persist.ParseDefinition(definition)
 	switch {
 	case err != nil || !installed.Ours():
 		r.Left = fmt.Sprintf("the %s was not created by tickscope: it is left alone; delete it by hand, elevated, with: %s", sv.Describe(), sv.DeleteByHand())

@@ -9,6 +9,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // StatusReport is what status prints as JSON.
@@ -126,26 +127,6 @@ func ReadStartup(sys seam.System, windows bool) *StartupState {
 	return s
 }
 
-// StartupHeld is the setting tickscope's startup holder holds, from its
-// definition as status reads it; zero when none is installed or the
-// definition is not tickscope's. On Windows reading it is a call to the
-// Task Scheduler service: read it when the holder starts, not at every
-// check.
-func StartupHeld(sys seam.System, windows bool) timerinfo.Setting {
-	held, _ := StartupDefinition(sys, windows)
-	return held
-}
-
-// StartupDefinition is StartupHeld with the programs the holder holds it
-// for (--while), nil when it holds it throughout.
-func StartupDefinition(sys seam.System, windows bool) (timerinfo.Setting, []string) {
-	s, held := readStartup(sys, windows)
-	if s == nil || !s.Ours {
-		return timerinfo.Setting{}, nil
-	}
-	return held, s.While
-}
-
 // ScanOnce lists the running processes of programs, once.
 func ScanOnce(sys seam.System, programs []string) ([]ProgramRunning, error) {
 	scanner, err := sys.ScanPrograms(programs)
@@ -153,21 +134,7 @@ func ScanOnce(sys seam.System, programs []string) ([]ProgramRunning, error) {
 		return nil, err
 	}
 	defer scanner.Close()
-	return ScanRunning(scanner, programs)
-}
-
-// ScanRunning lists the running processes of the scanner's programs, by
-// program then process id.
-func ScanRunning(scanner seam.ProgramScanner, programs []string) ([]ProgramRunning, error) {
-	found, err := scanner.Scan()
-	if err != nil {
-		return nil, err
-	}
-	running := make(map[int]seam.ProgramProcess, len(found))
-	for _, p := range found {
-		running[p.PID] = p
-	}
-	return runningList(running, programs), nil
+	return timerstate.ScanRunning(scanner, programs)
 }
 
 // readStartup is ReadStartup, with the setting the definition holds.
@@ -197,7 +164,7 @@ func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Settin
 // the setting it holds.
 func fillDefinition(sys seam.System, s *StartupState, definition []byte, holder func(self string) string, windows bool) timerinfo.Setting {
 	s.Installed = true
-	installed, err := parseDefinition(definition)
+	installed, err := persist.ParseDefinition(definition)
 	if err != nil {
 		s.Error = err.Error()
 		return timerinfo.Setting{}

@@ -11,6 +11,7 @@ import (
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // The hold commands' text: apply, run, status, verify-global, global and
@@ -105,7 +106,7 @@ func WriteProgramEvent(w io.Writer, state WhileState, e *ProgramEvent) {
 	case e.Setting == SettingFailed:
 		did = "holding failed: " + printable.Message(e.Error)
 	case state.Holding:
-		did = "holding for " + HoldingFor(state.Running)
+		did = "holding for " + timerstate.HoldingFor(state.Running)
 	default:
 		did = "nothing held"
 	}
@@ -288,7 +289,7 @@ func WriteStartup(w io.Writer, s *StartupState) {
 			held = " (" + printable.Message(s.WhileError) + ")"
 		case len(s.HoldingFor) > 0:
 			// What status's own scan sees, not what the holder holds.
-			held = ", " + printable.Line(HoldingFor(s.HoldingFor)) + " runs" + held
+			held = ", " + printable.Line(timerstate.HoldingFor(s.HoldingFor)) + " runs" + held
 		default:
 			held = ", none of " + printable.Line(strings.Join(s.While, ", ")) + " runs"
 		}

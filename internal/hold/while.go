@@ -10,6 +10,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // ScanEvery is how often a hold with --while looks for its programs: a
@@ -75,12 +76,6 @@ type ProgramEvent struct {
 	Check *WaitCheck `json:"-"`
 }
 
-// ProgramRunning is a watched program's process running.
-type ProgramRunning struct {
-	Program string `json:"program"`
-	PID     int    `json:"pid"`
-}
-
 // What ProgramEvent says.
 const (
 	EventStarted = "started"
@@ -93,24 +88,6 @@ const (
 	SettingReleased = "released"
 	SettingFailed   = "failed"
 )
-
-// WhileState is a hold with --while at one moment: whether it holds, and
-// the watched processes running, by program then process id.
-type WhileState struct {
-	Programs []string
-	Holding  bool
-	Running  []ProgramRunning
-}
-
-// HoldingFor names the processes a hold holds for, "game.exe (pid 4242)",
-// or "" when none runs.
-func HoldingFor(running []ProgramRunning) string {
-	parts := make([]string, len(running))
-	for i, r := range running {
-		parts[i] = fmt.Sprintf("%s (pid %d)", r.Program, r.PID)
-	}
-	return strings.Join(parts, ", ")
-}
 
 // whileHold is a hold that holds its setting only while one of its
 // programs runs: it scans for them every ScanEvery, takes the setting when
@@ -376,17 +353,8 @@ func (h *whileHold) end() {
 
 // runningList is the watched processes running, by program and process
 // id.
-func (h *whileHold) runningList() []ProgramRunning { return runningList(h.running, h.programs) }
-
-func runningList(running map[int]seam.ProgramProcess, programs []string) []ProgramRunning {
-	out := make([]ProgramRunning, 0, len(running))
-	for _, p := range running {
-		out = append(out, ProgramRunning{Program: programs[p.Program], PID: p.PID})
-	}
-	slices.SortFunc(out, func(a, b ProgramRunning) int {
-		return cmp.Or(cmp.Compare(a.Program, b.Program), cmp.Compare(a.PID, b.PID))
-	})
-	return out
+func (h *whileHold) runningList() []ProgramRunning {
+	return timerstate.RunningList(h.running, h.programs)
 }
 
 func (h *whileHold) warn(msg string) {

@@ -16,6 +16,7 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // A hold with --while on the model and the fake OS, on fake tickers: the
@@ -547,7 +548,7 @@ func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {
 	if len(got.HoldingFor) != 1 || got.HoldingFor[0] != (hold.ProgramRunning{Program: "game.exe", PID: 4242}) {
 		t.Errorf("holding: %+v", got)
 	}
-	if held, while := hold.StartupDefinition(sys, true); held.Resolution100ns != 10000 || len(while) != 2 {
+	if held, while := timerstate.StartupDefinition(sys); held.Resolution100ns != 10000 || len(while) != 2 {
 		t.Errorf("StartupDefinition = %v, %v", held, while)
 	}
 }

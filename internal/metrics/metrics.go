@@ -14,9 +14,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/watch"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // Metrics holds the endpoint's collectors. Its methods may be called from
@@ -77,10 +77,10 @@ func New(version string) *Metrics {
 	return m
 }
 
-// bucketsSeconds are watch's lateness buckets, 1 µs .. 100 ms, in seconds.
+// bucketsSeconds are the lateness buckets, 1 µs .. 100 ms, in seconds.
 func bucketsSeconds() []float64 {
-	out := make([]float64, len(watch.LatenessBucketsNs))
-	for i, ns := range watch.LatenessBucketsNs {
+	out := make([]float64, len(stats.LatenessBucketsNs))
+	for i, ns := range stats.LatenessBucketsNs {
 		out[i] = float64(ns) / 1e9
 	}
 	return out
@@ -90,7 +90,7 @@ func seconds100ns(p uint32) float64 { return float64(p) / 1e7 }
 
 // SetState sets the gauges from a state read. A value the state does not
 // know (the DMA latency without root) stays absent.
-func (m *Metrics) SetState(s watch.State) {
+func (m *Metrics) SetState(s timerstate.State) {
 	if m == nil {
 		return
 	}
@@ -129,7 +129,7 @@ func (m *Metrics) SetState(s watch.State) {
 }
 
 // setWhile sets the count of each watched program's processes running.
-func (m *Metrics) setWhile(programs []string, running []hold.ProgramRunning) {
+func (m *Metrics) setWhile(programs []string, running []timerstate.ProgramRunning) {
 	for _, program := range programs {
 		n := 0
 		for _, r := range running {
@@ -143,7 +143,7 @@ func (m *Metrics) setWhile(programs []string, running []hold.ProgramRunning) {
 
 // HolderWhile is a holder with --while (apply): whether it holds setting
 // now, and its programs' processes running.
-func (m *Metrics) HolderWhile(state hold.WhileState, setting timerinfo.Setting) {
+func (m *Metrics) HolderWhile(state timerstate.WhileState, setting timerinfo.Setting) {
 	if m == nil {
 		return
 	}
@@ -179,13 +179,14 @@ func (m *Metrics) setHeld(held timerinfo.Setting) {
 
 func set(g *prometheus.GaugeVec, v float64) { g.WithLabelValues().Set(v) }
 
-// HolderChecked is hold.HoldOptions.Checked: the state a holder's check
-// read, what this process holds, and a re-apply to count.
+// HolderChecked is what a holder calls after each check (apply's
+// HoldOptions.Checked): the state its check read, what this process
+// holds, and a re-apply to count.
 func (m *Metrics) HolderChecked(q *timerinfo.Report, held timerinfo.Setting, reapplied bool) {
 	if m == nil {
 		return
 	}
-	m.SetState(watch.StateOf(q))
+	m.SetState(timerstate.StateOf(q))
 	m.SetHolder(held)
 	if reapplied {
 		m.Reapplied()
@@ -210,20 +211,11 @@ func (m *Metrics) ObserveLateness(method string, latenessNs []int64) {
 	}
 }
 
-// Observe takes a watch event: a state read sets the gauges, a change
-// counts, a burst feeds the histogram.
-func (m *Metrics) Observe(e watch.Event) {
-	if m == nil {
-		return
-	}
-	if e.State != nil {
-		m.SetState(*e.State)
-	}
-	for _, c := range e.Changes {
-		m.changes.WithLabelValues(c.Field).Inc()
-	}
-	if e.Burst != nil {
-		m.ObserveLateness(e.Burst.Method, e.Burst.Lateness)
+// Changed counts a change of the timer state's field (watch's change
+// fields: current_period, cpu_dma_latency, ...).
+func (m *Metrics) Changed(field string) {
+	if m != nil {
+		m.changes.WithLabelValues(field).Inc()
 	}
 }
 

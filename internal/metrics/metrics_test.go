@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/httpserver"
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/watch"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 func i32(v int32) *int32 { return &v }
@@ -24,10 +24,10 @@ func i32(v int32) *int32 { return &v }
 func fed() *Metrics {
 	m := New("1.2.3")
 	yes := true
-	m.Observe(watch.Event{Event: watch.EventStart, State: &watch.State{Current100ns: 10000, Finest100ns: 5000, Coarsest100ns: 156250, GlobalKeyInForce: &yes, Holder: &watch.Holder{}}})
-	m.Observe(watch.Event{Event: watch.EventChange, State: &watch.State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000},
-		Changes: []watch.Change{{Field: "cpu_dma_latency", From: "none held", To: "0 µs"}}})
-	m.Observe(watch.Event{Event: watch.EventBurst, Burst: &watch.Burst{Method: "sleep", Lateness: []int64{500, 80_000, 3_000_000, 200_000_000}}})
+	m.SetState(timerstate.State{Current100ns: 10000, Finest100ns: 5000, Coarsest100ns: 156250, GlobalKeyInForce: &yes, Holder: &timerstate.Holder{}})
+	m.SetState(timerstate.State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000})
+	m.Changed("cpu_dma_latency")
+	m.ObserveLateness("sleep", []int64{500, 80_000, 3_000_000, 200_000_000})
 	m.SetHolder(timerinfo.Setting{Resolution100ns: 5000})
 	m.Reapplied()
 	return m
@@ -49,7 +49,7 @@ func TestGatheredMetrics(t *testing.T) {
 			case metric.Histogram != nil:
 				h := metric.Histogram
 				got[f.GetName()] = float64(h.GetSampleCount())
-				if len(h.Bucket) != len(watch.LatenessBucketsNs) || h.Bucket[0].GetUpperBound() != 1e-6 || h.Bucket[len(h.Bucket)-1].GetUpperBound() != 0.1 {
+				if len(h.Bucket) != len(stats.LatenessBucketsNs) || h.Bucket[0].GetUpperBound() != 1e-6 || h.Bucket[len(h.Bucket)-1].GetUpperBound() != 0.1 {
 					t.Errorf("classic buckets %v, want 1 µs .. 100 ms", h.Bucket)
 				}
 				if h.Schema == nil || len(h.PositiveSpan) == 0 {
@@ -85,9 +85,9 @@ func TestGatheredMetrics(t *testing.T) {
 // that period changes are field="current_period" alone.
 func TestChangesByField(t *testing.T) {
 	m := New("x")
-	m.Observe(watch.Event{Event: watch.EventChange, Changes: []watch.Change{{Field: "current_period"}, {Field: "startup_holder"}}})
-	m.Observe(watch.Event{Event: watch.EventChange, Changes: []watch.Change{{Field: "timer_slack"}}})
-	m.Observe(watch.Event{Event: watch.EventChange, Changes: []watch.Change{{Field: "current_period"}}})
+	for _, field := range []string{"current_period", "startup_holder", "timer_slack", "current_period"} {
+		m.Changed(field)
+	}
 	families, _ := m.Registry.Gather()
 	got := map[string]float64{}
 	for _, f := range families {
@@ -122,11 +122,11 @@ func TestWatchExportsWhatTheStartupHolderHolds(t *testing.T) {
 		}
 		return 0, false
 	}
-	m.Observe(watch.Event{Event: watch.EventStart, State: &watch.State{Current100ns: 10000, Holder: &watch.Holder{Running: true, PID: 9, Held: &timerinfo.Setting{Resolution100ns: 10000}}}})
+	m.SetState(timerstate.State{Current100ns: 10000, Holder: &timerstate.Holder{Running: true, PID: 9, Held: &timerinfo.Setting{Resolution100ns: 10000}}})
 	if v, ok := held(); !ok || v != 0.001 {
 		t.Errorf("held period %v (present %v) while the holder runs, want 0.001", v, ok)
 	}
-	m.Observe(watch.Event{Event: watch.EventChange, State: &watch.State{Current100ns: 156250, Holder: &watch.Holder{}}})
+	m.SetState(timerstate.State{Current100ns: 156250, Holder: &timerstate.Holder{}})
 	if v, ok := held(); ok {
 		t.Errorf("held period %v after the holder stopped, want absent", v)
 	}
@@ -397,7 +397,7 @@ func gauges(m *Metrics) map[string]float64 {
 func TestHolderWhile(t *testing.T) {
 	m := New("x")
 	setting := timerinfo.Setting{Resolution100ns: 10000}
-	m.HolderWhile(hold.WhileState{Programs: []string{"game.exe", "other.exe"}}, setting)
+	m.HolderWhile(timerstate.WhileState{Programs: []string{"game.exe", "other.exe"}}, setting)
 	got := gauges(m)
 	if got["tickscope_holder_holding"] != 0 || got["tickscope_holder_while_processes{game.exe}"] != 0 || got["tickscope_holder_running"] != 1 {
 		t.Errorf("waiting: %v", got)
@@ -405,21 +405,21 @@ func TestHolderWhile(t *testing.T) {
 	if _, ok := got["tickscope_holder_held_period_seconds"]; ok {
 		t.Errorf("waiting, a held period is exposed: %v", got)
 	}
-	m.HolderWhile(hold.WhileState{Programs: []string{"game.exe", "other.exe"}, Holding: true,
-		Running: []hold.ProgramRunning{{Program: "game.exe", PID: 1}, {Program: "game.exe", PID: 2}}}, setting)
+	m.HolderWhile(timerstate.WhileState{Programs: []string{"game.exe", "other.exe"}, Holding: true,
+		Running: []timerstate.ProgramRunning{{Program: "game.exe", PID: 1}, {Program: "game.exe", PID: 2}}}, setting)
 	got = gauges(m)
 	if got["tickscope_holder_holding"] != 1 || got["tickscope_holder_while_processes{game.exe}"] != 2 || got["tickscope_holder_while_processes{other.exe}"] != 0 ||
 		got["tickscope_holder_held_period_seconds"] != 0.001 {
 		t.Errorf("holding: %v", got)
 	}
 	m = New("x")
-	m.Observe(watch.Event{Event: watch.EventStart, State: &watch.State{Holder: &watch.Holder{Running: true, PID: 9, Held: &setting, While: []string{"game.exe"}}}})
+	m.SetState(timerstate.State{Holder: &timerstate.Holder{Running: true, PID: 9, Held: &setting, While: []string{"game.exe"}}})
 	got = gauges(m)
 	if _, ok := got["tickscope_holder_held_period_seconds"]; ok || got["tickscope_holder_holding"] != 0 || got["tickscope_holder_while_processes{game.exe}"] != 0 {
 		t.Errorf("watch, the startup holder waiting: %v", got)
 	}
-	m.Observe(watch.Event{Event: watch.EventChange, State: &watch.State{Holder: &watch.Holder{Running: true, PID: 9, Held: &setting, While: []string{"game.exe"},
-		HoldingFor: []hold.ProgramRunning{{Program: "game.exe", PID: 4242}}}}})
+	m.SetState(timerstate.State{Holder: &timerstate.Holder{Running: true, PID: 9, Held: &setting, While: []string{"game.exe"},
+		HoldingFor: []timerstate.ProgramRunning{{Program: "game.exe", PID: 4242}}}})
 	got = gauges(m)
 	if got["tickscope_holder_held_period_seconds"] != 0.001 || got["tickscope_holder_holding"] != 1 || got["tickscope_holder_while_processes{game.exe}"] != 1 {
 		t.Errorf("watch, the startup holder holding: %v", got)

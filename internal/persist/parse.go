@@ -266,3 +266,24 @@ func splitSystemdWords(s string) ([]string, error) {
 		s = s[i+1:]
 	}
 }
+
+// ParseDefinition reads a startup definition: a task's XML (UTF-16 or
+// UTF-8), a service's lines (ServiceText) or a systemd unit. A
+// definition no parser reads is not tickscope's.
+func ParseDefinition(data []byte) (Installed, error) {
+	text, err := DefinitionText(data)
+	if err != nil {
+		return Installed{}, err
+	}
+	switch {
+	case strings.HasPrefix(strings.TrimSpace(text), "<"):
+		return ParseTask(data)
+	case IsServiceText(text):
+		s, err := ParseService(text)
+		if err != nil {
+			return Installed{}, err
+		}
+		return s.Installed(), nil
+	}
+	return ParseUnit(text)
+}

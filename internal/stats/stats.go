@@ -151,3 +151,11 @@ func Histogram(sorted []int64, bins int) []Bin {
 	}
 	return out
 }
+
+// LatenessBucketsNs are the upper bounds of the lateness histogram, 1 µs
+// to 100 ms in 1-2-5 steps: watch's summary and the Prometheus
+// endpoint's classic buckets, so both count a wake-up in the same bucket.
+var LatenessBucketsNs = []int64{
+	1e3, 2e3, 5e3, 10e3, 20e3, 50e3, 100e3, 200e3, 500e3,
+	1e6, 2e6, 5e6, 10e6, 20e6, 50e6, 100e6,
+}

@@ -19,7 +19,11 @@ const (
 	// Codec: the formats tickscope reads and writes, over the base's types.
 	Codec
 	// Engine: taking samples, judging them, the model of Windows timers,
-	// the platform, rendering.
+	// the platform, rendering, the timer state as read (what watch, hold
+	// and the metrics share). The metrics endpoint is here, not among the
+	// use cases: it is a renderer, the Prometheus exposition of the timer
+	// and holder state that watch and apply give it, and no command of its
+	// own.
 	Engine
 	// UseCase: what a user does (hold, measure, watch, ...), one room
 	// each; a room never imports another.
@@ -69,11 +73,12 @@ var Of = map[string]Tier{
 	"internal/report":     Engine,
 	"internal/htmlreport": Engine,
 	"internal/explain":    Engine,
+	"internal/timerstate": Engine,
+	"internal/metrics":    Engine,
 
 	"internal/hold":    UseCase,
 	"internal/measure": UseCase,
 	"internal/watch":   UseCase,
-	"internal/metrics": UseCase,
 
 	"internal/ui": Dashboard,
 

@@ -28,8 +28,6 @@ var pending = []string{
 	"internal/measure -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
 	"internal/metrics -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
 	"internal/metrics -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/metrics -> internal/hold (a use case imports another)",
-	"internal/metrics -> internal/watch (a use case imports another)",
 	"internal/options -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
 	"internal/options -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
 	"internal/outfile -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
@@ -50,7 +48,6 @@ var pending = []string{
 	"internal/ui -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
 	"internal/watch -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
 	"internal/watch -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/watch -> internal/hold (a use case imports another)",
 }
 
 // pkg is one package of the module as go list reports it.

@@ -16,6 +16,7 @@ import (
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -347,7 +348,7 @@ func (s *Server) hold(req applyRequest) *Outcome {
 				}
 				h.while = "waiting for " + strings.Join(state.Programs, ", ")
 				if state.Holding {
-					h.while = "holding for " + hold.HoldingFor(state.Running)
+					h.while = "holding for " + timerstate.HoldingFor(state.Running)
 				}
 				h.mu.Unlock()
 				s.notify()

@@ -13,7 +13,7 @@ import (
 	"github.com/tickscope/tickscope/internal/httpserver"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/watch"
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -166,7 +166,7 @@ func (st *State) fill(q *timerinfo.Report) {
 	st.Query = text.String()
 	// The timer state as watch reads it (its one reading of the query),
 	// with what the page adds from the same query.
-	now := watch.StateOf(q)
+	now := timerstate.StateOf(q)
 	if w := q.Windows; w != nil {
 		st.Windows = &WindowsState{
 			Current: timerinfo.FormatPeriodMS(now.Current100ns), Finest: timerinfo.FormatPeriodMS(now.Finest100ns), Coarsest: timerinfo.FormatPeriodMS(now.Coarsest100ns),

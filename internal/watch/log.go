@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/printable"
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -28,7 +29,7 @@ type Event struct {
 	// Start is the run's settings (start).
 	Start *Start `json:"start,omitempty"`
 	// State is the state read (start, change).
-	State *State `json:"state,omitempty"`
+	State *timerstate.State `json:"state,omitempty"`
 	// Changes is what differs from the read before (change).
 	Changes []Change `json:"changes,omitempty"`
 	// Holders is who holds the timer (start, and a change of the period or

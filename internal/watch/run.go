@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -52,10 +52,10 @@ type Options struct {
 	Method              string
 	Delay               time.Duration
 	Waits               int
-	// Read reads the state (ReadState on the host).
-	Read func() (State, error)
+	// Read reads the state (timerstate.ReadState on the host).
+	Read func() (timerstate.State, error)
 	// Holder reads the startup holder at each burst (nil: not read).
-	Holder func() *Holder
+	Holder func() *timerstate.Holder
 	// Holders reads who holds the timer (nil: not read), at the start and
 	// at each change of the period or the DMA latency in force: a scan of
 	// /proc or an ETW rundown costs too much to run every second.
@@ -112,14 +112,14 @@ func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options,
 		return Options{}, options.BadFlag("method", method, "the methods here are %s", seam.MethodNames(host.Methods()))
 	}
 	o := Options{Every: f.Every, MeasureEvery: f.MeasureEvery, Method: method, Delay: BurstDelay, Waits: BurstWaits,
-		Read: func() (State, error) { return ReadState(host) }, Clock: RealClock{}}
+		Read: func() (timerstate.State, error) { return timerstate.ReadState(host) }, Clock: RealClock{}}
 	o.Start = Start{Version: version, EveryNs: int64(f.Every), MeasureEveryNs: int64(f.MeasureEvery), Method: method, DelayNs: int64(o.Delay), Waits: o.Waits}
 	if sys != nil {
 		var windows bool
 		if q, err := host.Query(); err == nil {
 			windows = q.Windows != nil
 		}
-		o.Holder = holderReader(sys, windows)
+		o.Holder = holderReader(sys)
 		// Windows names holders only elevated (an ETW session, as who):
 		// without, the reason is said once rather than an ETW error at the
 		// start and at every period change.
@@ -171,7 +171,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		}
 		return o.Emit(e)
 	}
-	var holder *Holder
+	var holder *timerstate.Holder
 	if o.Holder != nil {
 		holder = o.Holder()
 	}
@@ -275,19 +275,19 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 }
 
 // holderReader reads whether the startup holder runs and, when it has
-// started since the read before, what it holds (hold.StartupHeld: on
+// started since the read before, what it holds (timerstate.StartupDefinition: on
 // Windows a call to the Task Scheduler service, too much for every burst).
 // A holder with --while holds only while one of its programs runs: its
 // programs are looked for at each read, with a scanner kept while the
 // same holder runs and closed once it stops. What is looked for is what
 // this process sees (another user's processes may be hidden from it), not
 // what the holder holds: the holder's own state is not read.
-func holderReader(sys seam.System, windows bool) func() *Holder {
-	var last *Holder
+func holderReader(sys seam.System) func() *timerstate.Holder {
+	var last *timerstate.Holder
 	var scanner seam.ProgramScanner
 	var scanErr error
-	return func() *Holder {
-		h := ReadHolder(sys)
+	return func() *timerstate.Holder {
+		h := timerstate.ReadHolder(sys)
 		switch {
 		case !h.Running:
 			// The holder stopped: its programs are no longer looked for.
@@ -298,7 +298,7 @@ func holderReader(sys seam.System, windows bool) func() *Holder {
 		case last != nil && last.Running && last.PID == h.PID:
 			h.Held, h.While = last.Held, last.While
 		default:
-			held, while := hold.StartupDefinition(sys, windows)
+			held, while := timerstate.StartupDefinition(sys)
 			if !held.IsZero() {
 				h.Held = &held
 			}
@@ -319,7 +319,7 @@ func holderReader(sys seam.System, windows bool) func() *Holder {
 		if h.Running && len(h.While) > 0 {
 			err := scanErr
 			if scanner != nil {
-				h.HoldingFor, err = hold.ScanRunning(scanner, h.While)
+				h.HoldingFor, err = timerstate.ScanRunning(scanner, h.While)
 			}
 			if err != nil {
 				h.WhileError = fmt.Sprintf("looking for %s: %v", strings.Join(h.While, ", "), err)

@@ -3,15 +3,10 @@ package watch
 import (
 	"slices"
 	"time"
-)
 
-// LatenessBucketsNs are the upper bounds of the lateness histogram, 1 µs
-// to 100 ms in 1-2-5 steps: the run's summary and the Prometheus
-// endpoint's classic buckets, so both count a wake-up in the same bucket.
-var LatenessBucketsNs = []int64{
-	1e3, 2e3, 5e3, 10e3, 20e3, 50e3, 100e3, 200e3, 500e3,
-	1e6, 2e6, 5e6, 10e6, 20e6, 50e6, 100e6,
-}
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/timerstate"
+)
 
 // Bucket is one bar of the lateness histogram: wake-ups at most LeNs late
 // and later than the bucket before; LeNs 0 is the last, everything later
@@ -40,8 +35,8 @@ type Lateness struct {
 }
 
 func newLateness(method string, delay time.Duration) *Lateness {
-	l := &Lateness{Method: method, DelayNs: int64(delay), Buckets: make([]Bucket, len(LatenessBucketsNs)+1)}
-	for i, le := range LatenessBucketsNs {
+	l := &Lateness{Method: method, DelayNs: int64(delay), Buckets: make([]Bucket, len(stats.LatenessBucketsNs)+1)}
+	for i, le := range stats.LatenessBucketsNs {
 		l.Buckets[i].LeNs = le
 	}
 	return l
@@ -56,7 +51,7 @@ func (l *Lateness) add(lateness []int64) {
 		l.MaxNs = max(l.MaxNs, ns)
 		l.Waits++
 		l.sumNs += ns
-		i, _ := slices.BinarySearch(LatenessBucketsNs, ns)
+		i, _ := slices.BinarySearch(stats.LatenessBucketsNs, ns)
 		l.Buckets[i].Count++
 	}
 	if l.Waits > 0 {
@@ -101,7 +96,7 @@ type Summary struct {
 // recorder accumulates a run's summary from its reads and bursts.
 type recorder struct {
 	start, last time.Time
-	state       State
+	state       timerstate.State
 	read        bool
 	timeAt      map[string]time.Duration
 	order       []string
@@ -114,7 +109,7 @@ func newRecorder(start time.Time, method string, delay time.Duration) *recorder 
 }
 
 // observe records a read at t and returns what changed since the last.
-func (r *recorder) observe(t time.Time, s State) []Change {
+func (r *recorder) observe(t time.Time, s timerstate.State) []Change {
 	r.advance(t)
 	r.sum.Reads++
 	var changes []Change
@@ -131,7 +126,7 @@ func (r *recorder) observe(t time.Time, s State) []Change {
 // advance counts the time since the last read at the period then read.
 func (r *recorder) advance(t time.Time) {
 	if r.read && t.After(r.last) {
-		key := r.state.periodKey()
+		key := periodKey(r.state)
 		if _, seen := r.timeAt[key]; !seen {
 			r.order = append(r.order, key)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // watchTime is how watch stamps its lines: local time to the millisecond.
@@ -77,7 +78,7 @@ func orNone(s string) string {
 }
 
 // StateText is a timer state in one line.
-func StateText(s State) string {
+func StateText(s timerstate.State) string {
 	var parts []string
 	if s.Current100ns != 0 {
 		parts = append(parts, fmt.Sprintf("current period %s ms (finest %s, coarsest %s)",

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/watch"
 	"github.com/tickscope/tickscope/internal/who"
 )
@@ -16,7 +17,7 @@ import (
 func TestWatchText(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
 	no := false
-	state := watch.State{Current100ns: 156250, Finest100ns: 5000, Coarsest100ns: 156250, GlobalKeyInForce: &no}
+	state := timerstate.State{Current100ns: 156250, Finest100ns: 5000, Coarsest100ns: 156250, GlobalKeyInForce: &no}
 	none := []who.Hold{}
 	game := []who.Hold{{PID: 4321, Name: "game.exe", What: who.WhatPeriod, Value: 5000}}
 	sum := &watch.Summary{DurationNs: int64(10 * time.Second), Reads: 10, Changes: 1, Bursts: 1,

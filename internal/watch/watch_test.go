@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -64,13 +64,13 @@ func i32(v int32) *int32 { return &v }
 
 // script returns a Read that gives states in turn (the last one again
 // once they run out) and an error where a state is nil.
-func script(states ...*State) func() (State, error) {
+func script(states ...*timerstate.State) func() (timerstate.State, error) {
 	i := 0
-	return func() (State, error) {
+	return func() (timerstate.State, error) {
 		s := states[min(i, len(states)-1)]
 		i++
 		if s == nil {
-			return State{}, errors.New("query failed")
+			return timerstate.State{}, errors.New("query failed")
 		}
 		return *s, nil
 	}
@@ -101,8 +101,8 @@ func (e *events) kinds() []string {
 }
 
 func TestRunCountsChangesTimeAndLateness(t *testing.T) {
-	a := &State{TickNs: 4e6, DMALatencyUs: i32(timerinfo.DMALatencyDefaultUs), TimerSlackNs: 50_000}
-	b := &State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000}
+	a := &timerstate.State{TickNs: 4e6, DMALatencyUs: i32(timerinfo.DMALatencyDefaultUs), TimerSlackNs: 50_000}
+	b := &timerstate.State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000}
 	clock := newFakeClock()
 	var got events
 	holderReads := 0
@@ -198,19 +198,19 @@ func TestChanges(t *testing.T) {
 	yes, no := true, false
 	tests := []struct {
 		name       string
-		prev, next State
+		prev, next timerstate.State
 		want       []Change
 	}{
-		{"same", State{Current100ns: 156250}, State{Current100ns: 156250}, nil},
-		{"period", State{Current100ns: 156250}, State{Current100ns: 10000},
+		{"same", timerstate.State{Current100ns: 156250}, timerstate.State{Current100ns: 156250}, nil},
+		{"period", timerstate.State{Current100ns: 156250}, timerstate.State{Current100ns: 10000},
 			[]Change{{"current_period", "15.6250 ms", "1.0000 ms"}}},
-		{"global key and holder", State{GlobalKeyInForce: &no, Holder: &Holder{}}, State{GlobalKeyInForce: &yes, Holder: &Holder{Running: true, PID: 7}},
+		{"global key and holder", timerstate.State{GlobalKeyInForce: &no, Holder: &timerstate.Holder{}}, timerstate.State{GlobalKeyInForce: &yes, Holder: &timerstate.Holder{Running: true, PID: 7}},
 			[]Change{{"global_key_in_force", "false", "true"}, {"startup_holder", "not running", "running (process 7)"}}},
-		{"holder with --while", State{Holder: &Holder{Running: true, PID: 7, While: []string{"game.exe", "x.exe"}}},
-			State{Holder: &Holder{Running: true, PID: 7, While: []string{"game.exe", "x.exe"}, HoldingFor: []hold.ProgramRunning{{Program: "game.exe", PID: 42}}}},
+		{"holder with --while", timerstate.State{Holder: &timerstate.Holder{Running: true, PID: 7, While: []string{"game.exe", "x.exe"}}},
+			timerstate.State{Holder: &timerstate.Holder{Running: true, PID: 7, While: []string{"game.exe", "x.exe"}, HoldingFor: []timerstate.ProgramRunning{{Program: "game.exe", PID: 42}}}},
 			[]Change{{"startup_holder", "running (process 7), for game.exe, x.exe: none runs", "running (process 7), for game.exe, x.exe: game.exe (pid 42) runs"}}},
-		{"dma unreadable", State{DMALatencyUs: i32(5)}, State{}, []Change{{"cpu_dma_latency", "5 µs", "unreadable"}}},
-		{"slack", State{TimerSlackNs: 50_000}, State{TimerSlackNs: 1}, []Change{{"timer_slack", "50µs", "1ns"}}},
+		{"dma unreadable", timerstate.State{DMALatencyUs: i32(5)}, timerstate.State{}, []Change{{"cpu_dma_latency", "5 µs", "unreadable"}}},
+		{"slack", timerstate.State{TimerSlackNs: 50_000}, timerstate.State{TimerSlackNs: 1}, []Change{{"timer_slack", "50µs", "1ns"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,7 +234,7 @@ func TestReadStateOnTheModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := ReadState(model)
+	before, err := timerstate.ReadState(model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestReadStateOnTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	after, _ := ReadState(model)
+	after, _ := timerstate.ReadState(model)
 	changes := Changes(before, after)
 	if len(changes) != 1 || changes[0].Field != "current_period" {
 		t.Errorf("changes after a 1 ms request: %+v", changes)
@@ -364,7 +364,7 @@ func BenchmarkLogWrite(b *testing.B) {
 // TestStartOnFirstSuccessfulRead: a first read that fails is an error
 // event, and the start event comes with the first read that succeeds.
 func TestStartOnFirstSuccessfulRead(t *testing.T) {
-	a := &State{TickNs: 4e6, TimerSlackNs: 50_000}
+	a := &timerstate.State{TickNs: 4e6, TimerSlackNs: 50_000}
 	clock := newFakeClock()
 	var got events
 	o := Options{Every: time.Second, MeasureEvery: 10 * time.Second, Method: "clock-abs", Delay: time.Millisecond, Waits: 1,
@@ -437,7 +437,7 @@ func TestHolderReaderLooksForTheProgramsOfAWhileHolder(t *testing.T) {
 	sys := &sim.System{HolderRunning: true, HolderPID: 9, Running: func() []sim.RunningProcess { return running }}
 	st := sys.NewStartup("task")
 	st.Definition = task
-	read := holderReader(sys, true)
+	read := holderReader(sys)
 	h := read()
 	if h.Held == nil || h.Held.Resolution100ns != 10000 || len(h.While) != 1 || len(h.HoldingFor) != 0 {
 		t.Fatalf("waiting: %+v", h)
