@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -226,6 +227,22 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 		release, err := testlock.Lock(args[0])
 		ts.Check(err)
 		ts.Defer(release)
+	},
+	// waitgrep PATTERN FILE: waits, up to a minute, until a line of FILE
+	// matches the regular expression PATTERN, so that a script can wait
+	// for what a background command has done instead of sleeping.
+	"waitgrep": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: waitgrep PATTERN FILE")
+		}
+		re, err := regexp.Compile("(?m)" + args[0])
+		ts.Check(err)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if data, err := os.ReadFile(ts.MkAbs(args[1])); err == nil && re.Match(data) {
+				return
+			}
+		}
+		ts.Fatalf("no line of %s matches %s after a minute", args[1], args[0])
 	},
 	// jsonlines FILE MIN [EVENT...]: every line of FILE is a watch event
 	// (decoded strictly as watch.Event, the type docs/json.md documents),
