@@ -41,14 +41,3 @@ func (r *Raw) Write(f *rawfile.File, version string) error {
 
 // Close removes the temporary file if nothing was written.
 func (r *Raw) Close() { r.out.Close() }
-
-// WriteRaw stores f at path atomically within lim, as Raw.Write does,
-// under the same output-file rule, without stamping it.
-func WriteRaw(path string, f *rawfile.File, lim rawfile.Limits) error {
-	out, err := Open("raw", path)
-	if err != nil {
-		return err
-	}
-	defer out.Close()
-	return out.Commit(func(w io.Writer) error { return rawfile.Encode(w, f, lim) })
-}

@@ -20,6 +20,15 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
+// writeRaw stores f at path, as --raw does but without its stamp.
+func writeRaw(path string, f *rawfile.File, lim rawfile.Limits) error {
+	var b bytes.Buffer
+	if err := rawfile.Encode(&b, f, lim); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o600)
+}
+
 func sampleFile() *rawfile.File {
 	return &rawfile.File{
 		Tool:    rawfile.Tool{Name: "tickscope", Version: "test"},
@@ -41,7 +50,7 @@ func sampleFile() *rawfile.File {
 func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
 	want := sampleFile()
-	if err := outfile.WriteRaw(path, want, rawfile.Known); err != nil {
+	if err := writeRaw(path, want, rawfile.Known); err != nil {
 		t.Fatal(err)
 	}
 	got, err := rawfile.ReadFile(context.Background(), path, rawfile.Known)
@@ -65,7 +74,7 @@ func TestRoundTripUnderLoad(t *testing.T) {
 		want.Query.CPUs = cpus
 		want.Load = &rawfile.Load{Threads: 4 * cpus, Kind: rawfile.LoadCPU}
 		path := filepath.Join(t.TempDir(), "run.json")
-		if err := outfile.WriteRaw(path, want, rawfile.Known); err != nil {
+		if err := writeRaw(path, want, rawfile.Known); err != nil {
 			t.Fatal(err)
 		}
 		data, err := os.ReadFile(path)
@@ -514,7 +523,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("encoding/json reads an accepted file differently:\n%+v\n%+v", lax, *file)
 		}
 		path := filepath.Join(t.TempDir(), "f.json")
-		if err := outfile.WriteRaw(path, file, rawfile.Known); err != nil {
+		if err := writeRaw(path, file, rawfile.Known); err != nil {
 			t.Fatalf("cannot write back an accepted file: %v", err)
 		}
 		again, err := rawfile.ReadFile(context.Background(), path, rawfile.Known)
@@ -559,7 +568,7 @@ func TestNotRunning(t *testing.T) {
 	f := sampleFile()
 	f.Points[0].NotRunning = &rawfile.NotRunning{Samples: []int{1}, Continued: 1}
 	path := filepath.Join(t.TempDir(), "run.json")
-	if err := outfile.WriteRaw(path, f, rawfile.Known); err != nil {
+	if err := writeRaw(path, f, rawfile.Known); err != nil {
 		t.Fatal(err)
 	}
 	got, err := rawfile.ReadFile(context.Background(), path, rawfile.Known)

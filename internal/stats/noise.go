@@ -61,12 +61,6 @@ type Interval struct {
 	Unbounded bool `json:"unbounded,omitempty"`
 }
 
-// PercentileCI is the nearest-rank p-th percentile of ascending data with
-// its distribution-free 95 % interval (PercentileCIAt).
-func PercentileCI(sorted []int64, p float64) Interval {
-	return PercentileCIAt(sorted, p, 0.05)
-}
-
 // PercentileCIAt is the nearest-rank p-th percentile of ascending data
 // with its distribution-free interval at level 1 − alpha: the order
 // statistics X(l) and X(h) for which the count B of samples below the true

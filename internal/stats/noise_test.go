@@ -72,7 +72,7 @@ func TestShareAbove(t *testing.T) {
 	}
 }
 
-func TestPercentileCI(t *testing.T) {
+func TestPercentileCIAt95(t *testing.T) {
 	ramp := func(n int) []int64 {
 		out := make([]int64, n)
 		for i := range out {
@@ -100,7 +100,7 @@ func TestPercentileCI(t *testing.T) {
 		// 500: two-sided, P(490 ≤ B ≤ 499).
 		{"ramp of 500, p99", ramp(500), 99, stats.Interval{Estimate: 495, Lo: 490, Hi: 500, Coverage: 0.9801859498577733}},
 	} {
-		got := stats.PercentileCI(tt.sorted, tt.p)
+		got := stats.PercentileCIAt(tt.sorted, tt.p, 0.05)
 		if got.Estimate != tt.want.Estimate || got.Lo != tt.want.Lo || got.Hi != tt.want.Hi || got.OneSided != tt.want.OneSided || math.Abs(got.Coverage-tt.want.Coverage) > 1e-9 {
 			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
 		}
