@@ -44,10 +44,10 @@ on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 				return err
 			}
 			r := report.Print(f, report.Judging{Prefs: prefs, Rows: j.Rows})
-			return measure.WriteOutputs(cmd, f, r.Value, a.emit(j.JSON, r.Value, r.Text))
+			return writeOutputs(cmd, f, r.Value, a.emit(j.JSON, r.Value, r.Text))
 		},
 	}
-	j.Register(cmd.Flags())
-	measure.RegisterOutputs(cmd, false)
+	registerJudge(cmd.Flags(), &j)
+	registerOutputs(cmd, false)
 	return cmd
 }

@@ -22,7 +22,7 @@ func (a *app) applyCommand() *cobra.Command {
 		Use:     "apply",
 		Aliases: []string{"hold"},
 		Short:   "Hold a timer setting until ESC, Ctrl+C or --for, then release it",
-		Long:    hold.ApplyHelp,
+		Long:    applyHelp,
 		Args:    noArgs,
 	}
 	var simulation measure.Simulation
@@ -38,7 +38,7 @@ func (a *app) applyCommand() *cobra.Command {
 		return a.apply(cmd, host, sys, f, asJSON)
 	})
 	fl := cmd.Flags()
-	hold.RegisterApply(fl, &f)
+	registerApply(fl, &f)
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	return cmd
 }
@@ -48,7 +48,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 	if err != nil {
 		return err
 	}
-	if err := hold.CheckApply(cmd, q, &f); err != nil {
+	if err := hold.CheckApply(q, f); err != nil {
 		return err
 	}
 	p, err := hold.PlanApply(q, f)
@@ -119,3 +119,70 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 	}
 	return a.emit(asJSON, rep, func(w io.Writer) { hold.WriteReleased(w, rep) })
 }
+
+// applyHelp is apply's --help: what it holds on each OS, and how --persist,
+// --boot and --while change when it holds.
+const applyHelp = `Hold a timer setting, say what the OS granted and what a wait takes now, and
+release it when ESC or Ctrl+C is pressed, the console closes, or --for elapses.
+Every 5 s and after each resume from sleep it checks the setting is still in
+force and re-applies it if lost, saying so on stderr (reapplies in --json);
+between checks it uses no CPU. --listen serves its state as Prometheus metrics.
+
+Windows: --resolution R (100 ns units) or --ms X requests the timer period
+with NtSetTimerResolution and opts tickscope out of Windows 11's throttling of
+hidden processes' requests. Since Windows 10 2004 a request affects only the
+process that makes it, unless GlobalTimerResolutionRequests is set on
+Windows 11 / Server 2022+ (tickscope global on): in per-process mode the
+request held here speeds up tickscope itself and nothing else.
+  --no-console  detach from the console (Ctrl+C no longer reaches it; ESC is
+                then watched desktop-wide unless --no-esc)
+  --persist     register the Task Scheduler task "tickscope" that starts
+                tickscope-holder.exe (beside tickscope.exe: the same program
+                with no console window) 15 s after your logon, start it, and
+                return; undo with tickscope startup remove. Refused unless
+                requests are global in the running boot.
+  --persist --boot
+                install and start the Windows service "tickscope" instead,
+                which holds from boot, before anyone logs on: it runs this
+                tickscope.exe as NT AUTHORITY\LocalService with only
+                SeChangeNotifyPrivilege, answers the service manager's Stop
+                and Shutdown, and releases. Elevated only, from a
+                tickscope.exe under Program Files (a service's program must
+                be one only administrators can replace); refused, as
+                --persist is, unless requests are global.
+
+Linux: --dma-latency US holds /dev/cpu_dma_latency (root) while tickscope
+runs; the kernel drops it when tickscope exits, also when it is killed.
+--persist installs the systemd unit tickscope-holder.service instead (root),
+which starts at boot (--boot is refused: there is nothing more to ask).
+--pid PID --slack D sets another process's timer slack through
+/proc/PID/timerslack_ns (CAP_SYS_NICE) and returns at once, printing the value
+before and after and the command that puts it back.
+
+--while PROGRAM[,PROGRAM...] holds the setting only while one of the programs
+runs: it waits with nothing held, takes the setting within about a second of
+the first one starting and releases it when the last one exits, printing each
+start and exit with the program, its process id and the time. A PROGRAM is a
+name (Windows: the image name, game.exe, in any case, and a name without .exe
+is matched with it: game is game.exe; Linux: the process name the kernel
+shows, or a longer executable name) or the absolute path of the executable
+(Windows: also without .exe; Linux: a link matches the program it leads to,
+started by either path). A process once found is held for until it exits,
+also when it renames itself. A process whose path cannot be read (another
+user's) is not counted, and said once. A name is anyone's: any user may run a
+program of that name, and on Linux any process may take any name (echo -n game
+> /proc/self/comm). A path counts only the file at that path, read again when
+the file is replaced (Linux: its device and inode, so that a file another user
+shows there in a namespace of their own is not it; Windows: its volume and file
+id, so that a hard link counts and a look-alike path does not). --while-user
+USER counts only the processes that user started (Linux: a name or a user id,
+against the real user id; Windows: a name or a SID, against the process token's
+user, which another user's process shows only to an elevated holder). It looks
+every second (Linux: /proc; Windows: a process snapshot), at a cost
+BENCHMARKS.md gives. With --persist the startup holder does the same. Not with
+--slack: a process's slack is its own; use run --slack.
+
+--simulate SCENARIO holds on the model of Windows timers instead (its
+game-session scenario runs game.exe twice), changing nothing on this machine.
+
+--json prints the result as JSON when the hold ends (docs/json.md).`

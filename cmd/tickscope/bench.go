@@ -67,14 +67,14 @@ work, not an idle one; the result, --raw's file and --html say so.
 		return a.bench(cmd, host, &o)
 	})
 	f := cmd.Flags()
-	o.judge.Register(f)
+	registerJudge(f, &o.judge)
 	f.IntVar(&o.samples, "samples", 200, "samples per period: all of them with --exhaustive, the most any gets otherwise (20..1000)")
 	f.Uint32Var(&o.from, "from", 0, "finest period to try, 100 ns units (default: the finest the OS offers)")
 	f.Uint32Var(&o.to, "to", 0, "coarsest period to try, 100 ns units (default: the coarsest)")
 	f.BoolVar(&o.exhaustive, "exhaustive", false, "give every period the full sample count")
 	f.StringVar(&o.raw, "raw", "", "write every sample of every period to this file (docs/raw-format.md)")
-	o.load.Register(f)
-	measure.RegisterOutputs(cmd, false)
+	registerLoad(f, &o.load)
+	registerOutputs(cmd, false)
 	return cmd
 }
 
@@ -114,5 +114,5 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	return measure.WriteOutputs(cmd, b.File, r.Value, a.emit(o.judge.JSON, r.Value, r.Text))
+	return writeOutputs(cmd, b.File, r.Value, a.emit(o.judge.JSON, r.Value, r.Text))
 }

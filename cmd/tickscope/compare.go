@@ -55,8 +55,8 @@ for the whole matrix; the CPU column leaves their CPU time out.`,
 	f.StringVar(&o.settings, "settings", "", "comma-separated settings (default: all on this OS)")
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the matrix as JSON")
-	o.load.Register(f)
-	measure.RegisterOutputs(cmd, false)
+	registerLoad(f, &o.load)
+	registerOutputs(cmd, false)
 	return cmd
 }
 
@@ -97,5 +97,5 @@ func (a *app) compare(cmd *cobra.Command, host seam.Host, o *compareOptions) err
 	if r.Partial {
 		a.warnf("stopped early: the matrix covers the cells measured")
 	}
-	return measure.WriteOutputs(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
+	return writeOutputs(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
 }

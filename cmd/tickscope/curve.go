@@ -50,7 +50,7 @@ the curve so far. Changes nothing.`,
 	f.StringVar(&o.method, "method", "", "wait method (default: the OS's first relative one; see measure --help)")
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print every point as JSON")
-	measure.RegisterOutputs(cmd, false)
+	registerOutputs(cmd, false)
 	return cmd
 }
 
@@ -82,7 +82,7 @@ func (a *app) curve(cmd *cobra.Command, host seam.Host, o *curveOptions) error {
 	if r.Partial {
 		a.warnf("%sstopped early: the curve covers the delays measured so far", report.SimulatedPrefix(o.sim.Scenario))
 	}
-	return measure.WriteOutputs(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
+	return writeOutputs(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
 }
 
 // series measures specs through the one measurement loop with a progress

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
@@ -19,16 +18,14 @@ import (
 )
 
 type measureOptions struct {
-	method     string
-	delay      time.Duration
-	samples    int
-	resolution uint32
-	ms         float64
-	slack      time.Duration
-	raw        string
-	asJSON     bool
-	sim        measure.Simulation
-	load       measure.LoadFlag
+	method  string
+	delay   time.Duration
+	samples int
+	setting options.SettingFlags
+	raw     string
+	asJSON  bool
+	sim     measure.Simulation
+	load    measure.LoadFlag
 }
 
 func (a *app) measureCommand() *cobra.Command {
@@ -63,11 +60,11 @@ beside the measurement; the result and --raw's file say so (not with
 	f.StringVar(&o.method, "method", "", "wait method: "+seam.MethodNames(methods)+" (default "+methods[0].Name+")")
 	f.DurationVar(&o.delay, "delay", time.Millisecond, "requested delay of each wait (at most 1s)")
 	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d)", sample.MaxSamples))
-	hold.RegisterMeasureSetting(f, &o.resolution, &o.ms, &o.slack)
+	registerMeasureSetting(f, &o.setting)
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
-	o.load.Register(f)
-	measure.RegisterOutputs(cmd, true)
+	registerLoad(f, &o.load)
+	registerOutputs(cmd, true)
 	return cmd
 }
 
@@ -89,7 +86,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 		return err
 	}
 	defer raw.Close()
-	if spec.Setting, err = options.Setting(cmd, q, o.resolution, o.ms, o.slack); err != nil {
+	if spec.Setting, err = options.Setting(q, o.setting); err != nil {
 		return err
 	}
 	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(o.sim.Scenario)+"measuring "+spec.Method)
@@ -97,7 +94,7 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 	if err != nil {
 		return err
 	}
-	return measure.WriteOutputs(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
+	return writeOutputs(cmd, file, r.Value, a.emit(o.asJSON, r.Value, r.Text))
 }
 
 // reporting is where measure's and bench's runs report on the terminal:

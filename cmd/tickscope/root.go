@@ -162,9 +162,9 @@ than from one number. It changes nothing unless a command says so.`,
 		},
 	}
 	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand(), a.whoCommand(), a.watchCommand(), a.uiCommand())
-	root.SetOut(a.stdout) // before Harden, which adds cobra's completion command
+	root.SetOut(a.stdout) // before harden, which adds cobra's completion command
 	root.SetErr(a.stderr)
-	options.Harden(root) // the rules every command shares: last, once the tree is whole
+	harden(root) // the rules every command shares: last, once the tree is whole
 	return root
 }
 

@@ -52,7 +52,7 @@ setting fails, before the program starts.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runProgram(cmd, f, args) },
 	}
-	hold.RegisterRun(cmd.Flags(), &f)
+	registerRun(cmd.Flags(), &f)
 	return cmd
 }
 
@@ -62,7 +62,7 @@ func (a *app) runProgram(cmd *cobra.Command, f hold.RunFlags, args []string) err
 	if err != nil {
 		return err
 	}
-	if err := hold.CheckRun(cmd, q, &f); err != nil {
+	if err := hold.CheckRun(q, f); err != nil {
 		return err
 	}
 	req, err := hold.RunSetting(q, f)

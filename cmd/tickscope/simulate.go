@@ -13,7 +13,7 @@ import (
 // the host they name: this machine, or the model. --simulate list prints
 // the scenarios instead.
 func (a *app) onHost(cmd *cobra.Command, simulation *measure.Simulation, seedUsage string, run func(*cobra.Command, seam.Host) error) {
-	simulation.Register(cmd.Flags(), seedUsage)
+	registerSimulation(cmd.Flags(), simulation, seedUsage)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		host, err := simulation.Host(machineHost())
 		if host == nil && err == nil {

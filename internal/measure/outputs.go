@@ -7,13 +7,10 @@ package measure
 // before anything is measured), and written atomically after.
 
 import (
-	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/cyclictest"
 	"github.com/tickscope/tickscope/internal/htmlreport"
@@ -22,65 +19,33 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 )
 
-type outputsKey struct{}
-
-// OutputFiles are a command's picture output files.
+// OutputFiles are a command's picture output files: the paths given to
+// --html, --cyclictest-json and --histfile ("" for one not given).
 type OutputFiles struct {
-	html, json, hist string
-	open             map[string]*outfile.File
+	HTML, CyclictestJSON, Histfile string
+	open                           map[string]*outfile.File
 }
 
-// RegisterOutputs adds --html to cmd (and with cyclictest, --cyclictest-json and
-// --histfile) and wraps its RunE so that the files are opened before it
-// runs and their temporaries removed after. It must be called after
-// cmd.RunE is set.
-func RegisterOutputs(cmd *cobra.Command, cyclictest bool) *OutputFiles {
-	o := &OutputFiles{}
-	f := cmd.Flags()
-	f.StringVar(&o.html, "html", "", "also draw the result as a self-contained HTML page (charts and their numbers) in this file")
-	if cyclictest {
-		f.StringVar(&o.json, "cyclictest-json", "", "also write the measurement in cyclictest --json's format (lateness in µs) to this file")
-		f.StringVar(&o.hist, "histfile", "", "also write cyclictest -h's text histogram (lateness, 1 µs buckets) to this file")
-	}
-	run := cmd.RunE
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := o.distinct(cmd, args); err != nil {
-			return err
-		}
-		if err := o.Open(); err != nil {
-			return err
-		}
-		defer o.Close()
-		ctx := cmd.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		cmd.SetContext(context.WithValue(ctx, outputsKey{}, o))
-		return run(cmd, args)
-	}
-	return o
-}
-
-// distinct refuses, as a usage error, an output file that is also another
-// output (--raw included) or a file the command reads (analyze's FILE):
-// writing it would replace the data the command was given, or one output
-// with another.
-func (o *OutputFiles) distinct(cmd *cobra.Command, args []string) error {
+// Distinct refuses, as a usage error, an output file that is also another
+// output (raw, --raw's path, included) or a file the command reads
+// (inputs: analyze's FILE): writing it would replace the data the command
+// was given, or one output with another.
+func (o *OutputFiles) Distinct(raw string, inputs []string) error {
 	type named struct{ what, path string }
-	var inputs, outputs []named
-	for _, a := range args {
-		inputs = append(inputs, named{"the file read", a})
+	var in, outputs []named
+	for _, a := range inputs {
+		in = append(in, named{"the file read", a})
 	}
-	if f := cmd.Flags().Lookup("raw"); f != nil && f.Value.String() != "" {
-		outputs = append(outputs, named{"--raw", f.Value.String()})
+	if raw != "" {
+		outputs = append(outputs, named{"--raw", raw})
 	}
-	for _, f := range []named{{"--html", o.html}, {"--cyclictest-json", o.json}, {"--histfile", o.hist}} {
+	for _, f := range []named{{"--html", o.HTML}, {"--cyclictest-json", o.CyclictestJSON}, {"--histfile", o.Histfile}} {
 		if f.path != "" {
 			outputs = append(outputs, f)
 		}
 	}
 	for i, out := range outputs {
-		for _, other := range append(append([]named{}, inputs...), outputs[:i]...) {
+		for _, other := range append(append([]named{}, in...), outputs[:i]...) {
 			if samePath(out.path, other.path) {
 				return options.BadFlag(strings.TrimPrefix(out.what, "--"), out.path, "is also %s: give each output a file of its own", other.what)
 			}
@@ -114,7 +79,7 @@ func samePath(a, b string) bool {
 // Open checks every named path and creates its temporary file.
 func (o *OutputFiles) Open() error {
 	o.open = map[string]*outfile.File{}
-	for _, f := range []struct{ flag, path string }{{"html", o.html}, {"cyclictest-json", o.json}, {"histfile", o.hist}} {
+	for _, f := range []struct{ flag, path string }{{"html", o.HTML}, {"cyclictest-json", o.CyclictestJSON}, {"histfile", o.Histfile}} {
 		if f.path == "" {
 			continue
 		}
@@ -135,15 +100,11 @@ func (o *OutputFiles) Close() {
 	}
 }
 
-// WriteOutputs writes the files registered on cmd for the raw file f and the
+// WriteOutputs writes the files o opened for the raw file f and the
 // command's result (a value of one of report's builders), after the command
-// printed it: err is the printing's error, returned first. A command
-// without registered files writes nothing.
-func WriteOutputs(cmd *cobra.Command, f *rawfile.File, result any, err error) error {
-	var o *OutputFiles
-	if ctx := cmd.Context(); ctx != nil {
-		o, _ = ctx.Value(outputsKey{}).(*OutputFiles)
-	}
+// printed it: err is the printing's error, returned first. Nil files, or
+// files not opened, write nothing.
+func WriteOutputs(o *OutputFiles, f *rawfile.File, result any, err error) error {
 	if o == nil || o.open == nil || err != nil {
 		return err // a command that failed to print leaves no files
 	}

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -25,36 +23,33 @@ func measureFile() *rawfile.File {
 	}
 }
 
-// command is a measure-like command whose run writes the outputs.
-func command(ran *bool) *cobra.Command {
-	cmd := &cobra.Command{Use: "measure", SilenceErrors: true, SilenceUsage: true}
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		*ran = true
-		f := measureFile()
-		return measure.WriteOutputs(cmd, f, report.MeasurementOf(f, &f.Points[0]), nil)
+// written opens o's files and writes them as a measure command does,
+// with err the printing's error.
+func written(t *testing.T, o *measure.OutputFiles, f *rawfile.File, p *rawfile.Point, err error) error {
+	t.Helper()
+	if err := o.Open(); err != nil {
+		t.Fatal(err)
 	}
-	measure.RegisterOutputs(cmd, true)
-	return cmd
+	defer o.Close()
+	return measure.WriteOutputs(o, f, report.MeasurementOf(f, p), err)
 }
 
-func TestBadPathRefusedBeforeRunning(t *testing.T) {
+func TestBadPathRefused(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"--html", filepath.Join(dir, "missing", "r.html")},
-		{"--html", dir},
-		{"--cyclictest-json", filepath.Join(dir, "missing", "c.json")},
-		{"--histfile", dir},
+	for _, tc := range []struct {
+		flag string
+		o    measure.OutputFiles
+	}{
+		{"--html", measure.OutputFiles{HTML: filepath.Join(dir, "missing", "r.html")}},
+		{"--html", measure.OutputFiles{HTML: dir}},
+		{"--cyclictest-json", measure.OutputFiles{CyclictestJSON: filepath.Join(dir, "missing", "c.json")}},
+		{"--histfile", measure.OutputFiles{Histfile: dir}},
 	} {
-		var ran bool
-		cmd := command(&ran)
-		cmd.SetArgs(args)
-		err := cmd.Execute()
+		err := tc.o.Open()
+		tc.o.Close()
 		var usage *options.UsageError
-		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "--"+strings.TrimPrefix(args[0], "--")) {
-			t.Errorf("%v: err = %v, want a usage error naming the flag", args, err)
-		}
-		if ran {
-			t.Errorf("%v: the command ran", args)
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), tc.flag) {
+			t.Errorf("%s: err = %v, want a usage error naming the flag", tc.flag, err)
 		}
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".tickscope-*")); len(left) != 0 {
@@ -64,11 +59,9 @@ func TestBadPathRefusedBeforeRunning(t *testing.T) {
 
 func TestWritesEveryFile(t *testing.T) {
 	dir := t.TempDir()
-	var ran bool
-	cmd := command(&ran)
 	html, js, hist := filepath.Join(dir, "r.html"), filepath.Join(dir, "c.json"), filepath.Join(dir, "h.txt")
-	cmd.SetArgs([]string{"--html", html, "--cyclictest-json", js, "--histfile", hist})
-	if err := cmd.Execute(); err != nil {
+	f := measureFile()
+	if err := written(t, &measure.OutputFiles{HTML: html, CyclictestJSON: js, Histfile: hist}, f, &f.Points[0], nil); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{html: "<svg", js: `"cycles": 3`, hist: "# Total: 000000003"} {
@@ -97,30 +90,25 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	for _, tc := range []struct {
-		args []string
-		ok   bool
+		inputs []string
+		raw    string
+		o      measure.OutputFiles
+		want   string // "" for accepted
 	}{
-		{[]string{in, "--html", in}, false},
-		{[]string{in, "--html", link}, false},
-		{[]string{"--html", out, "--raw", out}, false},
-		{[]string{"--html", out, "--histfile", out}, false},
-		{[]string{"--cyclictest-json", out, "--histfile", filepath.Join(dir, ".", "out")}, false},
-		{[]string{in, "--html", out, "--raw", out + ".raw"}, true},
+		{[]string{in}, "", measure.OutputFiles{HTML: in}, "--html " + in + ": is also the file read"},
+		{[]string{in}, "", measure.OutputFiles{HTML: link}, "--html " + link + ": is also the file read"},
+		{nil, out, measure.OutputFiles{HTML: out}, "--html " + out + ": is also --raw"},
+		{nil, "", measure.OutputFiles{HTML: out, Histfile: out}, "--histfile " + out + ": is also --html"},
+		{nil, "", measure.OutputFiles{CyclictestJSON: out, Histfile: filepath.Join(dir, ".", "out")}, "--histfile " + out + ": is also --cyclictest-json"},
+		{[]string{in}, out + ".raw", measure.OutputFiles{HTML: out}, ""},
 	} {
-		var ran bool
-		cmd := &cobra.Command{Use: "analyze", SilenceErrors: true, SilenceUsage: true, Args: cobra.ArbitraryArgs}
-		var raw string
-		cmd.Flags().StringVar(&raw, "raw", "", "")
-		cmd.RunE = func(*cobra.Command, []string) error { ran = true; return nil }
-		measure.RegisterOutputs(cmd, true)
-		cmd.SetArgs(tc.args)
-		err := cmd.Execute()
+		err := tc.o.Distinct(tc.raw, tc.inputs)
 		var usage *options.UsageError
 		switch {
-		case tc.ok && err != nil:
-			t.Errorf("%v: %v", tc.args, err)
-		case !tc.ok && (!errors.As(err, &usage) || ran):
-			t.Errorf("%v: err = %v, ran %v; want a usage error before running", tc.args, err, ran)
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: %v", tc, err)
+		case tc.want != "" && (!errors.As(err, &usage) || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%+v: err = %v; want a usage error starting %q", tc, err, tc.want)
 		}
 	}
 	if data, _ := os.ReadFile(in); string(data) != "{}" {
@@ -132,15 +120,8 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 // result exits 1 and leaves no output files.
 func TestNoFilesWhenPrintingFailed(t *testing.T) {
 	dir := t.TempDir()
-	html := filepath.Join(dir, "r.html")
-	cmd := &cobra.Command{Use: "measure", SilenceErrors: true, SilenceUsage: true}
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		f := measureFile()
-		return measure.WriteOutputs(cmd, f, report.MeasurementOf(f, &f.Points[0]), errors.New("stdout closed"))
-	}
-	measure.RegisterOutputs(cmd, false)
-	cmd.SetArgs([]string{"--html", html})
-	if err := cmd.Execute(); err == nil {
+	f := measureFile()
+	if err := written(t, &measure.OutputFiles{HTML: filepath.Join(dir, "r.html")}, f, &f.Points[0], errors.New("stdout closed")); err == nil {
 		t.Fatal("the printing's error was lost")
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -155,17 +136,11 @@ func TestNoFilesWhenPrintingFailed(t *testing.T) {
 func TestCyclictestFilesLeaveOutNotRunning(t *testing.T) {
 	dir := t.TempDir()
 	js, hist := filepath.Join(dir, "c.json"), filepath.Join(dir, "h.txt")
-	cmd := &cobra.Command{Use: "measure", SilenceErrors: true, SilenceUsage: true}
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		f := measureFile()
-		p := &f.Points[0]
-		p.Latencies[2] = 3_001_000_000
-		p.NotRunning = &rawfile.NotRunning{Samples: []int{2}, Continued: 1}
-		return measure.WriteOutputs(cmd, f, report.MeasurementOf(f, p), nil)
-	}
-	measure.RegisterOutputs(cmd, true)
-	cmd.SetArgs([]string{"--cyclictest-json", js, "--histfile", hist})
-	if err := cmd.Execute(); err != nil {
+	f := measureFile()
+	p := &f.Points[0]
+	p.Latencies[2] = 3_001_000_000
+	p.NotRunning = &rawfile.NotRunning{Samples: []int{2}, Continued: 1}
+	if err := written(t, &measure.OutputFiles{CyclictestJSON: js, Histfile: hist}, f, p, nil); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string][]string{

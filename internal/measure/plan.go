@@ -147,7 +147,7 @@ func CompareSettings(q *timerinfo.Report) []NamedSetting {
 
 // Pick filters valid names by a comma-separated selection of them; ""
 // (the flag left out: an empty value given is refused before, by
-// options.EmptyValues) selects all. An empty name or a name given twice is
+// options.EmptyValue) selects all. An empty name or a name given twice is
 // refused: each would have been a column or row of nothing.
 func Pick(flag, selection string, valid []string) ([]string, error) {
 	if selection == "" {

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
@@ -317,26 +315,26 @@ func (clockHost) ThreadCPU() (func() time.Duration, func(), error) {
 // clocks (macOS) it is refused as not offered, exit 2, as it is on the
 // model; 0 is no load, whatever the host.
 func TestLoadFlag(t *testing.T) {
+	one, zero := 1, 0
 	for _, tc := range []struct {
 		name     string
 		host     seam.Host
-		args     []string
+		load     *int // nil: --load not given
 		scenario string
 		want     string
 		loaded   bool
 	}{
 		{"none", &linuxHost, nil, "", "", false},
-		{"one", &clockHost{linuxHost}, []string{"--load", "1"}, "", "", true},
-		{"no thread clocks", &linuxHost, []string{"--load", "1"}, "", "--load 1: not offered on ", false},
-		{"0 without thread clocks", &linuxHost, []string{"--load", "0"}, "", "", false},
-		{"the model", &clockHost{linuxHost}, []string{"--load", "1"}, "narrow-band", "--load 1: the model of Windows timers (--simulate narrow-band) runs on a virtual clock", false},
+		{"one", &clockHost{linuxHost}, &one, "", "", true},
+		{"no thread clocks", &linuxHost, &one, "", "--load 1: not offered on ", false},
+		{"0 without thread clocks", &linuxHost, &zero, "", "", false},
+		{"the model", &clockHost{linuxHost}, &one, "narrow-band", "--load 1: the model of Windows timers (--simulate narrow-band) runs on a virtual clock", false},
+		{"0 on the model", &clockHost{linuxHost}, &zero, "narrow-band", "--load 0: the model of Windows timers (--simulate narrow-band) runs on a virtual clock", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var l measure.LoadFlag
-			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-			l.Register(fs)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
+			if tc.load != nil {
+				l = measure.LoadFlag{Threads: *tc.load, Given: true}
 			}
 			got, load, err := l.Host(tc.host, tc.scenario)
 			var u *options.UsageError

@@ -8,8 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/spf13/pflag"
-
 	"github.com/tickscope/tickscope/internal/printable"
 )
 
@@ -36,7 +34,7 @@ func Value(v any) string {
 }
 
 // maxMessage bounds a whole message whose values cannot be told apart
-// from its text (a parser's error of a kind FlagError does not know).
+// from its text (ParserError).
 const maxMessage = 4 * MaxEcho
 
 // shorten cuts s to MaxEcho characters, marking the cut with "…", and
@@ -77,53 +75,12 @@ func needsQuotes(s string) bool {
 // after it again.
 func OneLine(msg string) string { return printable.Message(msg) }
 
-// FlagError turns an error of the command-line parser (pflag, through
-// cobra's flag error function) into a usage error, with the value and the
-// flag's name echoed as Value does.
-func FlagError(err error) error {
-	var (
-		invalid  *pflag.InvalidValueError
-		notExist *pflag.NotExistError
-		required *pflag.ValueRequiredError
-		syntax   *pflag.InvalidSyntaxError
-	)
-	var repeated *RepeatedError
-	switch {
-	case errors.As(err, &repeated):
-		return &UsageError{OneLine(repeated.Error())}
-	case errors.As(err, &invalid):
-		// pflag's own wording, which names the flag and the value, with
-		// the value always quoted and shortened.
-		short, n := shorten(invalid.GetValue())
-		msg := fmt.Sprintf("invalid argument %s for \"--%s\" flag: %v", strconv.Quote(short), invalid.GetFlag().Name, invalid.Unwrap())
-		if n > MaxEcho {
-			msg = fmt.Sprintf("invalid argument %s (%d characters) for \"--%s\" flag: %v", strconv.Quote(short), n, invalid.GetFlag().Name, invalid.Unwrap())
-		}
-		return &UsageError{OneLine(msg)}
-	case errors.As(err, &notExist) && notExist.GetSpecifiedShortnames() == "":
-		return &UsageError{"unknown flag: " + Value("--"+notExist.GetSpecifiedName())}
-	case errors.As(err, &required) && required.GetSpecifiedShortnames() == "":
-		return &UsageError{"flag needs an argument: " + Value("--"+required.GetSpecifiedName())}
-	case errors.As(err, &syntax):
-		return &UsageError{"bad flag syntax: " + Value(syntax.GetSpecifiedFlag())}
-	}
+// ParserError is the usage error of a command-line parser's error of a
+// kind its caller does not word itself: its text, cut to a few lines'
+// worth and made one line (its values cannot be told apart from it).
+func ParserError(err error) error {
 	msg, _ := shortenTo(err.Error(), maxMessage)
 	return &UsageError{OneLine(msg)}
-}
-
-// EmptyValues refuses a string flag given an empty value: pflag takes
-// --methods "" as given, and the commands took "" as their default, so
-// that --methods "" ran every method. Leaving a flag out is how to ask for
-// its default. The root command calls it for every command before the
-// command runs.
-func EmptyValues(fs *pflag.FlagSet) error {
-	var err error
-	fs.VisitAll(func(f *pflag.Flag) {
-		if err == nil && f.Changed && f.Value.Type() == "string" && f.Value.String() == "" {
-			err = BadFlag(f.Name, "", "empty; it takes %s; leave it out for its default", f.Usage)
-		}
-	})
-	return err
 }
 
 // FileError is a usage error about a file the user named (analyze FILE):

@@ -7,86 +7,24 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/spf13/pflag"
+	"time"
 )
 
-// Strict puts every flag of fs under the rules every command shares, by
-// wrapping its value (Harden calls it on every command, so that no flag of
-// any command, now or later, misses one):
-//   - a flag is given once: pflag lets a second --samples win silently
-//     (measure --samples 10 --samples 20 would measure 20); no tickscope
-//     flag is repeatable;
-//   - an integer flag takes decimal digits only: pflag parses as Go source
-//     does, so --pid 062021 would be octal (PID 25617), --samples 0x10
-//     16, and 1_000 1000;
-//   - a fractional flag (--ms) takes a plain decimal number: no exponent,
+// The rules every flag of every command shares, as pure functions of the
+// text typed (cmd/tickscope applies them to each flag as it is parsed;
+// tickscope ui's forms, whose values arrive as text, parse with the
+// Parse functions below, so that a value is refused in the same words):
+//   - a flag is given once (RepeatedError): no tickscope flag is
+//     repeatable, and a second --samples would otherwise win silently;
+//   - an integer takes decimal digits only (Syntax): parsed as Go source
+//     is, --pid 062021 would be octal (PID 25617), --samples 0x10 16, and
+//     1_000 1000;
+//   - a fractional value (--ms) takes a plain decimal number: no exponent,
 //     hex, underscore, Inf or NaN;
-//   - a duration flag is a whole number of nanoseconds, parsed exactly
-//     (ParseDuration): pflag's own truncates --delay 1.5ns to 1 ns.
-//
-// The variable a command reads, and the flag's default and help text,
-// stay as defined. Calling Strict twice changes nothing.
-func Strict(fs *pflag.FlagSet) {
-	fs.VisitAll(func(f *pflag.Flag) {
-		if _, done := f.Value.(*strictValue); done {
-			return
-		}
-		v := &strictValue{inner: f.Value, name: f.Name}
-		switch f.Value.Type() {
-		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
-			v.syntax = decimalInteger
-		case "float32", "float64":
-			v.syntax = decimalNumber
-		case "duration":
-			v.syntax = wholeNanoseconds
-			// A zero default keeps the help as pflag prints it (no
-			// "(default 0s)").
-			if f.DefValue == "0s" {
-				f.DefValue = "0"
-			}
-		}
-		f.Value = v
-	})
-}
+//   - a duration is a whole number of nanoseconds, parsed exactly
+//     (ParseDuration): time.ParseDuration truncates 1.5ns to 1 ns.
 
-// strictValue is a flag's value under Strict's rules.
-type strictValue struct {
-	inner pflag.Value
-	name  string
-	// syntax checks a value and returns what inner is given; nil takes
-	// the value as typed.
-	syntax func(string) (string, error)
-	// given is set by the first Set; first is its value.
-	given bool
-	first string
-}
-
-func (v *strictValue) Set(s string) error {
-	if v.given {
-		return &RepeatedError{Flag: v.name, First: v.first, Second: s, Bool: v.inner.Type() == "bool"}
-	}
-	value := s
-	if v.syntax != nil {
-		var err error
-		if value, err = v.syntax(s); err != nil {
-			return err
-		}
-	}
-	if err := v.inner.Set(value); err != nil {
-		return numberError(v.inner.Type(), err)
-	}
-	v.given, v.first = true, s
-	return nil
-}
-
-func (v *strictValue) String() string { return v.inner.String() }
-
-// Type is the wrapped value's type name, which the help prints and
-// pflag's typed getters (GetInt, GetBool) check.
-func (v *strictValue) Type() string { return v.inner.Type() }
-
-// RepeatedError is a flag given a second time. FlagError words it.
+// RepeatedError is a flag given a second time.
 type RepeatedError struct {
 	Flag, First, Second string
 	// Bool flags are named without their values ("--json --json").
@@ -116,36 +54,38 @@ func (e *NotDecimalError) Error() string {
 	return "not a decimal integer: digits 0-9 and an optional minus sign (no leading zero, 0x, 0o, 0b, + or _)"
 }
 
-func decimalInteger(s string) (string, error) {
-	if !integerSyntax.MatchString(s) {
-		return "", &NotDecimalError{}
+// Syntax checks s, a value of a flag whose type is typ (the command-line
+// parser's type names: "int", "uint32", "float64", "duration", ...), by
+// the rules above, and returns the text that type's parser is to be
+// given: s itself, or for a duration its whole number of ns ("1500ns"),
+// which every duration parser reads exactly. A type without a rule of its
+// own (a string, a bool) takes s as typed.
+func Syntax(typ, s string) (string, error) {
+	switch typ {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		if !integerSyntax.MatchString(s) {
+			return "", &NotDecimalError{}
+		}
+	case "float32", "float64":
+		if !numberSyntax.MatchString(s) {
+			return "", &NotDecimalError{Fraction: true}
+		}
+	case "duration":
+		// "0.5ns0.5ns" is 1 ns, where time.ParseDuration truncates each
+		// part and says 0.
+		ns, err := ParseDuration(s)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%dns", ns), nil
 	}
 	return s, nil
 }
 
-func decimalNumber(s string) (string, error) {
-	if !numberSyntax.MatchString(s) {
-		return "", &NotDecimalError{Fraction: true}
-	}
-	return s, nil
-}
-
-// wholeNanoseconds parses a duration exactly (ParseDuration) and gives it
-// as a whole number of ns, which every duration parser reads exactly:
-// "0.5ns0.5ns" is 1 ns, where time.ParseDuration truncates each part and
-// says 0.
-func wholeNanoseconds(s string) (string, error) {
-	ns, err := ParseDuration(s)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%dns", ns), nil
-}
-
-// numberError words strconv's error for a decimal value pflag could not
-// store ("strconv.ParseInt: parsing ...: value out of range") as what the
-// flag's type allows.
-func numberError(typ string, err error) error {
+// NumberError words strconv's error for a decimal value of type typ that
+// could not be stored ("strconv.ParseInt: parsing ...: value out of
+// range") as what the type allows. Any other error is returned as it is.
+func NumberError(typ string, err error) error {
 	var num *strconv.NumError
 	if !errors.As(err, &num) {
 		return err
@@ -170,4 +110,78 @@ var typeBounds = map[string]string{
 	"int8": fmt.Sprintf("%d..%d", math.MinInt8, math.MaxInt8),
 	"uint": fmt.Sprintf("0..%d", uint64(math.MaxUint)), "uint64": fmt.Sprintf("0..%d", uint64(math.MaxUint64)),
 	"uint32": fmt.Sprintf("0..%d", math.MaxUint32), "uint16": fmt.Sprintf("0..%d", math.MaxUint16), "uint8": fmt.Sprintf("0..%d", math.MaxUint8),
+}
+
+// InvalidValue is the usage error of a value its flag's type refuses
+// (err, from Syntax, NumberError or the type's parser): the parser's own
+// wording, which names the flag and the value, with the value always
+// quoted and shortened.
+func InvalidValue(flag, value string, err error) error {
+	short, n := shorten(value)
+	msg := fmt.Sprintf("invalid argument %s for \"--%s\" flag: %v", strconv.Quote(short), flag, err)
+	if n > MaxEcho {
+		msg = fmt.Sprintf("invalid argument %s (%d characters) for \"--%s\" flag: %v", strconv.Quote(short), n, flag, err)
+	}
+	return &UsageError{OneLine(msg)}
+}
+
+// EmptyValue is the usage error of a text flag given an empty value:
+// leaving a flag out is how to ask for its default, and "" taken as
+// given once ran every method (--methods ""). usage is the flag's help.
+func EmptyValue(flag, usage string) error {
+	return BadFlag(flag, "", "empty; it takes %s; leave it out for its default", usage)
+}
+
+// parse parses s, a value of flag, whose type is typ, with conv (as the
+// command-line parser parses that type), under Syntax's rules.
+func parse[T any](flag, typ, s string, conv func(string) (T, error)) (T, error) {
+	value, err := Syntax(typ, s)
+	if err == nil {
+		var v T
+		if v, err = conv(value); err == nil {
+			return v, nil
+		}
+		err = NumberError(typ, err)
+	}
+	var zero T
+	return zero, InvalidValue(flag, s, err)
+}
+
+// ParseUint32 parses s as the value of flag, a uint32 flag
+// (--resolution), as the command line does.
+func ParseUint32(flag, s string) (uint32, error) {
+	return parse(flag, "uint32", s, func(s string) (uint32, error) {
+		v, err := strconv.ParseUint(s, 0, 32)
+		return uint32(v), err
+	})
+}
+
+// ParseInt32 parses s as the value of flag, an int32 flag
+// (--dma-latency), as the command line does.
+func ParseInt32(flag, s string) (int32, error) {
+	return parse(flag, "int32", s, func(s string) (int32, error) {
+		v, err := strconv.ParseInt(s, 0, 32)
+		return int32(v), err
+	})
+}
+
+// ParseInt parses s as the value of flag, an int flag (--pid), as the
+// command line does.
+func ParseInt(flag, s string) (int, error) {
+	return parse(flag, "int", s, func(s string) (int, error) {
+		v, err := strconv.ParseInt(s, 0, 64)
+		return int(v), err
+	})
+}
+
+// ParseFloat64 parses s as the value of flag, a fractional flag (--ms),
+// as the command line does.
+func ParseFloat64(flag, s string) (float64, error) {
+	return parse(flag, "float64", s, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+}
+
+// ParseDurationFlag parses s as the value of flag, a duration flag
+// (--slack), as the command line does.
+func ParseDurationFlag(flag, s string) (time.Duration, error) {
+	return parse(flag, "duration", s, time.ParseDuration)
 }

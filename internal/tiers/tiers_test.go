@@ -15,40 +15,7 @@ const module = "github.com/tickscope/tickscope/"
 // from here when the code stops drawing it; the test fails on an arrow
 // that is not listed, and on one listed that the code no longer draws,
 // so the list only shrinks.
-var pending = []string{
-	"internal/cyclictest -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/cyclictest -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/hold -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/hold -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/htmlreport -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/htmlreport -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/machine -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/machine -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/measure -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/measure -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/metrics -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/metrics -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/options -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/options -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/outfile -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/outfile -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/platform -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/platform -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/rawfile -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/rawfile -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/report -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/report -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/sample -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/sample -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/sim -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/sim -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/sweep -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/sweep -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/ui -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/ui -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-	"internal/watch -> github.com/spf13/cobra (only cmd/tickscope links the command-line parser)",
-	"internal/watch -> github.com/spf13/pflag (only cmd/tickscope links the command-line parser)",
-}
+var pending = []string{}
 
 // pkg is one package of the module as go list reports it.
 type pkg struct {

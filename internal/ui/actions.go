@@ -150,9 +150,49 @@ type applyRequest map[string]string
 // set it to.
 var applyFlags = []string{"resolution", "ms", "dma-latency", "while", "pid", "slack"}
 
-// apply parses the request as apply's command line (with --persist when
-// persist is set) and checks it as apply does, with the same words for
-// every refusal; command is that command line.
+// options is the request as apply's options, each value parsed as
+// apply's command line parses its flag (the same words for every
+// refusal), in the order of applyFlags.
+func (req applyRequest) options(persist bool) (hold.ApplyFlags, error) {
+	f := hold.ApplyFlags{Persist: persist}
+	for _, name := range applyFlags {
+		v, ok := req[name]
+		if !ok {
+			continue
+		}
+		var err error
+		switch name {
+		case "resolution":
+			f.Resolution, err = options.ParseUint32(name, v)
+			f.ResolutionSet = true
+		case "ms":
+			f.MS, err = options.ParseFloat64(name, v)
+			f.MSSet = true
+		case "dma-latency":
+			f.DMALatency, err = options.ParseInt32(name, v)
+			f.DMALatencySet = true
+		case "while":
+			f.While, f.WhileSet = v, true
+		case "pid":
+			f.PID, err = options.ParseInt(name, v)
+			f.PIDSet = true
+		case "slack":
+			f.Slack, err = options.ParseDurationFlag(name, v)
+			f.SlackSet = true
+		}
+		if err != nil {
+			return f, err
+		}
+	}
+	if f.WhileSet && f.While == "" {
+		return f, options.EmptyValue("while", hold.WhileUsage)
+	}
+	return f, nil
+}
+
+// apply takes the request as apply's options (with --persist when persist
+// is set) and checks them as apply does, with the same words for every
+// refusal; command is the command line a user would type for it.
 func (s *Server) apply(req applyRequest, persist bool) (command string, q *timerinfo.Report, p *hold.ApplyPlan, err error) {
 	var args []string
 	for _, name := range applyFlags {
@@ -171,17 +211,17 @@ func (s *Server) apply(req applyRequest, persist bool) (command string, q *timer
 		return s.onModel(strings.Join(shown, " "))
 	}
 	command = show(args)
-	cmd, f, err := hold.ParseApply(args)
+	f, err := req.options(persist)
 	if err != nil {
 		return command, nil, nil, err
 	}
 	if q, err = s.host.Query(); err != nil {
 		return command, nil, nil, err
 	}
-	if err := hold.CheckApply(cmd, q, f); err != nil {
+	if err := hold.CheckApply(q, f); err != nil {
 		return command, nil, nil, err
 	}
-	p, err = hold.PlanApply(q, *f)
+	p, err = hold.PlanApply(q, f)
 	if err == nil && f.MSSet && p.Setting.Resolution100ns != 0 {
 		// A period typed in ms is shown as the command a user would type
 		// again: in the 100 ns units the OS counts in, as the bench

@@ -1,29 +1,31 @@
-package options
+package main
 
 import (
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/options"
 )
 
-// Harden applies the command-line rules that hold for every command, once,
+// harden applies the command-line rules that hold for every command, once,
 // to the finished command tree under root, so that no command can miss
 // one:
 //   - the parser's own errors (unknown flag, bad value) are usage errors
-//     whose echoed values are quoted and shortened (FlagError);
+//     whose echoed values are quoted and shortened (flagError);
 //   - every flag is given once, an integer in decimal digits only, and a
-//     duration in whole nanoseconds (Strict);
+//     duration in whole nanoseconds (strict);
 //   - a string flag given an empty value is refused before the command
-//     runs (EmptyValues), ahead of root's PersistentPreRunE;
+//     runs (emptyValues), ahead of root's PersistentPreRunE;
 //   - an unknown command, and completion of a shell cobra does not
 //     offer, exit 2 naming what is offered (cobra printed the help and
 //     exited 0 for "completion tcsh").
-func Harden(root *cobra.Command) {
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return FlagError(err) })
+func harden(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	preRun := root.PersistentPreRunE
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
-		if err := EmptyValues(cmd.Flags()); err != nil {
+		if err := emptyValues(cmd.Flags()); err != nil {
 			return err
 		}
 		if preRun != nil {
@@ -33,7 +35,7 @@ func Harden(root *cobra.Command) {
 	}
 	root.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return Usagef("unknown command %q for %q; the commands are %s", args[0], cmd.CommandPath(), commandNames(cmd))
+			return options.Usagef("unknown command %q for %q; the commands are %s", args[0], cmd.CommandPath(), commandNames(cmd))
 		}
 		return nil
 	}
@@ -43,8 +45,8 @@ func Harden(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
-		Strict(cmd.Flags())
-		Strict(cmd.PersistentFlags())
+		strict(cmd.Flags())
+		strict(cmd.PersistentFlags())
 		if cmd.Name() == "completion" && cmd.Parent() == root {
 			completion(cmd)
 		}
@@ -60,7 +62,7 @@ func Harden(root *cobra.Command) {
 func completion(cmd *cobra.Command) {
 	cmd.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return Usagef("completion %q: the shells offered are %s", args[0], commandNames(cmd))
+			return options.Usagef("completion %q: the shells offered are %s", args[0], commandNames(cmd))
 		}
 		return nil
 	}
