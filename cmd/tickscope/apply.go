@@ -10,7 +10,6 @@ import (
 	"github.com/tickscope/tickscope/internal/metrics"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
-	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -28,9 +27,9 @@ func (a *app) applyCommand() *cobra.Command {
 	var simulation measure.Simulation
 	a.onHost(cmd, &simulation, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
 		sys := machineSystem()
-		if model, ok := host.(*sim.Host); ok {
-			paced := sim.NewPaced(model)
-			host, sys, f.Simulated = paced, measure.SimulatedSystem(paced), true
+		if model, ok := host.(seam.Simulated); ok {
+			host, sys = model.RealTime()
+			f.Simulated = true
 			if !asJSON {
 				a.stdout = report.SimulatedWriter(a.stdout, simulation.Scenario)
 			}

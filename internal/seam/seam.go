@@ -51,6 +51,19 @@ type Host interface {
 	CPUTime() time.Duration
 }
 
+// Simulated is a Host that is a model of a machine, not this one
+// (--simulate): what is measured on it is computed, not measured, and what
+// a command changes on it must stay on the model. A command asks a host
+// whether it is one, never which type it is.
+type Simulated interface {
+	Host
+	// RealTime is the model kept in step with the wall clock, for a
+	// command that holds a setting for as long as a person waits
+	// (apply), and the in-memory System that keeps what that command
+	// changes.
+	RealTime() (Host, System)
+}
+
 // InterruptClock is a Host whose OS keeps an interrupt time that advances
 // only at each clock interrupt (Windows), so that its steps show the
 // interrupt period running now, whoever asked for it.

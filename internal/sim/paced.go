@@ -26,6 +26,16 @@ var _ seam.Host = (*Paced)(nil)
 // NewPaced paces h from now.
 func NewPaced(h *Host) *Paced { return &Paced{h: h, start: time.Now()} }
 
+var _ seam.Simulated = (*Host)(nil)
+
+// RealTime is h paced from now (NewPaced) and the in-memory Windows
+// machine a command changes on it (NewWindowsSystem): the model as apply
+// --simulate holds on it.
+func (h *Host) RealTime() (seam.Host, seam.System) {
+	p := NewPaced(h)
+	return p, NewWindowsSystem(p)
+}
+
 // Model is the model paced.
 func (p *Paced) Model() *Host { return p.h }
 

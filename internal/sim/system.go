@@ -587,3 +587,22 @@ func (s *Shell) Calls() (opened []string, elevated [][]string) {
 	defer s.mu.Unlock()
 	return append([]string(nil), s.Opened...), append([][]string(nil), s.Elevated...)
 }
+
+// NewWindowsSystem is the System a command runs on with --simulate: an
+// in-memory Windows machine that is not elevated and has Task Scheduler,
+// so that nothing done on the model reaches this machine. Its processes
+// are the paced model's scenario's (none when model is nil).
+func NewWindowsSystem(model *Paced) *System {
+	sys := &System{Exe: `C:\Tools\tickscope.exe`, Temp: `C:\Users\you\AppData\Local\Temp`}
+	sys.NewStartup("Task Scheduler task tickscope (simulated)")
+	if model != nil {
+		sys.Running = func() []RunningProcess {
+			var out []RunningProcess
+			for _, p := range model.RunningPrograms() {
+				out = append(out, RunningProcess{PID: p.PID, Name: p.Name, Path: p.Path, Started: p.Started})
+			}
+			return out
+		}
+	}
+	return sys
+}
