@@ -21,11 +21,17 @@ func (a *app) analyzeCommand() *cobra.Command {
 		Aliases: []string{"report"},
 		Short:   "Re-judge a raw-samples file from bench, measure, curve or compare",
 		Long: `Recompute a result from a raw-samples file (--raw of bench, measure, curve or
-compare), so that a run can be shared and anyone can re-judge it. A bench's
-file gives exactly the bench's result under the same --prefer and budgets; a
-measure file gets its summary, a curve file its curve, a compare file its
-matrix. A missing, damaged, oversized or future-version file, or a bench flag
-on another file, exits 2 saying what and where (limits: docs/raw-format.md).`,
+compare), so that a run can be shared and anyone can re-judge it.
+
+A bench's file gives exactly the bench's result under the same --prefer and
+budgets; a measure file gets its summary, a curve file its curve, a compare
+file its matrix. A missing, damaged, oversized or future-version file, or a
+bench flag on another file, exits 2 saying what and where (limits:
+docs/raw-format.md).`,
+		Example: `  tickscope bench --raw bench.json
+  tickscope analyze bench.json
+  # the same samples judged for power, drawn as HTML
+  tickscope analyze bench.json --prefer power --html power.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return options.Usagef("analyze takes one FILE, got %d arguments", len(args))

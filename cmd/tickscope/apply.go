@@ -22,7 +22,17 @@ func (a *app) applyCommand() *cobra.Command {
 		Aliases: []string{"hold"},
 		Short:   "Hold a timer setting until ESC, Ctrl+C or --for, then release it",
 		Long:    applyHelp,
-		Args:    noArgs,
+		Example: `  # Windows: hold 0.5 ms (5000 x 100 ns) until ESC or Ctrl+C
+  tickscope apply --resolution 5000
+  # Windows: the same at every logon, only while game.exe runs
+  tickscope apply --ms 0.5 --persist --while game.exe
+  # Linux: keep every CPU out of deep idle for an hour (root)
+  tickscope apply --dma-latency 0 --for 1h
+  # Linux: set another process's timer slack to 50 µs
+  tickscope apply --pid 4242 --slack 50us
+  # on the model of Windows timers, changing nothing here
+  tickscope apply --simulate game-session --ms 0.5 --while game.exe`,
+		Args: noArgs,
 	}
 	var simulation measure.Simulation
 	a.onHost(cmd, &simulation, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
@@ -123,6 +133,7 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 // --boot and --while change when it holds.
 const applyHelp = `Hold a timer setting, say what the OS granted and what a wait takes now, and
 release it when ESC or Ctrl+C is pressed, the console closes, or --for elapses.
+
 Every 5 s and after each resume from sleep it checks the setting is still in
 force and re-applies it if lost, saying so on stderr (reapplies in --json);
 between checks it uses no CPU. --listen serves its state as Prometheus metrics.

@@ -60,6 +60,12 @@ unpinned) running for the whole sweep, so that it measures a machine at
 work, not an idle one; the result, --raw's file and --html say so.
 --simulate runs the whole bench on the model of Windows timers, on any OS
 (without --load: the model runs on a virtual clock, with no CPUs to load).`,
+		Example: `  # the best setting for this machine, with a report to share
+  tickscope bench --html bench.html --raw bench.json
+  # the coarsest setting inside the budgets, every period measured in full
+  tickscope bench --prefer power --exhaustive
+  # on the model of Windows timers, on any OS
+  tickscope bench --simulate narrow-band`,
 		Args: noArgs,
 	}
 	o.sim.SeedOnMachine = true

@@ -29,13 +29,15 @@ func (a *app) compareCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare",
 		Short: "Compare every wait method under every timer setting on this machine",
-		Long: `A matrix measured here: each wait method (rows) under each
-setting (columns), as --cycles waits of --interval. Relative methods are
-one-shot waits; periodic ones (clock-abs, timerfd, timesetevent,
-timerqueue, go-ticker, precise-ticker, spin) are timers of that interval. Per cell: the intervals'
-p50, p95 and max, the share at least twice the target, the share under half
-of it (catch-up after a late tick), drift and CPU; the best cell per method is
-marked, and a one-line verdict names the best that does not keep a CPU busy.
+		Long: `Measure a matrix on this machine: each wait method (rows) under each setting
+(columns), as --cycles waits of --interval.
+
+Relative methods are one-shot waits; periodic ones (clock-abs, timerfd,
+timesetevent, timerqueue, go-ticker, precise-ticker, spin) are timers of that
+interval. Per cell: the intervals' p50, p95 and max, the share at least twice
+the target, the share under half of it (catch-up after a late tick), drift and
+CPU; the best cell per method is marked, and a one-line verdict names the best
+that does not keep a CPU busy.
 
 Settings. Windows: none, timebeginperiod-1, nt-1ms, nt-0.5ms (NtSetTimerResolution).
 Linux: default, slack-1ns, and as root dma-0 (slack 1 ns with
@@ -43,6 +45,10 @@ Linux: default, slack-1ns, and as root dma-0 (slack 1 ns with
 
 --load N keeps N busy threads (a CPU-bound loop each, unpinned) running
 for the whole matrix; the CPU column leaves their CPU time out.`,
+		Example: `  # every method under every setting, 200 waits of 1 ms per cell
+  tickscope compare
+  # Linux: two methods at 500 µs, as JSON
+  tickscope compare --methods nanosleep,clock-abs --interval 500us --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.compare(cmd, machineHost(), &o)

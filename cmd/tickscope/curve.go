@@ -30,13 +30,20 @@ func (a *app) curveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "curve",
 		Short: "Measure the overshoot of waits from --from to --to and the tick it implies",
-		Long: `Measure how far waits of increasing delay overshoot:
-for each delay from --from to --to in --step, --samples waits of the method,
+		Long: `Measure how far waits of increasing delay overshoot, and the tick that implies.
+
+For each delay from --from to --to in --step, --samples waits of the method,
 their mean and p95 overshoot (latency minus delay), drawn as a chart. On a
 timer that ticks, the overshoot is a sawtooth; tickscope fits it and prints
 the tick it implies (15.625 ms at the Windows default). On high-resolution
 timers there is no sawtooth, and it says so. ESC or Ctrl+C stops early with
 the curve so far. Changes nothing.`,
+		Example: `  # delays of 1 to 100 ms, 10 waits each
+  tickscope curve
+  # finer: 100 µs to 5 ms in steps of 100 µs, drawn as HTML
+  tickscope curve --from 100us --to 5ms --step 100us --html curve.html
+  # the sawtooth of Windows' default 15.625 ms tick, on the model
+  tickscope curve --simulate knee-26100 --to 50ms`,
 		Args: noArgs,
 	}
 	a.onHost(cmd, &o.sim, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {

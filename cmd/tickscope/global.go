@@ -15,7 +15,7 @@ func (a *app) globalCommand() *cobra.Command {
 		Use:   "global on|off",
 		Short: "Windows: write or remove GlobalTimerResolutionRequests (elevated; takes effect after a reboot)",
 		Long: `Windows: make timer-resolution requests global again (on), or per-process
-(off), by writing or removing one registry value and nothing else:
+(off), by writing or removing one registry value and nothing else.
 
   ` + `HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\kernel
   GlobalTimerResolutionRequests = 1 (REG_DWORD)
@@ -24,6 +24,11 @@ Only Windows 11 and Server 2022 or later read it; Windows 10 client builds
 ignore it, and tickscope warns there. It takes effect after a reboot. It needs
 an elevated terminal. Running it twice changes nothing the second time.
 ` + "`tickscope verify-global`" + ` then measures whether requests reach other processes.`,
+		Example: `  # in an elevated terminal, then reboot
+  tickscope global on
+  tickscope verify-global
+  # back to per-process requests
+  tickscope global off`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:

@@ -51,6 +51,14 @@ ran under. Ctrl+C stops early and reports what was measured.
 --load N keeps N busy threads (a CPU-bound loop each, unpinned) running
 beside the measurement; the result and --raw's file say so (not with
 --simulate: the model has no CPUs to load).`,
+		Example: `  # 1000 waits of 1 ms with the default method
+  tickscope measure
+  # 2000 waits of 500 µs with nanosleep, every sample kept
+  tickscope measure --method nanosleep --delay 500us --samples 2000 --raw w.json
+  # Windows: with the timer period at 0.5 ms for the measurement
+  tickscope measure --ms 0.5
+  # on the model of Windows timers, on any OS
+  tickscope measure --simulate knee-26100`,
 		Args: noArgs,
 	}
 	a.onHost(cmd, &o.sim, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {

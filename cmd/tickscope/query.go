@@ -13,7 +13,7 @@ func (a *app) queryCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "query",
 		Short: "Print what the OS reports about its timers; changes nothing",
-		Long: `Print what the OS reports about its timers. It changes nothing.
+		Long: `Print what the OS reports about its timers; it changes nothing.
 
 Windows: the coarsest, finest and current timer period, whether this process
 holds a request, the version and build, which request model applies (global or
@@ -27,6 +27,8 @@ clocksource, this thread's timer slack, /dev/cpu_dma_latency (root), cpuidle
 driver, governor and states, privileges and CPUs.
 
 --json prints the same as the object documented in docs/json.md.`,
+		Example: `  tickscope query
+  tickscope query --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep, err := machineHost().Query()

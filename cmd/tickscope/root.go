@@ -138,7 +138,16 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Measure the timer resolution and wake-up latency this machine delivers",
 		Long: `tickscope measures the timer resolution and wake-up latency a machine really
 delivers, on Windows and Linux, from the distribution of real waits rather
-than from one number. It changes nothing unless a command says so.`,
+than from one number; it changes nothing unless a command says so.`,
+		Example: `  # what the OS says about its timers, then what a wait really takes
+  tickscope query
+  tickscope measure
+  # find the best setting, hold it, and check it
+  tickscope bench
+  tickscope apply --resolution 5000
+  tickscope status
+  # the same as buttons in the browser
+  tickscope ui`,
 		Version:           version.String() + " " + runtime.GOOS + "/" + runtime.GOARCH,
 		SilenceErrors:     true,
 		SilenceUsage:      true,

@@ -16,6 +16,7 @@ func (a *app) runCommand() *cobra.Command {
 		Use:   "run [setting] -- CMD [ARGS...]",
 		Short: "Run a program with a timer setting in force for its lifetime",
 		Long: `Run a program with a timer setting in force while it runs, then release it.
+
 Its standard input, output and error are its own; tickscope's one line about
 the setting goes to standard error. Signals tickscope receives (Ctrl+C,
 SIGTERM, SIGHUP, SIGQUIT) are passed on to the program. If tickscope itself
@@ -36,6 +37,12 @@ Windows:
 Exit status: the program's own; 128+N when a signal N ended it; 126 when it
 cannot be run and 127 when it is not found; 2 for bad input and 1 when the
 setting fails, before the program starts.`,
+		Example: `  # Linux: a program with 1 ns timer slack
+  tickscope run --slack 1ns -- ./loop --hz 1000
+  # Linux: with /dev/cpu_dma_latency held at 0 while it runs (root)
+  tickscope run --dma-latency 0 -- cyclictest -m -p 80 -D 60
+  # Windows: hold 0.5 ms while a game runs
+  tickscope run --ms 0.5 -- game.exe`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			dash := cmd.ArgsLenAtDash()
 			switch {

@@ -13,7 +13,9 @@ func (a *app) startupCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "startup",
 		Short: "Manage the startup holder that apply --persist installs",
-		Args:  noArgs,
+		Example: `  tickscope status
+  tickscope startup remove`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return options.Usagef("tickscope startup needs a subcommand: remove")
 		},
@@ -25,6 +27,7 @@ func (a *app) startupCommand() *cobra.Command {
 		Long: `End a running startup holder, delete the Task Scheduler task "tickscope"
 (Windows) or the systemd unit tickscope-holder.service (Linux), and warn when
 the timer setting is still raised afterwards (another program holds one).
+
 On Windows it also stops the service "tickscope" that apply --persist --boot
 installed, which releases its setting, and deletes it: that needs an
 elevated tickscope. Without one, or when a service of that name is not
@@ -35,6 +38,8 @@ A task or unit of that name that tickscope did not create is left alone,
 and the command that deletes it by hand is printed; then nothing else is
 changed either. With nothing installed it says so and changes nothing.
 The exit status is 0 only when everything found was removed.`,
+		Example: `  tickscope startup remove
+  tickscope startup remove --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.startupRemove(asJSON) },
 	}

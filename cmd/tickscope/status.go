@@ -14,7 +14,7 @@ func (a *app) statusCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "What a wait takes in this process now, the timer state, and the startup holder",
-		Long: `Show, in one place:
+		Long: `Show in one place what a wait takes now, the timer state and the startup holder.
 
   - what the default 1 ms wait takes in this process now, measured briefly,
     without a request of its own and with one (Windows: the finest period;
@@ -30,6 +30,8 @@ func (a *app) statusCommand() *cobra.Command {
     last stopped when that was not cleanly.
 
 It changes nothing: the request it measures with is released at once.`,
+		Example: `  tickscope status
+  tickscope status --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.status(cmd.Context(), asJSON) },
 	}

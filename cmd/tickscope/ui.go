@@ -27,6 +27,9 @@ releases what the page holds, but not the startup holder.
 --simulate runs the page on the model of Windows timers, changing nothing.
 ui has no --json: the page's own JSON (its state and each action's answer)
 is documented in docs/json.md.`,
+		Example: `  tickscope ui
+  # on the model of Windows timers, the address printed instead of opened
+  tickscope ui --simulate game-session --no-browser`,
 		Args: noArgs,
 	}
 	a.onHost(cmd, &sim, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {

@@ -15,8 +15,10 @@ func (a *app) verifyGlobalCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify-global",
 		Short: "Windows: measure whether a request in one process speeds up another",
-		Long: `Windows: does a timer request in one process affect another process's waits
-on this machine right now? It needs the timer at rest: when something already
+		Long: `Windows: measure whether a timer request in one process affects another
+process's waits on this machine right now.
+
+It needs the timer at rest: when something already
 holds a finer period it reports "inconclusive", names that period, and exits 1.
 
 Otherwise a child (this executable, running measure) measures Sleep(1) with no
@@ -25,6 +27,8 @@ the finest period. It reports "global" or "per-process" with both figures.
 Nothing outlives the command.
 
 Linux has no global tick request; there it says what the equivalents are.`,
+		Example: `  tickscope verify-global
+  tickscope verify-global --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.verifyGlobal(cmd.Context(), asJSON) },
 	}

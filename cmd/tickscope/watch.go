@@ -18,9 +18,14 @@ func (a *app) watchCommand() *cobra.Command {
 		Long: `Read the timer state every --every (Windows: current, finest, coarsest period,
 the global key; Linux: tick, cpu_dma_latency, timer slack; the startup holder),
 print a timestamped line per change and who holds the timer (as tickscope who).
+
 Every --measure-every, time 200 waits of 1 ms. ESC or Ctrl+C ends it, summed up.
 --log and --json write JSON lines (docs/json.md); --listen serves Prometheus
 metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1).`,
+		Example: `  # until ESC or Ctrl+C
+  tickscope watch
+  # every 5 s, logged, with Prometheus metrics on 127.0.0.1:9101
+  tickscope watch --every 5s --log timer.jsonl --listen 9101`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.watch(cmd, f) },
 	}

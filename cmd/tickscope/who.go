@@ -17,7 +17,11 @@ func (a *app) whoCommand() *cobra.Command {
 		Use:   "who",
 		Short: "Name the processes that hold the timer (Windows: elevated), and what they hold",
 		Long:  hold.WhoHelp,
-		Args:  noArgs,
+		Example: `  # Windows, in an elevated terminal: who holds the timer now
+  tickscope who
+  # keep watching for ten minutes, then sum up who held what for how long
+  tickscope who --watch 10m`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := hold.CheckWatch(cmd.Flags().Changed("watch"), watch); err != nil {
 				return err

@@ -194,9 +194,10 @@ func CheckWatch(given bool, d time.Duration) error {
 }
 
 // WhoHelp is who's --help.
-const WhoHelp = `Name the processes that hold the timer, and what they hold. It changes
-nothing on the machine but its own ETW session (Windows), which it always
-removes.
+const WhoHelp = `Name the processes that hold the timer, and what they hold.
+
+It changes nothing on the machine but its own ETW session (Windows), which it
+always removes.
 
 Windows: every process holding a timer request now (NtSetTimerResolution or
 timeBeginPeriod), finest first, with its process id, image and period, and
