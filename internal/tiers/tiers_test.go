@@ -149,3 +149,39 @@ func TestArrows(t *testing.T) {
 		t.Errorf("unnamed = %q, want internal/new", unnamed)
 	}
 }
+
+// TestContributingNamesEveryPackage holds CONTRIBUTING.md's layout table
+// to the tiers: a row for every package, in the tier Of gives it.
+func TestContributingNamesEveryPackage(t *testing.T) {
+	data, err := os.ReadFile("../../CONTRIBUTING.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, layout, ok := strings.Cut(string(data), "\n## Layout\n")
+	if !ok {
+		t.Fatal("CONTRIBUTING.md has no Layout section")
+	}
+	layout, _, _ = strings.Cut(layout, "\n## ")
+	rows := map[string]string{}
+	for line := range strings.Lines(layout) {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.HasPrefix(strings.TrimSpace(cells[2]), "`") {
+			continue
+		}
+		place := strings.TrimRight(strings.Trim(strings.TrimSpace(cells[2]), "`"), "/")
+		rows[place] = strings.TrimSpace(cells[1])
+	}
+	for place, tier := range Of {
+		place = strings.TrimRight(place, "/")
+		switch got, ok := rows[place]; {
+		case !ok:
+			t.Errorf("CONTRIBUTING.md's layout has no row for %s", place)
+		case got != tier.String():
+			t.Errorf("CONTRIBUTING.md puts %s in tier %q, tiers.Of in %q", place, got, tier)
+		}
+		delete(rows, place)
+	}
+	for place := range rows {
+		t.Errorf("CONTRIBUTING.md's layout names %s, which tiers.Of does not", place)
+	}
+}
