@@ -16,6 +16,17 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
+// until waits, up to 30 s, for done to hold: what it waits on has no
+// event to wait for but the state the page reads.
+func until(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !done(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not after 30 s: %s", what)
+		}
+	}
+}
+
 // waitJob waits for the page's job id to finish and returns its outcome.
 func waitJob(t *testing.T, s *Server, id int) *Outcome {
 	t.Helper()
@@ -207,9 +218,13 @@ func TestBenchOnTheModel(t *testing.T) {
 		t.Errorf("the Hold form offers %+v", h)
 	}
 
-	// Stopped early, it says so and recommends from what it measured.
+	// Stopped early, once it has measured something, it says so and
+	// recommends from what it measured.
 	started = post(t, s, "bench", `{"samples":40}`)
-	time.Sleep(300 * time.Millisecond)
+	until(t, "the second bench measures", func() bool {
+		j := s.state().Job
+		return j != nil && j.Running && j.Done > 0
+	})
 	if stop := post(t, s, "stop", `{}`); stop.Error != "" {
 		t.Fatalf("stop: %+v", stop)
 	}
@@ -258,10 +273,10 @@ func TestOneHoldAtATime(t *testing.T) {
 	if out := s.release(); out.Error != "" {
 		t.Fatalf("release: %+v", out)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if st := s.state(); st.Held != nil || st.Windows.Current100ns != 156250 {
-		t.Errorf("after release the state shows %+v and the period %d", st.Held, st.Windows.Current100ns)
-	}
+	until(t, "the period returns to the coarsest after release", func() bool {
+		st := s.state()
+		return st.Held == nil && st.Windows.Current100ns == 156250
+	})
 }
 
 // TestBenchAndHoldExclude: a bench withdraws the page's hold (one timer
