@@ -284,13 +284,23 @@ func busyRun(t *testing.T, cpu int, fifo bool) (Aggregate, string) {
 		}
 		busyTID <- tid
 		// At most 10 s, whatever the waiter does.
+		// Real-time, it also sleeps 1 ms in every 10, so that the CPU's
+		// real-time load stays under the kernel's limit (95 % of each
+		// second, sched_rt_runtime_us): past it, the kernel throttles both
+		// threads, and other threads run for tens of milliseconds (a run
+		// slowed by other tests gave them 20 % of the lateness).
 		start := mono()
-		last := start
+		last, pause := start, start
 		for !stop.Load() {
 			now := mono()
 			if fifo && now-last > 1_000_000 {
 				unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 				last = now
+			}
+			if fifo && now-pause > 10_000_000 {
+				ts := unix.NsecToTimespec(1_000_000)
+				unix.Nanosleep(&ts, nil)
+				pause = mono()
 			}
 			if now-start > 10e9 {
 				return
