@@ -62,6 +62,14 @@ func (c *fakeClock) fire(d time.Duration) {
 
 func i32(v int32) *int32 { return &v }
 
+// signalled is read that says on done when each call has returned.
+func signalled(read func() (timerstate.State, error), done chan<- struct{}) func() (timerstate.State, error) {
+	return func() (timerstate.State, error) {
+		defer func() { done <- struct{}{} }()
+		return read()
+	}
+}
+
 // script returns a Read that gives states in turn (the last one again
 // once they run out) and an error where a state is nil.
 func script(states ...*timerstate.State) func() (timerstate.State, error) {
@@ -104,6 +112,7 @@ func TestRunCountsChangesTimeAndLateness(t *testing.T) {
 	a := &timerstate.State{TickNs: 4e6, DMALatencyUs: i32(timerinfo.DMALatencyDefaultUs), TimerSlackNs: 50_000}
 	b := &timerstate.State{TickNs: 4e6, DMALatencyUs: i32(0), TimerSlackNs: 50_000}
 	clock := newFakeClock()
+	readDone := make(chan struct{}, 16)
 	var got events
 	holderReads := 0
 	o := Options{
@@ -115,7 +124,7 @@ func TestRunCountsChangesTimeAndLateness(t *testing.T) {
 			return []who.Hold{{PID: 7, Name: "game.exe", What: who.WhatDMALatency}}, nil
 		},
 		Every: time.Second, MeasureEvery: 10 * time.Second, Method: "clock-abs", Delay: time.Millisecond, Waits: 3,
-		Read:    script(a, a, b, b, nil, a),
+		Read:    signalled(script(a, a, b, b, nil, a), readDone),
 		Measure: func(context.Context) ([]int64, error) { return []int64{500, 80_000, 3_000_000}, nil },
 		Clock:   clock, Emit: got.emit,
 	}
@@ -128,8 +137,12 @@ func TestRunCountsChangesTimeAndLateness(t *testing.T) {
 		}
 		done <- sum
 	}()
+	// Each tick waits for its read, which takes the time first: fired
+	// sooner, the next tick would move the clock under the read before it.
+	<-readDone    // read 1, at the start
 	for range 5 { // reads 2..6: a, b, b, error, a
 		clock.fire(time.Second)
+		<-readDone
 	}
 	cancel()
 	sum := <-done
