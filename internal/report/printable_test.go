@@ -2,39 +2,18 @@ package report_test
 
 import (
 	"bytes"
-	"strings"
 	"testing"
-	"unicode"
 
+	"github.com/tickscope/tickscope/internal/printable/printabletest"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// forged is a string from outside tickscope as a hostile user writes it:
-// a clipboard write (OSC 52), an erased line, a carriage return and a
-// forged line, CSI as C1, NUL, DEL and a bidirectional override.
-const forged = "\x1b]52;c;Zm9yZ2Vk\a\x1b[2K\r  recommend FORGED\n\u009b2J\x00\x7f\u202e"
+// forged and terminalSafe are the renderers' shared hostile string and
+// check (printabletest).
+const forged = printabletest.Forged
 
-// terminalSafe fails the test when out holds a character a terminal
-// acts on, other than the newlines that end its lines, or a line that
-// starts with the forged one.
-func terminalSafe(t *testing.T, what, out string) {
-	t.Helper()
-	for _, r := range out {
-		if r != '\n' && r != ' ' && !unicode.IsPrint(r) {
-			t.Errorf("%s writes %U to the terminal:\n%q", what, r, out)
-			return
-		}
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "recommend FORGED") {
-			t.Errorf("%s writes a forged line:\n%s", what, out)
-		}
-	}
-	if !strings.Contains(out, `\x1b]52;c;`) {
-		t.Errorf("%s does not show the escaped string:\n%s", what, out)
-	}
-}
+var terminalSafe = printabletest.TerminalSafe
 
 // TestStringsFromOutsideArePrintable: every text output that shows a
 // string tickscope did not write (a process's name, a definition read
