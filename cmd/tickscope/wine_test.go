@@ -96,6 +96,7 @@ func TestWine(t *testing.T) {
 	})
 	t.Run("windows-apis", func(t *testing.T) { wineWindowsAPIs(t, w) })
 	t.Run("bound", func(t *testing.T) { wineBound(t, w) })
+	t.Run("session-restart", func(t *testing.T) { wineSessionRestart(t, w) })
 	// The Windows bindings' own tests, as a test binary: each way a
 	// binding reads a failure, the MMRESULTs, and no allocation on the
 	// calls a measurement makes per sample.
@@ -612,6 +613,47 @@ func wineBound(t *testing.T, w *wineSetup) {
 				t.Errorf("the next command after an overrun: %v\n%s", err, out)
 			}
 		})
+	}
+}
+
+// wineSessionRestart holds the bounded command to its other promise: a
+// command that finds its prefix without Wine's session (ended, or never
+// started) does not start the session itself, whose processes would hold
+// the command's output open after it exits; the bound starts it first,
+// with its output in the session's log, and says so there.
+func wineSessionRestart(t *testing.T, w *wineSetup) {
+	bounded, err := exec.LookPath("tickscope-wine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := w.freshPrefix(t, "win10")
+	w.killServer(prefix)
+	work := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bounded, w.wine, w.exe, "query")
+	cmd.Env = append(w.env(prefix), "WORK="+work)
+	var stdout, stderr bytes.Buffer
+	// A pipe, as a script's capture is, so that the bound copies it.
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "timer") {
+		t.Errorf("query printed:\n%s", stdout.String())
+	}
+	log, _ := os.ReadFile(filepath.Join(work, ".wine-session.log"))
+	if !strings.Contains(string(log), "the session ran: false; starting them") {
+		t.Errorf("the session's log does not say the session was started:\n%s", log)
+	}
+	if strings.Contains(string(log), "only Wine's session held its output") {
+		t.Errorf("the command started the session itself:\n%s", log)
+	}
+	if _, err := os.Stat(filepath.Join(work, wineOverranName)); err == nil {
+		t.Error("the bound recorded an overrun")
+	}
+	if _, session := sessionState(filepath.Dir(w.wine), prefix); !session {
+		t.Error("Wine's session does not run after the command")
 	}
 }
 

@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -136,11 +138,28 @@ func describeProcess(pid int, backtrace bool) string {
 	return b.String()
 }
 
+// passedOutput is a pipe of wineBounded's own that PROGRAM writes to,
+// copied to the script's capture.
+type passedOutput struct {
+	ino    uint64          // the pipe's inode, as /proc/PID/fd names it
+	done   <-chan struct{} // closed at the end of the output
+	r      *os.File
+	copied int64 // bytes copied, once done is closed
+}
+
+// stop ends the copy of an output whose writers have not all closed it.
+// What PROGRAM wrote before it exited has been copied by then: the copy
+// reads as soon as anything is written.
+func (o *passedOutput) stop() {
+	o.r.SetReadDeadline(time.Now())
+	<-o.done
+}
+
 // passOutput returns what PROGRAM writes to instead of dst: dst itself
 // unless it is a pipe (a script's capture; a file or /dev/null is passed
 // on as it is), else a pipe of this process's own whose reading end is
-// copied to dst until done is closed, at the end of its output.
-func passOutput(dst *os.File) (child *os.File, done <-chan struct{}, err error) {
+// copied to dst until its output ends.
+func passOutput(dst *os.File) (child *os.File, passed *passedOutput, err error) {
 	fi, err := dst.Stat()
 	if err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		return dst, nil, nil
@@ -149,13 +168,161 @@ func passOutput(dst *os.File) (child *os.File, done <-chan struct{}, err error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	copied := make(chan struct{})
+	wi, err := w.Stat()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, nil, err
+	}
+	done := make(chan struct{})
+	passed = &passedOutput{ino: wi.Sys().(*syscall.Stat_t).Ino, done: done, r: r}
 	go func() {
-		defer close(copied)
-		io.Copy(dst, r)
+		defer close(done)
+		passed.copied, _ = io.Copy(dst, r)
 		r.Close()
 	}()
-	return w, copied, nil
+	return w, passed, nil
+}
+
+// logSilentFailure records in the session's log a command that failed
+// without a word (no tickscope failure is silent), with what ran in the
+// prefix when it ended, so that a failing script shows it.
+func logSilentFailure(command string, state *os.ProcessState, took time.Duration, wineDir, prefix, log string) {
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "tickscope tests: %s: %v after %v with no output; the Wine processes of the prefix then:\n", command, state, took.Round(time.Millisecond))
+	for _, p := range prefixProcesses(wineDir, prefix) {
+		f.WriteString(describeProcess(p.pid, false))
+	}
+}
+
+// closed is a channel that is ready at once.
+var closed = func() <-chan time.Time {
+	c := make(chan time.Time)
+	close(c)
+	return c
+}()
+
+// heldBySession tells whether only processes of Wine's session hold
+// passed open (a session the command started, its processes inheriting
+// its output: they write nothing, and end with the prefix's wineserver),
+// and if so stops its copy and says so in the session's log.
+func heldBySession(passed *passedOutput, command, log string) bool {
+	holders := pipeHolders(passed.ino)
+	var names []string
+	for _, pid := range holders {
+		name := sessionProgram(pid)
+		if name == "" {
+			return false
+		}
+		names = append(names, fmt.Sprintf("%s (pid %d)", name, pid))
+	}
+	if len(holders) == 0 {
+		// The last holder closed it meanwhile.
+		<-passed.done
+		return true
+	}
+	passed.stop()
+	if f, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+		fmt.Fprintf(f, "tickscope tests: %s exited; only Wine's session held its output: %s\n", command, strings.Join(names, ", "))
+		f.Close()
+	}
+	return true
+}
+
+// pipeHolders lists the processes other than this one (which reads it)
+// that have the pipe ino open.
+func pipeHolders(ino uint64) []int {
+	link := fmt.Sprintf("pipe:[%d]", ino)
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		fds, _ := os.ReadDir(filepath.Join("/proc", e.Name(), "fd"))
+		for _, fd := range fds {
+			if target, err := os.Readlink(filepath.Join("/proc", e.Name(), "fd", fd.Name())); err == nil && target == link {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}
+
+// sessionPrograms are the programs of Wine's session: wineboot starts them
+// in a prefix whose session is not running, as the first process of the
+// prefix starts, and they run until the prefix's wineserver ends.
+var sessionPrograms = []string{"services.exe", "winedevice.exe", "plugplay.exe", "svchost.exe", "rpcss.exe", "explorer.exe", "wineboot.exe"}
+
+// sessionProgram is the program of Wine's session that pid runs, or "".
+func sessionProgram(pid int) string {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	arg0, _, _ := strings.Cut(string(cmdline), "\x00")
+	arg0 = strings.ToLower(arg0)
+	i := strings.LastIndex(arg0, `\`)
+	if i < 0 || arg0[:i] != `c:\windows\system32` || !slices.Contains(sessionPrograms, arg0[i+1:]) {
+		return ""
+	}
+	return arg0[i+1:]
+}
+
+// sessionState says whether prefix has a wineserver and a running session
+// (its services.exe).
+func sessionState(wineDir, prefix string) (server, session bool) {
+	for _, p := range prefixProcesses(wineDir, prefix) {
+		switch {
+		case strings.HasPrefix(filepath.Base(p.exe), "wineserver"):
+			server = true
+		case sessionProgram(p.pid) == "services.exe":
+			session = true
+		}
+	}
+	return server, session
+}
+
+// ensureSession starts prefix's wineserver (kept running, -p) and Wine's
+// session when either is gone, with their output appended to log, and
+// says so there. A command that found no session would start one itself,
+// and the session's processes would inherit the command's output and hold
+// it open after the command exits.
+func ensureSession(loader, prefix, log string, deadline time.Duration) error {
+	wineDir := filepath.Dir(loader)
+	server, session := sessionState(wineDir, prefix)
+	if server && session {
+		return nil
+	}
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "tickscope tests: before a command, the wineserver ran: %v, the session ran: %v; starting them\n", server, session)
+	var steps [][]string
+	if !server {
+		steps = append(steps, []string{filepath.Join(wineDir, "wineserver"), "-p"})
+	}
+	steps = append(steps, []string{loader, `C:\windows\system32\cmd.exe`, "/c", "exit"})
+	for _, args := range steps {
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, f, f
+		cmd.WaitDelay = 10 * time.Second
+		err := cmd.Run()
+		cancel()
+		if err != nil {
+			return fmt.Errorf("starting Wine's session (%s): %v", strings.Join(args, " "), err)
+		}
+	}
+	return nil
 }
 
 // wineOverranName is the file, in a script's $WORK, that says a Wine
@@ -176,6 +343,11 @@ const wineOverranName = ".wine-overran"
 //     its output is reported and killed too (and recorded): the output is
 //     copied through pipes of this process's own, so that the script never
 //     waits on a pipe another process holds.
+//
+// Wine's session is started before PROGRAM if it is not running
+// (ensureSession), so that PROGRAM does not start it with its own output;
+// should it still (the session ending while PROGRAM starts), processes of
+// the session holding the output are not an overrun (heldBySession).
 func wineBounded(args []string) int {
 	if len(args) < 1 {
 		fmt.Fprintln(os.Stderr, "usage: tickscope-wine PROGRAM [ARGS...]")
@@ -197,15 +369,21 @@ func wineBounded(args []string) int {
 		deadline = time.Duration(n) * time.Second
 	}
 	wineDir := filepath.Dir(args[0])
+	session := filepath.Join(work, ".wine-session.log")
+	if err := ensureSession(args[0], prefix, session, deadline); err != nil {
+		fmt.Fprintf(os.Stderr, "tickscope tests: %v\n", err)
+		os.WriteFile(marker, []byte(err.Error()+"\n"), 0o644)
+		return 125
+	}
 	began := procStart(os.Getpid())
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin = os.Stdin
-	stdout, stdoutDone, err := passOutput(os.Stdout)
+	stdout, passedStdout, err := passOutput(os.Stdout)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "tickscope-wine: %v\n", err)
 		return 127
 	}
-	stderr, stderrDone, err := passOutput(os.Stderr)
+	stderr, passedStderr, err := passOutput(os.Stderr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "tickscope-wine: %v\n", err)
 		return 127
@@ -225,6 +403,7 @@ func wineBounded(args []string) int {
 		fmt.Fprintf(os.Stderr, "tickscope-wine: %v\n", err)
 		return 127
 	}
+	started := time.Now()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	timer := time.NewTimer(deadline)
@@ -266,19 +445,25 @@ func wineBounded(args []string) int {
 			// unless a process it started holds it.
 			const outputDelay = 5 * time.Second
 			held := time.After(outputDelay)
-			for _, done := range []<-chan struct{}{stdoutDone, stderrDone} {
-				if done == nil {
+			for _, passed := range []*passedOutput{passedStdout, passedStderr} {
+				if passed == nil {
 					continue
 				}
 				select {
-				case <-done:
+				case <-passed.done:
 				case <-held:
-					return overran(fmt.Sprintf("exited, but a process it started still held its output %v later: killed with every Wine process of its prefix", outputDelay))
+					held = closed
+					if !heldBySession(passed, command, session) {
+						return overran(fmt.Sprintf("exited, but a process it started still held its output %v later: killed with every Wine process of its prefix", outputDelay))
+					}
 				}
 			}
 			if cmd.ProcessState == nil {
 				fmt.Fprintf(os.Stderr, "tickscope-wine: %v\n", err)
 				return 127
+			}
+			if cmd.ProcessState.ExitCode() != 0 && passedStdout != nil && passedStderr != nil && passedStdout.copied+passedStderr.copied == 0 {
+				logSilentFailure(command, cmd.ProcessState, time.Since(started), wineDir, prefix, session)
 			}
 			if status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && status.Signaled() {
 				// Die as PROGRAM died, as a shell's exec would.
@@ -288,5 +473,61 @@ func wineBounded(args []string) int {
 			}
 			return cmd.ProcessState.ExitCode()
 		}
+	}
+}
+
+// TestHeldBySession: once PROGRAM has exited, an output still held only
+// by processes of Wine's session is not an overrun (its copy stops, and
+// the session's log says so); one held by any other process is.
+func TestHeldBySession(t *testing.T) {
+	for _, c := range []struct {
+		arg0    string
+		session bool
+	}{
+		{`C:\windows\system32\services.exe`, true},
+		{`C:\WINDOWS\system32\WineDevice.exe`, true},
+		{`C:\windows\system32\tickscope.exe`, false},
+		{`Z:\tmp\services.exe`, false},
+		{"sleep", false},
+	} {
+		t.Run(c.arg0, func(t *testing.T) {
+			var capture bytes.Buffer
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			go io.Copy(&capture, r)
+			child, passed, err := passOutput(w)
+			if err != nil || passed == nil {
+				t.Fatalf("passOutput of a pipe: %v, %v", passed, err)
+			}
+			holder := exec.Command("sleep", "60")
+			holder.Args[0] = c.arg0
+			holder.Stdout = child
+			if err := holder.Start(); err != nil {
+				t.Fatal(err)
+			}
+			child.Close()
+			defer func() {
+				holder.Process.Kill()
+				holder.Wait()
+			}()
+			log := filepath.Join(t.TempDir(), "session.log")
+			if got := heldBySession(passed, "wine64 x.exe", log); got != c.session {
+				t.Fatalf("heldBySession = %v, want %v", got, c.session)
+			}
+			data, _ := os.ReadFile(log)
+			if said := strings.Contains(string(data), "only Wine's session held its output"); said != c.session {
+				t.Errorf("the session's log, for a session's process %v:\n%s", c.session, data)
+			}
+			if c.session {
+				select {
+				case <-passed.done:
+				default:
+					t.Error("the copy still runs")
+				}
+			}
+		})
 	}
 }
