@@ -12,7 +12,8 @@ import (
 const testSID = "S-1-5-21-3623811015-3361044348-30300820-1013"
 
 // The logon task names its user in LogonTrigger and in Principal, as a SID,
-// with LogonTrigger's children in the schema's order (issue 16, defect 1):
+// with LogonTrigger's children in the schema's order (the Task Scheduler
+// schema, taskschd's LogonTrigger element):
 // Wine's Task Scheduler does not enforce any of this, Windows does.
 func TestTaskXMLNamesTheUser(t *testing.T) {
 	data, err := persist.TaskXML(persist.Task{Exe: hostilePaths[2], Args: hostileArgs, Description: persist.Marker("x"), DelaySeconds: 15, UserSID: testSID})

@@ -76,7 +76,8 @@ func TestHostileFilesCostLittle(t *testing.T) {
 	totalPlusOne := write("total.json", compareText(t, rawfile.MaxCompareMethods, rawfile.MaxCompareSettings, rawfile.MaxCompareCycles, 1, 1e6))
 	pointsPlusOne := write("points.json", benchText(t, 20, rawfile.MaxBenchRequests, rawfile.MaxPoints+1, 1))
 	pointPlusOne := write("point.json", measureText(t, rawfile.MaxSamplesPerPoint+1, 1e6))
-	// The 30,000-point compare file of issue 10, which took 1.6 GB at 3,000.
+	// A 30,000-point compare file: a reader that kept every point as a
+	// JSON tree took 1.6 GB at 3,000.
 	thirtyThousand := write("30000.json", compareText(t, 30_000, 1, 1, 0, 1e6))
 	// Zeros behind a valid start: the reader stops at the first zero byte.
 	zeros := write("zeros.json", append([]byte(`{"format":"tickscope-raw","version":1,"points":[`), make([]byte, 50<<20)...))

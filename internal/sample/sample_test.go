@@ -207,7 +207,7 @@ func TestDefaultWarmup(t *testing.T) {
 
 // TestConditionsRecordTheThrottlingOptOut: the outcome of the opt-out the
 // host made before it held the period is recorded with the samples, which
-// were taken with the request in force only if it held (issue 16, defect 2).
+// were taken with the request in force only if it held.
 func TestConditionsRecordTheThrottlingOptOut(t *testing.T) {
 	h := &fakeHost{lateness: []int64{100}, schedule: seam.Relative}
 	p, err := sample.Measure(context.Background(), h, spec(3, 1), nil)
