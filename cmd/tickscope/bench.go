@@ -38,8 +38,8 @@ measured once; a chunk measured while the period changed is measured again.
 Rows that measure the same form a band, recommended by its middle. A row
 passes if p50 >= 0.99 ms and (by one significance test) at most 5 % of waits
 exceed 2.5 ms, 2 % stall, 5 % are a tick (0.25 ms) over p50. latency never
-picks a band another beats on p50 and p99 beyond the noise; bands whose p50
-is not shown (95 % interval) above the lowest by 1 % are equivalent: the
+picks a band another beats on p50 beyond the noise and on p99; bands whose
+p50 is not shown (95 % interval) above the lowest by 1 % are equivalent: the
 better tail wins, then the coarsest. Requests coarser than a period another
 process holds measured that period and are left out.
 

@@ -61,7 +61,7 @@ func WriteBench(w io.Writer, b *Bench, rows bool) {
 	for i, band := range r.Bands {
 		dominated := ""
 		if band.DominatedBy != nil {
-			dominated = "the " + bandName(r.Bands[*band.DominatedBy]) + " band's p50 and p99 are lower beyond the noise"
+			dominated = "the " + bandName(r.Bands[*band.DominatedBy]) + " band's p50 is lower beyond the noise and its p99 lower"
 		}
 		mark := candidateMark(i == r.Band, band.Equivalent, band.P50VsBest, dominated, band.Pass)
 		if mark == "" && !band.Confirmed(r.Rows) {

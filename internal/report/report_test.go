@@ -257,7 +257,7 @@ func TestSlackBenchShowsEquivalence(t *testing.T) {
 	for _, want := range []string{
 		"<- recommended (equivalent)\n",
 		"  (equivalent: p50 -0.9 µs, 95 % CI -2.3 .. +0.5 µs)\n",
-		"  (dominated: slack 1ns, cpu_dma_latency 0 µs has a lower p50 and p99 beyond the noise)\n",
+		"  (dominated: slack 1ns, cpu_dma_latency 0 µs has a lower p50 beyond the noise and a lower p99)\n",
 		"  2 settings equivalent: each one's p50 minus the lowest has a 95 % interval reaching below 1.315 µs (5 % of that p50's lateness), so none is noticeably slower;",
 		"  p50              +27.2 µs  (95 % CI +26.4 .. +28.1 µs)\n",
 		"  p99              +91.8 µs  (95 % one-sided: at least +85.0 µs; too few samples to bound it above)\n",

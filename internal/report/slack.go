@@ -56,7 +56,7 @@ func WriteSlackBench(w io.Writer, b *SlackBench) {
 	for i, row := range r.Rows {
 		dominated := ""
 		if row.DominatedBy != nil {
-			dominated = r.Rows[*row.DominatedBy].Setting.String() + " has a lower p50 and p99 beyond the noise"
+			dominated = r.Rows[*row.DominatedBy].Setting.String() + " has a lower p50 beyond the noise and a lower p99"
 		}
 		mark := candidateMark(i == r.Recommended, row.Equivalent, row.P50VsBest, dominated, row.Pass)
 		p.line(fmt.Sprintf("  %-36s %11s / %-11s %5.1f %%%s", row.Setting, fmtSigned(row.Lateness.P50), fmtSigned(row.Lateness.P99), 100*row.Summary.Interference, mark))

@@ -118,9 +118,9 @@ type Band struct {
 	// row's p50 minus the lowest candidate's, with its 95 % interval: the
 	// test that found it equivalent or not.
 	P50VsBest *stats.Interval `json:"p50_vs_best,omitempty"`
-	// DominatedBy is the index of a band whose middle row beats this
-	// band's on both p50 and p99 beyond the noise: the latency pick never
-	// takes it.
+	// DominatedBy is the index of a band whose middle row's p50 is lower
+	// than this band's beyond the noise and whose p99 is lower: the latency
+	// pick never takes it.
 	DominatedBy *int `json:"dominated_by,omitempty"`
 }
 
@@ -489,7 +489,7 @@ type bandPick struct {
 // skip (-1: none); band is -1 when none qualifies.
 //
 // The latency pick takes the lowest p50 as chooseLatency does: never a
-// band another beats on both p50 and p99 beyond the noise, and among bands
+// band another beats on p50 beyond the noise and on p99, and among bands
 // whose p50s are not noticeably apart the lower tail, then the coarsest
 // period. A band of one row is all edge: it is taken only when no wider
 // band qualifies, because repeated runs do not agree on it (a row at the

@@ -197,7 +197,7 @@ func TestContaminationLeavesNothingCoarser(t *testing.T) {
 	}
 }
 
-// On Windows a band beaten on both p50 and p99 beyond the noise is never
+// On Windows a band beaten on p50 beyond the noise and on p99 is never
 // picked, even when its p50 is within 1 % of the lowest and it is the
 // coarser; bands that measure the same leave the pick to the coarsest.
 func TestDominatedBandIsNeverPicked(t *testing.T) {

@@ -79,8 +79,9 @@ type SlackRow struct {
 	// minus the lowest candidate's, with its 95 % interval: the test that
 	// found it equivalent or not.
 	P50VsBest *stats.Interval `json:"p50_vs_best,omitempty"`
-	// DominatedBy is the index of a setting that beats this one on both
-	// p50 and p99 beyond the noise: the latency pick never takes it.
+	// DominatedBy is the index of a setting whose p50 is lower than this
+	// one's beyond the noise and whose p99 is lower: the latency pick never
+	// takes it.
 	DominatedBy *int `json:"dominated_by,omitempty"`
 
 	sorted []int64
@@ -109,8 +110,8 @@ type SlackResult struct {
 
 // JudgeSlack recommends a Linux setting. latency: among the settings that
 // pass the gates (interference ≤ 2 %, p95 ≤ 2.5 ms), the pick of
-// chooseLatency: never a setting another beats on both p50 and p99 beyond
-// the noise; of the rest the lowest p50, except that settings whose p50 is
+// chooseLatency: never a setting another beats on p50 beyond the noise
+// and on p99; of the rest the lowest p50, except that settings whose p50 is
 // not noticeably above it (NoticeableLatenessShare of the lowest p50
 // lateness, beyond the noise) are equivalent, and among those the lowest
 // p99 (within the same share), then the lowest interference (the waits a
