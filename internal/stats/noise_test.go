@@ -1,7 +1,10 @@
 package stats_test
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tickscope/tickscope/internal/stats"
@@ -147,7 +150,7 @@ func TestPercentileCICoverageIsExact(t *testing.T) {
 	}
 }
 
-func TestPercentileDiffCI(t *testing.T) {
+func TestMedianDiffCI(t *testing.T) {
 	ramp := func(n int, offset int64) []int64 {
 		out := make([]int64, n)
 		for i := range out {
@@ -158,16 +161,16 @@ func TestPercentileDiffCI(t *testing.T) {
 	// Each ramp of 100 has a p50 standard error of 20/3.92; the two
 	// combine to √2 of it, and the interval is 1.96 of that either side.
 	half := 1.959964 * math.Sqrt2 * 20 / (2 * 1.959964)
-	got := stats.PercentileDiffCI(ramp(100, 30), ramp(100, 0), 50)
+	got := stats.MedianDiffCI(ramp(100, 30), ramp(100, 0))
 	if got.Estimate != 30 || math.Abs(got.Lo-(30-half)) > 1e-9 || math.Abs(got.Hi-(30+half)) > 1e-9 {
 		t.Errorf("difference of ramps 30 apart: %+v, want 30 ± %.3f", got, half)
 	}
 	// Identical samples of one value: no noise, a difference of 0.
 	same := []int64{7, 7, 7, 7}
-	if got := stats.PercentileDiffCI(same, same, 50); got != (stats.Interval{Coverage: 0.95}) {
+	if got := stats.MedianDiffCI(same, same); got != (stats.Interval{Coverage: 0.95}) {
 		t.Errorf("identical samples: %+v", got)
 	}
-	if got := stats.PercentileDiffCI(nil, same, 50); got != (stats.Interval{}) {
+	if got := stats.MedianDiffCI(nil, same); got != (stats.Interval{}) {
 		t.Errorf("no samples: %+v", got)
 	}
 }
@@ -195,5 +198,46 @@ func TestPercentileDiffBounds(t *testing.T) {
 	// Medians of 200 are bounded.
 	if got := stats.PercentileDiffBounds(ramp(200, 1000), ramp(200, 0), 50, 0.05); got.Unbounded || got.Lo >= 1000 || got.Hi <= 1000 {
 		t.Errorf("medians of 200: %+v", got)
+	}
+}
+
+// Waits quantised on the scale of the median's own noise (100 ns steps,
+// here 4 values) leave Price and Bonett's standard error no guide: the
+// difference is bounded from the two medians' own intervals instead.
+func TestMedianDiffCIQuantised(t *testing.T) {
+	steps := func(n int, offset int64) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = offset + int64(4*i/n)*100
+		}
+		return out
+	}
+	a, b := steps(500, 1_000_100), steps(500, 1_000_000)
+	got, want := stats.MedianDiffCI(a, b), stats.PercentileDiffBounds(a, b, 50, 0.05)
+	if got != want || got.Unbounded || got.Lo > 100 || got.Hi < 100 || got.Coverage < 0.95 {
+		t.Errorf("quantised: %+v, want the bounds %+v", got, want)
+	}
+	if got := stats.MedianDiffCIAt(a, b, 0.01); got != stats.PercentileDiffBounds(a, b, 50, 0.01) {
+		t.Errorf("quantised at 99 %%: %+v", got)
+	}
+}
+
+func BenchmarkMedianDiffCI(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	draw := func(step int64) []int64 {
+		out := make([]int64, 500)
+		for i := range out {
+			out[i] = (1_020_000 + int64(6000*math.Exp(0.6*rng.NormFloat64())) + step - 1) / step * step
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, step := range []int64{1, 100} {
+		x, y := draw(step), draw(step)
+		b.Run(fmt.Sprintf("step=%dns", step), func(b *testing.B) {
+			for b.Loop() {
+				stats.MedianDiffCI(x, y)
+			}
+		})
 	}
 }

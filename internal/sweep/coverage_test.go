@@ -32,12 +32,76 @@ func (d lognormalLateness) quantile(p float64) float64 {
 	return 1_000_000 + 1000*(d.base+d.scale*math.Exp(d.sigma*z))
 }
 
+// latencyDist is a setting's distribution of waits, with its true
+// percentiles.
+type latencyDist interface {
+	draw(rng *rand.Rand) int64
+	// quantile is the true p-th percentile of the latency, ns.
+	quantile(p float64) float64
+}
+
+// timerLateness is a timer that wakes the 1 ms delay a jitter of
+// 2 µs + e^(0.5 Z) µs late, and a whole 1 ms tick later in a share tail
+// of the waits, each wait rounded up to a multiple of step ns (Windows'
+// performance counter counts 100 ns): the tail is lumpy, and the waits
+// near the median tie.
+type timerLateness struct {
+	tail float64
+	step int64
+}
+
+func (d timerLateness) jitter(z float64) int64 {
+	return int64(math.Round(1000 * (2 + math.Exp(0.5*z))))
+}
+
+func (d timerLateness) round(ns int64) int64 { return (ns + d.step - 1) / d.step * d.step }
+
+func (d timerLateness) draw(rng *rand.Rand) int64 {
+	ns := 1_000_000 + d.jitter(rng.NormFloat64())
+	if rng.Float64() < d.tail {
+		ns += 1_000_000
+	}
+	return d.round(ns)
+}
+
+// quantile inverts the mixture's distribution (continuous before the
+// rounding, which the percentile then goes through as any monotone map).
+func (d timerLateness) quantile(p float64) float64 {
+	q := p / 100
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	cdfJ := func(z float64) float64 { return phi(z) } // P(jitter ≤ jitter(z))
+	// In Z units of the jitter: the bulk holds (1−tail)Φ(z), the tail
+	// starts after the whole bulk.
+	if q <= 1-d.tail {
+		lo, hi := -12.0, 12.0
+		for range 200 {
+			mid := (lo + hi) / 2
+			if (1-d.tail)*cdfJ(mid) < q {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return float64(d.round(1_000_000 + d.jitter(hi)))
+	}
+	lo, hi := -12.0, 12.0
+	for range 200 {
+		mid := (lo + hi) / 2
+		if 1-d.tail+d.tail*cdfJ(mid) < q {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return float64(d.round(2_000_000 + d.jitter(hi)))
+}
+
 // coverageScenario is a bench (Linux slacks, or Windows periods) whose
 // settings' distributions are known: the pick's figures and its margins over the runner-up can be
 // checked against the truth.
 type coverageScenario struct {
 	name     string
-	settings []lognormalLateness
+	settings []latencyDist
 	samples  int
 	// windows judges the settings as the Windows bench's rows (periods
 	// 0.5100 ms up, one a setting) instead of Linux slacks.
@@ -51,11 +115,14 @@ func coverageScenarios() []coverageScenario {
 		d.base += 10 + 4*float64(i)
 		return d
 	}
-	clear := []lognormalLateness{clean}
-	ties := []lognormalLateness{clean}
+	clear := []latencyDist{clean}
+	ties := []latencyDist{clean}
 	for i := 1; i < 10; i++ {
 		clear, ties = append(clear, worse(i)), append(ties, clean)
 	}
+	// A timer a 1 ms tick late in 1 % of the waits, counted in 100 ns.
+	timer := timerLateness{tail: 0.01, step: 100}
+	timers := []latencyDist{timer, timer}
 	// The Windows bench: two bands of three periods, 1.008 ms and 1.2 ms.
 	fast, slow := lognormalLateness{base: 4, scale: 6, sigma: 0.6}, lognormalLateness{base: 196, scale: 6, sigma: 0.6}
 	return []coverageScenario{
@@ -65,7 +132,10 @@ func coverageScenarios() []coverageScenario {
 		{name: "Linux, 10 equivalent", settings: ties, samples: 500},
 		{name: "Linux, one clearly best of 2", settings: clear[:2], samples: 500},
 		{name: "Linux, 2 equivalent", settings: ties[:2], samples: 500},
-		{name: "Windows, one band clearly best of 2", settings: []lognormalLateness{fast, fast, fast, slow, slow, slow}, samples: 200, windows: true},
+		{name: "Windows, one band clearly best of 2", settings: []latencyDist{fast, fast, fast, slow, slow, slow}, samples: 200, windows: true},
+		{name: "timer 1 % a tick late, 100 ns steps, 2 equivalent", settings: timers, samples: 200},
+		{name: "timer 1 % a tick late, 100 ns steps, 2 equivalent", settings: timers, samples: 500},
+		{name: "timer 1 % a tick late, 100 ns steps, 2 equivalent", settings: timers, samples: 1000},
 	}
 }
 

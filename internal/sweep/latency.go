@@ -27,7 +27,7 @@ const (
 // the output to say: each percentile's from its order statistics, the p50
 // margin from the two p50s' standard errors, the p99 margin from the two
 // p99s' intervals, all widened for the selection (confidenceOf).
-const IntervalMethod = "95 % from the order statistics (distribution-free, exact binomial coverage), widened for the candidates the pick was chosen among (Bonferroni); the p50 margin by Price and Bonett's interval for medians, the p99 margin from the two p99s' intervals"
+const IntervalMethod = "95 % from the order statistics (distribution-free, exact binomial coverage), widened for the candidates the pick was chosen among (Bonferroni); the p50 margin by Price and Bonett's interval for medians (from the two p50s' intervals where the waits are quantised), the p99 margin from the two p99s' intervals"
 
 // Confidence is what the user acts on with its uncertainty: the
 // recommended setting's p50 and p99 of the latency, and its margin over
@@ -70,11 +70,11 @@ func confidenceOf(recommended []int64, runnerUpRow int, runnerUp []int64, candid
 	if runnerUpRow >= 0 && len(runnerUp) > 0 {
 		c.RunnerUp = runnerUpRow
 		pairs := max(k*(k-1)/2, 1)
-		// Price and Bonett's interval holds a difference of medians near its
-		// level, not one of p99s (TestIntervalCoverage): the p99 margin is
-		// bounded from the two p99s' own intervals instead, each at
-		// 1 − alpha.
-		p50 := stats.PercentileDiffCIAt(runnerUp, recommended, 50, 0.05/float64(pairs))
+		// Price and Bonett's interval holds a difference of medians of
+		// continuous waits near its level, not one of p99s
+		// (TestIntervalCoverage): the p99 margin is bounded from the two
+		// p99s' own intervals instead, each at 1 − alpha.
+		p50 := stats.MedianDiffCIAt(runnerUp, recommended, 0.05/float64(pairs))
 		p99 := stats.PercentileDiffBounds(runnerUp, recommended, 99, min(2*alpha, 0.05))
 		c.MarginP50, c.MarginP99 = &p50, &p99
 	}
@@ -123,7 +123,7 @@ type choice struct {
 // 95 %, BENCHMARKS.md), and the distribution-free one needs about 440
 // samples a setting for either end.
 func beats(a, b candidate) bool {
-	return stats.PercentileDiffCI(a.sorted, b.sorted, 50).Hi < 0 && a.p99 < b.p99
+	return a.p99 < b.p99 && stats.MedianDiffCI(a.sorted, b.sorted).Hi < 0
 }
 
 // noticeablyAbove reports whether a difference is noticeable: the lower
@@ -184,7 +184,7 @@ func chooseLatency(cands []candidate, origin, share float64) choice {
 	ch.best, ch.noticeableNs = best, noticeable(cands[best].p50)
 	var same []int
 	for _, i := range open {
-		ch.vsBest[i] = stats.PercentileDiffCI(cands[i].sorted, cands[best].sorted, 50)
+		ch.vsBest[i] = stats.MedianDiffCI(cands[i].sorted, cands[best].sorted)
 		if !noticeablyAbove(ch.vsBest[i], ch.noticeableNs) {
 			ch.equivalent[i] = true
 			same = append(same, i)
