@@ -28,32 +28,21 @@ func (a *app) benchCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Find the best timer setting, measured: Windows periods, Linux timer slack",
-		Long: `Sweep the timer periods this machine offers, measure Sleep(1) at each on the
-high-resolution clock, and recommend the best setting, then re-check it.
+		Long: `Sweep the timer settings this machine offers, measure a wait at each, and
+recommend the best one, then re-check it.
 
-Candidates: every 100 ns over the first 50 µs above the finest period (where
-the narrow fast band lives), every 5 µs up to 1 ms, every 50 µs up to 2 ms, and
-every 1 ms up to the coarsest. Requests the OS grants the same period are
-measured once; a chunk measured while the period changed is measured again.
-Rows that measure the same form a band, recommended by its middle. A row
-passes if p50 >= 0.99 ms and (by one significance test) at most 5 % of waits
-exceed 2.5 ms, 2 % stall, 5 % are a tick (0.25 ms) over p50. latency never
-picks a band another beats on p50 beyond the noise and on p99; bands whose
-p50 is not shown (95 % interval) above the lowest by 1 % are equivalent: the
-better tail wins, then the coarsest. Requests coarser than a period another
-process holds measured that period and are left out.
+Windows: the periods from the finest to the coarsest (finely where the fast
+bands live), Sleep(1) at each on the high-resolution clock. Linux: the
+measuring thread's timer slack from 1 ns to 500 µs for a 1 ms clock_nanosleep
+wait (and as root each again with /dev/cpu_dma_latency held at 0). The pick
+prints its p50 and p99 with their 95 % intervals and its margin over the
+runner-up. Which settings are measured, how a setting passes and which one is
+picked: how-it-works.md, "tickscope bench" (in the release archive; docs/ in
+the source).
 
 Adaptive by default: a short look at every period, the full --samples only
 where the answer is; --exhaustive gives every period the full count.
 Ctrl+C stops early and recommends from what was measured, saying so.
-
-Linux: sweeps the measuring thread's timer slack from 1 ns to 500 µs for a
-1 ms clock_nanosleep wait (and as root each again with /dev/cpu_dma_latency
-held at 0), every setting to the full --samples in interleaved chunks.
-latency picks as on Windows, with 5 % of the p50 lateness as what is
-noticeable; power the largest slack, no DMA hold if possible, with p99
-lateness inside --budget-lateness. The pick prints its p50 and p99 with
-their 95 % intervals and its margin over the runner-up.
 
 --load N keeps N busy threads (a CPU-bound loop each, at normal priority,
 unpinned) running for the whole sweep, so that it measures a machine at
