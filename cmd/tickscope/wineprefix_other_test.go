@@ -25,3 +25,6 @@ type wineProcess struct{ pid int }
 func prefixProcesses(wineDir, prefix string) []wineProcess { return nil }
 
 func describeProcess(pid int, backtrace bool) string { return "" }
+
+// sessionState finds none: the Wine tests run on Linux only.
+func sessionState(wineDir, prefix string) (server, session bool) { return false, false }
