@@ -1,4 +1,4 @@
-package explain
+package attribution
 
 import (
 	"errors"
@@ -51,7 +51,7 @@ func NewDecoder(formats map[string]*tracefs.Format) (*Decoder, error) {
 	for full, f := range formats {
 		system, name, ok := strings.Cut(full, ":")
 		if !ok || f == nil {
-			return nil, fmt.Errorf("explain: event %q is not system:event", full)
+			return nil, fmt.Errorf("attribution: event %q is not system:event", full)
 		}
 		var k EventKind
 		switch {
@@ -86,10 +86,10 @@ func NewDecoder(formats map[string]*tracefs.Format) (*Decoder, error) {
 		case full == "power:cpu_idle":
 			k = CPUIdle
 		default:
-			return nil, fmt.Errorf("explain: event %q is not one the attribution reads", full)
+			return nil, fmt.Errorf("attribution: event %q is not one the attribution reads", full)
 		}
 		if prev, dup := d.byID[f.ID]; dup {
-			return nil, fmt.Errorf("explain: events %s and %s share the ID %d", prev.name, name, f.ID)
+			return nil, fmt.Errorf("attribution: events %s and %s share the ID %d", prev.name, name, f.ID)
 		}
 		d.byID[f.ID] = decoder{kind: k, name: name, f: f}
 	}
@@ -104,7 +104,7 @@ func (d *Decoder) Decode(cpu int, e tracefs.Event) (ev Event, ok bool, err error
 		return Event{}, false, nil
 	}
 	if e.Timestamp > 1<<62 {
-		return Event{}, false, fmt.Errorf("explain: %s at %d: time past int64", dec.name, e.Timestamp)
+		return Event{}, false, fmt.Errorf("attribution: %s at %d: time past int64", dec.name, e.Timestamp)
 	}
 	f, data := dec.f, e.Data
 	ev = Event{Time: int64(e.Timestamp), CPU: cpu, Kind: dec.kind, TargetCPU: -1, OrigCPU: -1}

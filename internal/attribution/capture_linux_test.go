@@ -1,4 +1,4 @@
-package explain
+package attribution
 
 import (
 	"fmt"
@@ -207,7 +207,7 @@ func TestLayer0BusyThread(t *testing.T) {
 // only by sched_yield every millisecond, which lets the waiter run. On
 // this KVM guest each timer IRQ comes some 50 µs after expires (the
 // host's own timer slack on the vCPU's timer, by its size), an IRQ delay
-// that is not the busy thread's and that explain keeps apart: a yield every
+// that is not the busy thread's and that the attribution keeps apart: a yield every
 // millisecond makes the busy thread's part some ten times that, as a real
 // hog's would be (at 300 µs it was 71 %, the IRQ delay 23 %). The
 // subtest "other" is the same with both at nice -20 under the fair

@@ -1,4 +1,4 @@
-package explain
+package attribution
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 )
 
 // formats618 loads the layouts this machine's 6.18 kernel gave, kept as
-// internal/tracefs's fixtures, for the events explain reads.
+// internal/tracefs's fixtures, for the events the attribution reads.
 func formats618(t testing.TB) map[string]*tracefs.Format {
 	t.Helper()
 	dir := filepath.Join("..", "tracefs", "testdata", "6.18", "events")
@@ -125,7 +125,7 @@ func TestDecodeCapture618(t *testing.T) {
 func TestNewDecoderRejects(t *testing.T) {
 	f := formats618(t)
 	if _, err := NewDecoder(map[string]*tracefs.Format{"workqueue:workqueue_execute_start": f["sched:sched_switch"]}); err == nil {
-		t.Error("an event explain does not read accepted")
+		t.Error("an event the attribution does not read accepted")
 	}
 	if _, err := NewDecoder(map[string]*tracefs.Format{"sched:sched_switch": f["sched:sched_switch"], "sched:sched_wakeup": f["sched:sched_switch"]}); err == nil {
 		t.Error("two events of one ID accepted")

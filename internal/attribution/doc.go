@@ -1,4 +1,4 @@
-// Package explain says why one wait woke late: it splits the wait's
+// Package attribution says why one wait woke late: it splits the wait's
 // lateness into causes, in nanoseconds that add up to the lateness
 // exactly, and sums them over many waits, worst first, with the names of
 // the threads, IRQs and softirqs that did it. It is pure: it reads events
@@ -64,4 +64,4 @@
 // schedstat before and after a wait (Documentation/scheduler/sched-stats.rst)
 // is at most the lateness it explains; the rest is unexplained, and the
 // window's interrupt, softirq, steal and idle deltas are its context.
-package explain
+package attribution
