@@ -43,40 +43,16 @@ func Where(q *timerinfo.Report, simulated string) string {
 	return q.OS
 }
 
-// method finds the named method on host; "" is the default, the host's
-// first method (firstRelative: its first relative one, if any).
+// method finds the named method on host (sample.NamedMethod).
 func method(host seam.Host, where, name string, firstRelative bool) (seam.Method, error) {
-	methods := host.Methods()
-	if name == "" {
-		name = methods[0].Name
-		if i := slices.IndexFunc(methods, func(m seam.Method) bool { return m.Schedule == seam.Relative }); firstRelative && i >= 0 {
-			name = methods[i].Name
-		}
-	}
-	m, err := seam.FindMethod(host, name)
-	if err != nil {
-		return m, options.BadFlag("method", name, "valid methods on %s: %s", where, seam.MethodNames(methods))
-	}
-	return m, nil
+	return sample.NamedMethod(host, where, name, firstRelative)
 }
 
 // Measure is measure's spec, without its setting: samples of one wait of
-// delay by the named method (the host's first when "").
+// delay by the named method (the host's first when ""), as
+// sample.OneDelay checks them.
 func Measure(host seam.Host, where, methodName string, delay time.Duration, samples int) (sample.Spec, error) {
-	if samples < 1 || samples > sample.MaxSamples {
-		return sample.Spec{}, options.BadFlag("samples", samples, "allowed 1..%d", sample.MaxSamples)
-	}
-	m, err := method(host, where, methodName, false)
-	if err != nil {
-		return sample.Spec{}, err
-	}
-	if err := options.Delay("delay", delay); err != nil {
-		return sample.Spec{}, err
-	}
-	if m.WholeMilliseconds && delay%time.Millisecond != 0 {
-		return sample.Spec{}, options.BadFlag("delay", delay, "method %s waits whole milliseconds: use 1ms, 2ms, ...", m.Name)
-	}
-	return sample.Spec{Method: m.Name, Delay: delay, Samples: samples, Warmup: sample.DefaultWarmup(samples)}, nil
+	return sample.OneDelay(host, where, methodName, delay, samples)
 }
 
 // Curve is curve's specs: samples waits of the named method (the host's

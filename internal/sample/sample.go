@@ -29,6 +29,23 @@ type Spec struct {
 	// and the timer's first reprogramming.
 	Warmup  int
 	Setting timerinfo.Setting
+	// Observer, when set, is told of every wait on the measuring thread
+	// (explain reads the thread's counters around each).
+	Observer WaitObserver
+}
+
+// WaitObserver is told of each wait, on the measuring thread, which is
+// locked to its OS thread: Begin once the setting is applied and the
+// waiter made, with the thread's timer slack, then BeforeWait and
+// AfterWait around every wait, warm-up included (i < 0). Its work between
+// the waits is the measurement's cost: keep it small.
+type WaitObserver interface {
+	Begin(slackNS int64) error
+	BeforeWait()
+	// AfterWait is given the wait's index among the samples (negative
+	// during warm-up), its deadline, when it began and when it ended, on
+	// the host's clock.
+	AfterWait(i int, deadline, start, end int64)
 }
 
 // DefaultWarmup is the warm-up for n samples: 1 %, at least 5, at most 100.
@@ -118,6 +135,11 @@ func measureLocked(ctx context.Context, h seam.Host, method seam.Method, spec Sp
 		}
 	}
 
+	if spec.Observer != nil {
+		if err := spec.Observer.Begin(held.TimerSlackNs); err != nil {
+			return nil, err
+		}
+	}
 	cpuBefore, wallBefore := h.CPUTime(), h.Now()
 	res.Latencies, res.Overruns, res.Stopped, err = loop(ctx, h, w, method.Schedule, spec, progress, stops)
 	res.Conditions.CPUNs, res.Conditions.WallNs = int64(h.CPUTime()-cpuBefore), h.Now()-wallBefore
@@ -150,6 +172,9 @@ func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedul
 		if stops != nil {
 			suspended = stops.watch.Suspended()
 		}
+		if spec.Observer != nil {
+			spec.Observer.BeforeWait()
+		}
 		start := h.Now()
 		if schedule == seam.Periodic {
 			deadline += delay
@@ -178,6 +203,9 @@ func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedul
 		}
 		if i >= spec.Warmup {
 			latencies = append(latencies, end-deadline+delay)
+		}
+		if spec.Observer != nil {
+			spec.Observer.AfterWait(i-spec.Warmup, deadline, start, end)
 		}
 		if stops != nil {
 			stops.waited(i-spec.Warmup, end, suspended)
