@@ -80,6 +80,7 @@ var Of = map[string]Tier{
 	"internal/hold":    UseCase,
 	"internal/measure": UseCase,
 	"internal/watch":   UseCase,
+	"internal/explain": UseCase,
 
 	"internal/ui": Dashboard,
 

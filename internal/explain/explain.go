@@ -1,0 +1,285 @@
+package explain
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/attribution"
+	"github.com/tickscope/tickscope/internal/procstat"
+	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Reporting is where a run reports as it goes.
+type Reporting struct {
+	// Progress is given the waits done of the total; Finished is called
+	// once measuring has ended.
+	Progress func(done, total int)
+	Finished func()
+}
+
+// Chosen is the layer a run uses and why.
+type Chosen struct {
+	Layer Layer
+	Why   string
+}
+
+// Choose picks the layer: the one asked for if this machine allows it
+// (a LayerError if not), or with LayerAuto layer 1 when tracing can run
+// and layer 0 otherwise, saying why.
+func Choose(asked Layer, canTrace bool, whyNot string) (Chosen, error) {
+	switch asked {
+	case Layer0:
+		return Chosen{Layer0, "asked for with --layer 0"}, nil
+	case Layer1:
+		if !canTrace {
+			return Chosen{}, &LayerError{Layer: Layer1, Why: whyNot}
+		}
+		return Chosen{Layer1, "asked for with --layer 1"}, nil
+	}
+	if canTrace {
+		return Chosen{Layer1, "root and tracefs: tracing with generic tracepoints"}, nil
+	}
+	return Chosen{Layer0, "no tracing (" + whyNot + "): schedstat and /proc counters only"}, nil
+}
+
+// Run measures o's waits on host (this machine's; q its query) and
+// explains those later than the threshold, with sys's counters and
+// traces. Ctrl+C (ctx) stops early with a result for the waits taken.
+func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o Options, r Reporting) (*Result, *rawfile.File, error) {
+	finished := func() {
+		if r.Finished != nil {
+			r.Finished()
+			r.Finished = nil
+		}
+	}
+	defer finished()
+	if err := o.Check(); err != nil {
+		return nil, nil, err
+	}
+	spec, err := sample.OneDelay(host, q.OS, o.Method, o.Delay, o.Samples)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec.Setting = o.Setting
+	canTrace, whyNot := sys.CanTrace()
+	chosen, err := Choose(o.Layer, canTrace, whyNot)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Layer: int(chosen.Layer), LayerWhy: chosen.Why, Method: spec.Method, DelayNs: int64(spec.Delay), Late: []LateWait{}, Notes: []string{}}
+
+	var trace Trace
+	if chosen.Layer == Layer1 {
+		if trace, err = sys.StartTrace(); err != nil {
+			return nil, nil, fmt.Errorf("starting the trace: %w", err)
+		}
+		defer func() {
+			if trace != nil {
+				trace.Close()
+			}
+		}()
+	}
+	before, errBefore := sys.Counters()
+	obs := &observer{sys: sys, waits: make([]waitRec, 0, spec.Samples)}
+	spec.Observer = obs
+	point, err := sample.Measure(ctx, host, spec, r.Progress)
+	after, errAfter := sys.Counters()
+	finished()
+	var evs []attribution.Event
+	var gaps []attribution.Gap
+	if trace != nil {
+		var terr error
+		evs, gaps, terr = trace.Stop()
+		cerr := trace.Close()
+		info := trace.Info()
+		trace = nil
+		res.Trace = &info
+		if err == nil && terr != nil {
+			err = fmt.Errorf("reading the trace: %w", terr)
+		}
+		if err == nil && cerr != nil {
+			err = fmt.Errorf("removing the trace instance: %w", cerr)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(point.Latencies) == 0 {
+		return nil, nil, sample.ErrNothingMeasured
+	}
+	res.Stopped = point.Stopped
+	res.SlackNs = obs.slack
+	if obs.schedErr != nil {
+		res.Notes = append(res.Notes, "run-queue wait not read: "+obs.schedErr.Error())
+	}
+	if errBefore == nil && errAfter == nil {
+		res.Window = summarizeWindow(procstat.Delta(before, after))
+	} else {
+		res.Notes = append(res.Notes, "the window's counters were not all read: "+errors.Join(errBefore, errAfter).Error())
+		res.Window = summarizeWindow(procstat.Delta(before, after))
+	}
+	if res.Trace != nil && res.Trace.Lost > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("the kernel's trace buffers lost %d events: waits across a loss are not attributed", res.Trace.Lost))
+	}
+	judge(res, obs.tid, obs.waits, o, evs, gaps)
+	file := &rawfile.File{Command: "measure", Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}}
+	return res, file, nil
+}
+
+// waitRec is one wait as the observer saw it, on the host's clock.
+type waitRec struct {
+	Deadline, Start, End int64
+	Before, After        procstat.SchedStat
+	SchedOK              bool
+}
+
+func (w waitRec) lateness() int64 { return w.End - w.Deadline }
+
+// observer reads the measuring thread's schedstat around each wait.
+type observer struct {
+	sys      System
+	th       Thread
+	tid      int
+	slack    int64
+	before   procstat.SchedStat
+	beforeOK bool
+	schedErr error
+	waits    []waitRec
+}
+
+func (o *observer) Begin(slack int64) error {
+	th, err := o.sys.Thread()
+	if err != nil {
+		return err
+	}
+	o.th, o.tid, o.slack = th, th.TID(), slack
+	if _, err := th.SchedStat(); err != nil {
+		o.schedErr = err
+		o.th = nil
+	}
+	return nil
+}
+
+func (o *observer) BeforeWait() {
+	o.beforeOK = false
+	if o.th != nil {
+		var err error
+		o.before, err = o.th.SchedStat()
+		o.beforeOK = err == nil
+	}
+}
+
+func (o *observer) AfterWait(i int, deadline, start, end int64) {
+	if i < 0 {
+		return
+	}
+	w := waitRec{Deadline: deadline, Start: start, End: end, Before: o.before}
+	if o.th != nil && o.beforeOK {
+		var err error
+		w.After, err = o.th.SchedStat()
+		w.SchedOK = err == nil
+	}
+	o.waits = append(o.waits, w)
+}
+
+// Threshold is the lateness a wait must exceed to be explained: over
+// when given, else the p99 of the waits' lateness.
+func Threshold(lateness []int64, over time.Duration) (ns int64, from string) {
+	if over > 0 {
+		return int64(over), "--over"
+	}
+	sorted := slices.Clone(lateness)
+	slices.Sort(sorted)
+	return stats.Percentile(sorted, 99), "p99"
+}
+
+// judge fills res from the waits: the threshold, each late wait's
+// attribution, worst first, and their aggregate.
+func judge(res *Result, tid int, waits []waitRec, o Options, evs []attribution.Event, gaps []attribution.Gap) {
+	late := make([]int64, len(waits))
+	for i, w := range waits {
+		late[i] = w.lateness()
+	}
+	res.Waits = len(waits)
+	sorted := slices.Clone(late)
+	slices.Sort(sorted)
+	res.LatenessP50Ns, res.LatenessP99Ns = stats.Percentile(sorted, 50), stats.Percentile(sorted, 99)
+	res.ThresholdNs, res.ThresholdFrom = Threshold(late, o.Over)
+	starts := timerStarts(evs, tid)
+	var as []attribution.Attribution
+	for i, w := range waits {
+		if late[i] <= res.ThresholdNs {
+			continue
+		}
+		var a attribution.Attribution
+		if res.Layer == int(Layer1) {
+			a = explainTraced(w, starts, evs, gaps)
+		} else {
+			a = explainLayer0(w, res.SlackNs)
+		}
+		as = append(as, a)
+		res.Late = append(res.Late, lateWait(i, w, a))
+	}
+	slices.SortStableFunc(res.Late, func(p, q LateWait) int { return cmp.Compare(q.LatenessNs, p.LatenessNs) })
+	res.Aggregate = aggregate(attribution.Sum(as))
+}
+
+func explainLayer0(w waitRec, slack int64) attribution.Attribution {
+	if !w.SchedOK {
+		a := attribution.Layer0(attribution.Layer0Wait{Deadline: w.Deadline, Armed: w.Start, Woke: w.End, SlackNS: slack})
+		if !a.ArmedLate && a.LatenessNS > 0 {
+			// Without schedstat's reads, the run-queue wait is not known.
+			a.Causes = []attribution.Cause{{Kind: attribution.KindUnexplained, NS: a.LatenessNS}}
+			a.Reasons = append(a.Reasons, "schedstat was not read around this wait")
+		}
+		return a
+	}
+	return attribution.Layer0(attribution.Layer0Wait{Deadline: w.Deadline, Armed: w.Start, Woke: w.End, Before: w.Before, After: w.After, SlackNS: slack})
+}
+
+// timerStarts are the hrtimer_start events armed by the measuring
+// thread tid, by time.
+func timerStarts(evs []attribution.Event, tid int) []attribution.Event {
+	var out []attribution.Event
+	for _, e := range evs {
+		if e.Kind == attribution.HrtimerStart && e.PID == tid {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// explainTraced finds the wait's own hrtimer_start (the last one armed by
+// the measuring thread between the wait's start and end) and attributes
+// the wait from the events; without one the wait is not attributed.
+func explainTraced(w waitRec, starts []attribution.Event, evs []attribution.Event, gaps []attribution.Gap) attribution.Attribution {
+	st, ok := findStart(starts, w.Start, w.End)
+	if !ok {
+		return attribution.Attribution{
+			Wait:       attribution.Wait{CPU: -1, Armed: w.Start, Expires: w.Deadline, SoftExpires: w.Deadline, Woke: w.End},
+			LatenessNS: w.lateness(), TimerCPU: -1, RunCPU: -1, IdleState: attribution.IdleExit, NotAttributed: true,
+			Causes:  []attribution.Cause{{Kind: attribution.KindNotAttributed, NS: w.lateness()}},
+			Reasons: []string{"no hrtimer_start of the measuring thread in the wait: this method's timer is not one the trace follows"},
+		}
+	}
+	return attribution.Explain(attribution.Wait{TID: st.PID, CPU: st.CPU, Hrtimer: st.Hrtimer, Armed: st.Time, Expires: st.Expires, SoftExpires: st.SoftExpires, Woke: w.End}, evs, gaps)
+}
+
+// findStart gives the last of the thread's hrtimer_starts in [from, to]:
+// the timer of the wait that began at from and ended at to.
+func findStart(starts []attribution.Event, from, to int64) (attribution.Event, bool) {
+	hi := sort.Search(len(starts), func(i int) bool { return starts[i].Time > to })
+	if hi > 0 && starts[hi-1].Time >= from {
+		return starts[hi-1], true
+	}
+	return attribution.Event{}, false
+}

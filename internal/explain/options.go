@@ -1,0 +1,85 @@
+package explain
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+// Layer is how much explain can see: LayerAuto picks the deepest this
+// machine allows.
+type Layer int
+
+const (
+	LayerAuto Layer = -1
+	// Layer0 reads /proc counters only: no root, any kernel.
+	Layer0 Layer = 0
+	// Layer1 traces with tracefs: root.
+	Layer1 Layer = 1
+)
+
+// ParseLayer reads --layer: auto, 0 or 1.
+func ParseLayer(s string) (Layer, error) {
+	switch s {
+	case "", "auto":
+		return LayerAuto, nil
+	case "0":
+		return Layer0, nil
+	case "1":
+		return Layer1, nil
+	}
+	return LayerAuto, options.BadFlag("layer", s, "allowed auto, 0 (no root: schedstat and /proc counters) or 1 (root: tracefs)")
+}
+
+// Options are what explain measures and how it judges.
+type Options struct {
+	// Method, Delay and Samples are measure's (sample.OneDelay checks
+	// them); Setting the timer setting held while measuring.
+	Method  string
+	Delay   time.Duration
+	Samples int
+	Setting timerinfo.Setting
+	// Over is the threshold: a wait later than it is explained. 0 means
+	// the run's own p99 lateness.
+	Over time.Duration
+	// Layer is the layer asked for.
+	Layer Layer
+	// Worst is how many of the late waits the text shows one by one.
+	Worst int
+}
+
+// MaxOver bounds --over.
+const MaxOver = 10 * time.Second
+
+// MaxWorst bounds --worst.
+const MaxWorst = 1000
+
+// Check checks what Options can say wrong by itself, as usage errors.
+func (o Options) Check() error {
+	if o.Over < 0 || o.Over > MaxOver {
+		return options.BadFlag("over", o.Over, "allowed 0 (the run's own p99) up to %s", MaxOver)
+	}
+	if o.Worst < 1 || o.Worst > MaxWorst {
+		return options.BadFlag("worst", o.Worst, "allowed 1..%d", MaxWorst)
+	}
+	if o.Layer != LayerAuto && o.Layer != Layer0 && o.Layer != Layer1 {
+		return options.BadFlag("layer", int(o.Layer), "allowed auto, 0 or 1")
+	}
+	return nil
+}
+
+// ErrUnsupported is explain on an OS it cannot explain yet.
+var ErrUnsupported = errors.New("explain attributes late waits on Linux only for now: this OS's tracing (Windows: ETW) is not built yet")
+
+// LayerError is a layer asked for that this machine cannot give.
+type LayerError struct {
+	Layer Layer
+	Why   string
+}
+
+func (e *LayerError) Error() string {
+	return fmt.Sprintf("layer %d cannot run here: %s", e.Layer, e.Why)
+}

@@ -1,0 +1,139 @@
+package explain
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tickscope/tickscope/internal/printable"
+)
+
+// us formats ns as µs with one decimal.
+func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1000) }
+
+func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+// named is a cause with its name, made printable: names come from other
+// processes (comm) and drivers (IRQ handlers).
+func named(c, name string) string {
+	if name == "" {
+		return c
+	}
+	return c + " " + printable.Line(name)
+}
+
+// WriteText prints the result: the header (layer, threshold, late
+// waits), the worst waits one by one with their top causes, then the
+// aggregate by cause and by name, and the window's counters.
+func (r *Result) WriteText(w io.Writer, worst int) {
+	fmt.Fprintf(w, "layer %d: %s\n", r.Layer, r.LayerWhy)
+	fmt.Fprintf(w, "%d waits of %s with %s (slack %s): lateness p50 %s, p99 %s\n",
+		r.Waits, us(r.DelayNs), r.Method, us(r.SlackNs), us(r.LatenessP50Ns), us(r.LatenessP99Ns))
+	from := "the run's own p99"
+	if r.ThresholdFrom == "--over" {
+		from = "--over"
+	}
+	fmt.Fprintf(w, "threshold: later than %s (%s): %d late waits\n", us(r.ThresholdNs), from, len(r.Late))
+	if r.Stopped {
+		fmt.Fprintln(w, "stopped early: the result covers the waits taken")
+	}
+	if r.Trace != nil {
+		t := r.Trace
+		fmt.Fprintf(w, "trace: instance %s, %d events, %d lost", printable.Line(t.Instance), t.Events, t.Lost)
+		if t.Removed {
+			fmt.Fprint(w, ", removed after the run")
+		}
+		fmt.Fprintln(w)
+		if t.Mounted {
+			fmt.Fprintln(w, "trace: tracefs was not mounted: mounted for the run and unmounted after")
+		}
+		if t.RemovedLeftover {
+			fmt.Fprintln(w, "trace: a leftover instance of ours was removed first")
+		}
+		if len(t.Missing) > 0 {
+			fmt.Fprintf(w, "trace: events this kernel lacks: %s\n", strings.Join(t.Missing, ", "))
+		}
+	}
+	if len(r.Late) == 0 {
+		fmt.Fprintln(w, "\nno wait was later than the threshold: nothing to explain")
+	} else {
+		fmt.Fprintf(w, "\nworst waits (%d of %d):\n", min(worst, len(r.Late)), len(r.Late))
+		fmt.Fprintf(w, "  %6s  %12s  %s\n", "wait", "lateness", "top causes")
+		for i, l := range r.Late {
+			if i == worst {
+				break
+			}
+			var parts []string
+			for j, c := range l.Causes {
+				if j == 3 {
+					break
+				}
+				parts = append(parts, fmt.Sprintf("%s %s (%s)", named(c.Cause, c.Name), us(c.Ns), pct(c.Share)))
+			}
+			fmt.Fprintf(w, "  %6d  %12s  %s\n", l.Index, us(l.LatenessNs), strings.Join(parts, "; "))
+		}
+		g := r.Aggregate
+		fmt.Fprintf(w, "\nby cause (%d late waits, %s of lateness, %s explained):\n", g.Late, us(g.LatenessNs), pct(g.ExplainedShare))
+		for _, s := range g.Causes {
+			var names []string
+			for j, n := range s.Names {
+				if j == 3 {
+					break
+				}
+				names = append(names, fmt.Sprintf("%s %s", printable.Line(n.Name), pct(n.Share)))
+			}
+			fmt.Fprintf(w, "  %-26s %12s %6s  in %d waits", s.Cause, us(s.Ns), pct(s.Share), s.Waits)
+			if len(names) > 0 {
+				fmt.Fprintf(w, "  %s", strings.Join(names, ", "))
+			}
+			fmt.Fprintln(w)
+		}
+		if g.ArmedLate > 0 {
+			fmt.Fprintf(w, "  armed late: %d waits, %s inherited from the wait before (counted there, not here)\n", g.ArmedLate, us(g.ArmedLateNs))
+		}
+		if len(g.Names) > 0 {
+			fmt.Fprintln(w, "\nby name:")
+			for j, n := range g.Names {
+				if j == 10 {
+					break
+				}
+				fmt.Fprintf(w, "  %-32s %12s %6s\n", printable.Line(n.Name), us(n.Ns), pct(n.Share))
+			}
+		}
+	}
+	win := r.Window
+	fmt.Fprintln(w, "\nover the run (/proc, every CPU):")
+	row := func(label string, cs []Count) {
+		var parts []string
+		for j, c := range cs {
+			if j == 6 {
+				break
+			}
+			name := c.Name
+			if f := strings.Fields(c.Desc); len(f) > 0 && name != "" && name[0] >= '0' && name[0] <= '9' {
+				name += " (" + f[len(f)-1] + ")" // an IRQ line: its handler
+			}
+			parts = append(parts, fmt.Sprintf("%s %d", printable.Line(name), c.Count))
+		}
+		if len(parts) == 0 {
+			parts = []string{"none"}
+		}
+		fmt.Fprintf(w, "  %-11s %s\n", label, strings.Join(parts, ", "))
+	}
+	row("interrupts", win.Interrupts)
+	row("softirqs", win.Softirqs)
+	fmt.Fprintf(w, "  %-11s %s\n", "steal", us(win.StealNs))
+	if len(win.Idle) > 0 {
+		var parts []string
+		for _, s := range win.Idle {
+			parts = append(parts, fmt.Sprintf("%s %d (exit %d µs)", printable.Line(s.State), s.Entries, s.LatencyUs))
+		}
+		fmt.Fprintf(w, "  %-11s %s\n", "idle", strings.Join(parts, ", "))
+	}
+	for _, n := range win.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}

@@ -1,0 +1,211 @@
+package explain
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tickscope/tickscope/internal/attribution"
+	"github.com/tickscope/tickscope/internal/procstat"
+)
+
+// Result is an explain run: its JSON is `explain --json`'s
+// (docs/json.md).
+type Result struct {
+	// Layer is 0 or 1; LayerWhy says why that one.
+	Layer    int    `json:"layer"`
+	LayerWhy string `json:"layer_why"`
+	Method   string `json:"method"`
+	DelayNs  int64  `json:"delay_ns"`
+	// SlackNs is the measuring thread's timer slack.
+	SlackNs int64 `json:"slack_ns"`
+	Waits   int   `json:"waits"`
+	Stopped bool  `json:"stopped"`
+	// The lateness of every wait (its end less its deadline).
+	LatenessP50Ns int64 `json:"lateness_p50_ns"`
+	LatenessP99Ns int64 `json:"lateness_p99_ns"`
+	// ThresholdNs: a wait later than it is late; ThresholdFrom is "p99"
+	// (the run's own) or "--over".
+	ThresholdNs   int64  `json:"threshold_ns"`
+	ThresholdFrom string `json:"threshold_from"`
+	// Late are the late waits, worst first.
+	Late      []LateWait `json:"late"`
+	Aggregate Aggregate  `json:"aggregate"`
+	Window    Window     `json:"window"`
+	// Trace is layer 1's instance, null at layer 0.
+	Trace *TraceInfo `json:"trace"`
+	Notes []string   `json:"notes"`
+}
+
+// LateWait is one late wait's attribution.
+type LateWait struct {
+	// Index is the wait's place among the samples (0 is the first).
+	Index      int     `json:"index"`
+	LatenessNs int64   `json:"lateness_ns"`
+	Causes     []Cause `json:"causes"`
+	ArmedLate  bool    `json:"armed_late"`
+	// NotAttributed: events were lost, or no timer of the wait was traced.
+	NotAttributed bool     `json:"not_attributed"`
+	Reasons       []string `json:"reasons"`
+	// TimerCPU and RunCPU (layer 1; -1 unknown), Blocking the blocking
+	// thread as comm:pid.
+	TimerCPU int    `json:"timer_cpu"`
+	RunCPU   int    `json:"run_cpu"`
+	Blocking string `json:"blocking"`
+}
+
+// Cause is one part of a wait's lateness.
+type Cause struct {
+	Cause string  `json:"cause"`
+	Name  string  `json:"name"`
+	Ns    int64   `json:"ns"`
+	Share float64 `json:"share"`
+}
+
+// Aggregate is the late waits' causes, worst first.
+type Aggregate struct {
+	// Late waits counted and their lateness: those armed late are apart.
+	Late           int     `json:"late"`
+	LatenessNs     int64   `json:"lateness_ns"`
+	ExplainedNs    int64   `json:"explained_ns"`
+	ExplainedShare float64 `json:"explained_share"`
+	ArmedLate      int     `json:"armed_late"`
+	ArmedLateNs    int64   `json:"armed_late_ns"`
+	NotAttributed  int     `json:"not_attributed"`
+	Causes         []Share `json:"causes"`
+	// Names are every name over every cause, worst first.
+	Names []Name `json:"names"`
+}
+
+// Share is one cause's part.
+type Share struct {
+	Cause string  `json:"cause"`
+	Ns    int64   `json:"ns"`
+	Share float64 `json:"share"`
+	Waits int     `json:"waits"`
+	Names []Name  `json:"names"`
+}
+
+// Name is who, and how much.
+type Name struct {
+	Name  string  `json:"name"`
+	Ns    int64   `json:"ns"`
+	Share float64 `json:"share"`
+}
+
+// Window is what the /proc and /sys counters did over the run.
+type Window struct {
+	Interrupts []Count `json:"interrupts"`
+	Softirqs   []Count `json:"softirqs"`
+	// StealNs is the steal of every CPU, from /proc/stat.
+	StealNs int64       `json:"steal_ns"`
+	Idle    []IdleCount `json:"idle"`
+	Notes   []string    `json:"notes"`
+}
+
+// Count is one row's count over the window, over every CPU.
+type Count struct {
+	Name  string `json:"name"`
+	Desc  string `json:"desc"`
+	Count uint64 `json:"count"`
+}
+
+// IdleCount is one idle state's entries over every CPU.
+type IdleCount struct {
+	State     string `json:"state"`
+	LatencyUs uint64 `json:"latency_us"`
+	Entries   uint64 `json:"entries"`
+	TimeUs    uint64 `json:"time_us"`
+}
+
+func lateWait(i int, w waitRec, a attribution.Attribution) LateWait {
+	l := LateWait{Index: i, LatenessNs: a.LatenessNS, ArmedLate: a.ArmedLate, NotAttributed: a.NotAttributed, Reasons: a.Reasons, TimerCPU: a.TimerCPU, RunCPU: a.RunCPU, Blocking: a.Blocking, Causes: []Cause{}}
+	if l.Reasons == nil {
+		l.Reasons = []string{}
+	}
+	for _, c := range a.Causes {
+		var share float64
+		if a.LatenessNS > 0 {
+			share = float64(c.NS) / float64(a.LatenessNS)
+		}
+		l.Causes = append(l.Causes, Cause{Cause: string(c.Kind), Name: c.Name, Ns: c.NS, Share: share})
+	}
+	return l
+}
+
+func aggregate(g attribution.Aggregate) Aggregate {
+	out := Aggregate{Late: g.Late, LatenessNs: g.LatenessNS, ArmedLate: g.ArmedLate, ArmedLateNs: g.ArmedLateNS, NotAttributed: g.NotAttributed, Causes: []Share{}, Names: []Name{}}
+	names := map[string]int64{}
+	for _, s := range g.Causes {
+		sh := Share{Cause: string(s.Kind), Ns: s.NS, Share: s.Share, Waits: s.Waits, Names: []Name{}}
+		for _, n := range s.Names {
+			sh.Names = append(sh.Names, Name{Name: n.Name, Ns: n.NS, Share: n.Share})
+			names[n.Name] += n.NS
+		}
+		if s.Kind != attribution.KindUnexplained && s.Kind != attribution.KindNotAttributed {
+			out.ExplainedNs += s.NS
+		}
+		out.Causes = append(out.Causes, sh)
+	}
+	for n, ns := range names {
+		out.Names = append(out.Names, Name{Name: n, Ns: ns, Share: ratio(ns, g.LatenessNS)})
+	}
+	slices.SortFunc(out.Names, func(p, q Name) int {
+		if c := cmp.Compare(q.Ns, p.Ns); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.Name, q.Name)
+	})
+	out.ExplainedShare = ratio(out.ExplainedNs, g.LatenessNS)
+	return out
+}
+
+func ratio(n, d int64) float64 {
+	if d == 0 {
+		return 0
+	}
+	return float64(n) / float64(d)
+}
+
+// summarizeWindow sums each row over the CPUs, keeps the rows that moved,
+// most first, and says what the counters cannot show.
+func summarizeWindow(w procstat.Window) Window {
+	out := Window{Interrupts: counts(w.Interrupts), Softirqs: counts(w.Softirqs), Idle: []IdleCount{}, Notes: attribution.WindowNotes(w)}
+	for _, s := range w.Steal {
+		if s.Known {
+			out.StealNs += s.NS
+		}
+	}
+	idle := map[string]*IdleCount{}
+	var order []string
+	for _, d := range w.Idle {
+		if d.Reset {
+			continue
+		}
+		c := idle[d.Name]
+		if c == nil {
+			c = &IdleCount{State: d.Name, LatencyUs: d.LatencyUS}
+			idle[d.Name] = c
+			order = append(order, d.Name)
+		}
+		c.Entries += d.Usage
+		c.TimeUs += d.TimeUS
+	}
+	for _, n := range order {
+		out.Idle = append(out.Idle, *idle[n])
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	return out
+}
+
+func counts(d procstat.TableDelta) []Count {
+	out := []Count{}
+	for _, r := range d.Rows {
+		if r.Total > 0 {
+			out = append(out, Count{Name: r.Name, Desc: r.Desc, Count: r.Total})
+		}
+	}
+	slices.SortStableFunc(out, func(p, q Count) int { return cmp.Compare(q.Count, p.Count) })
+	return out
+}

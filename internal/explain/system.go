@@ -1,0 +1,55 @@
+package explain
+
+import (
+	"github.com/tickscope/tickscope/internal/attribution"
+	"github.com/tickscope/tickscope/internal/procstat"
+)
+
+// System is what explain reads and changes of the OS: one implementation
+// per OS (NewSystem), and fakes in tests.
+type System interface {
+	// CanTrace says whether layer 1 can run here, and if not, why.
+	CanTrace() (ok bool, why string)
+	// StartTrace makes and starts the tracefs instance.
+	StartTrace() (Trace, error)
+	// Counters reads the /proc and /sys counters of a window's ends.
+	Counters() (procstat.Snapshot, error)
+	// Thread reads the calling thread, which is locked to its OS thread.
+	Thread() (Thread, error)
+}
+
+// Thread is the measuring thread.
+type Thread interface {
+	TID() int
+	// SchedStat reads the thread's run and run-queue times.
+	SchedStat() (procstat.SchedStat, error)
+}
+
+// Trace is a running trace.
+type Trace interface {
+	// Info says what the instance is and did.
+	Info() TraceInfo
+	// Stop stops tracing and gives every event read, sorted, with the
+	// gaps in which events were lost.
+	Stop() ([]attribution.Event, []attribution.Gap, error)
+	// Close removes the instance (and unmounts tracefs if StartTrace
+	// mounted it).
+	Close() error
+}
+
+// TraceInfo is what a trace says about itself.
+type TraceInfo struct {
+	Instance        string   `json:"instance"`
+	Mounted         bool     `json:"mounted"`
+	RemovedLeftover bool     `json:"removed_leftover"`
+	Missing         []string `json:"missing_events"`
+	// Events is how many were decoded; Lost how many the kernel's
+	// buffers lost (overruns and drops over every CPU).
+	Events int    `json:"events"`
+	Lost   uint64 `json:"lost_events"`
+	// Removed is true once Close removed the instance.
+	Removed bool `json:"removed"`
+}
+
+// Supported is nil where explain can run, ErrUnsupported elsewhere.
+func Supported() error { return supported() }
