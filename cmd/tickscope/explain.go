@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tickscope/tickscope/internal/explain"
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/outfile"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/term"
+	"github.com/tickscope/tickscope/internal/version"
+)
+
+type explainOptions struct {
+	method  string
+	delay   time.Duration
+	samples int
+	setting options.SettingFlags
+	over    time.Duration
+	layer   string
+	worst   int
+	raw     string
+	asJSON  bool
+}
+
+func (a *app) explainCommand() *cobra.Command {
+	methods := machineHost().Methods()
+	var o explainOptions
+	cmd := &cobra.Command{
+		Use:   "explain",
+		Short: "Measure waits as measure does and say why each late one was late (Linux)",
+		Long: `Measure waits as measure does and say why each late one was late: for every
+wait later than the threshold (the run's own p99 lateness, or --over), its
+lateness split into causes, in µs and as a share, then the aggregate of all
+late waits by cause and by name (threads as comm:pid, IRQs, softirqs).
+
+Methods on this OS (the first is the default):
+` + seam.MethodList(methods) + `
+Two layers; the output says which was used and why:
+  0  no root, any kernel: the measuring thread's run-queue wait from
+     /proc/self/task/TID/schedstat around each wait, waits armed late, and
+     the run's /proc/interrupts, /proc/softirqs, steal and cpuidle deltas
+  1  root and tracefs: generic tracepoints (timer, sched, irq, power) in a
+     tracefs instance of tickscope's own, instances/tickscope-explain, made
+     for the run and removed after it (a leftover one removed first; the
+     top-level buffer and other instances are not touched; tracefs is
+     mounted if it is not, and the output says so). Tracing costs some
+     µs per wait: the observer effect is in the lateness measured.
+--layer auto (the default) takes layer 1 when it can, else layer 0.
+
+Linux only for now: on Windows (ETW) and macOS explain says so and exits 1.
+Ctrl+C stops early with a result for the waits taken. --raw writes the
+samples as a measure file (docs/raw-format.md), which analyze reads.`,
+		Example: `  # 1000 waits of 1 ms, the late ones (over the run's p99) explained
+  tickscope explain
+  # every wait more than 200 µs late, layer 0 even as root
+  tickscope explain --over 200us --layer 0
+  # as JSON, with nanosleep, every sample kept
+  tickscope explain --method nanosleep --samples 2000 --json --raw w.json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.explain(cmd, &o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.method, "method", "", "wait method: "+seam.MethodNames(methods)+" (default "+methods[0].Name+")")
+	f.DurationVar(&o.delay, "delay", time.Millisecond, "requested delay of each wait (at most 1s)")
+	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d)", sample.MaxSamples))
+	registerMeasureSetting(f, &o.setting)
+	f.DurationVar(&o.over, "over", 0, "explain the waits later than this (default: later than the run's own p99 lateness)")
+	f.StringVar(&o.layer, "layer", "auto", "auto, 0 (schedstat and /proc counters, no root) or 1 (tracefs, root)")
+	f.IntVar(&o.worst, "worst", 10, fmt.Sprintf("late waits shown one by one (1..%d)", explain.MaxWorst))
+	f.StringVar(&o.raw, "raw", "", "write every sample to this file, as measure does (docs/raw-format.md)")
+	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	return cmd
+}
+
+func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
+	if err := explain.Supported(); err != nil {
+		return err
+	}
+	layer, err := explain.ParseLayer(o.layer)
+	if err != nil {
+		return err
+	}
+	opts := explain.Options{Method: o.method, Delay: o.delay, Samples: o.samples, Over: o.over, Layer: layer, Worst: o.worst}
+	if err := opts.Check(); err != nil {
+		return err
+	}
+	host := machineHost()
+	q, err := host.Query()
+	if err != nil {
+		return err
+	}
+	spec, err := sample.OneDelay(host, q.OS, o.method, o.delay, o.samples)
+	if err != nil {
+		return err
+	}
+	if opts.Setting, err = options.Setting(q, o.setting); err != nil {
+		return err
+	}
+	raw, err := outfile.OpenRaw(o.raw, rawLimits())
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, "explaining "+spec.Method)
+	res, file, err := explain.Run(cmd.Context(), host, q, explain.NewSystem(), opts, explain.Reporting{Progress: bar.Update, Finished: bar.Finish})
+	if err != nil {
+		return err
+	}
+	if res.Stopped {
+		a.warnf("stopped early: the result covers %d of %d samples", res.Waits, spec.Samples)
+	}
+	if err := raw.Write(file, version.String()); err != nil {
+		return err
+	}
+	return a.emit(o.asJSON, res, func(w io.Writer) { res.WriteText(w, o.worst) })
+}
