@@ -1,0 +1,250 @@
+package explain
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/attribution"
+	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/procstat"
+	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/timerinfo"
+)
+
+func TestChoose(t *testing.T) {
+	for _, c := range []struct {
+		asked    Layer
+		canTrace bool
+		want     Layer
+		err      bool
+	}{
+		{LayerAuto, true, Layer1, false},
+		{LayerAuto, false, Layer0, false},
+		{Layer0, true, Layer0, false},
+		{Layer1, true, Layer1, false},
+		{Layer1, false, 0, true},
+	} {
+		got, err := Choose(c.asked, c.canTrace, "not root")
+		var le *LayerError
+		if c.err != errors.As(err, &le) {
+			t.Errorf("Choose(%d, %v): error %v", c.asked, c.canTrace, err)
+			continue
+		}
+		if !c.err && (got.Layer != c.want || got.Why == "") {
+			t.Errorf("Choose(%d, %v) = %+v, want layer %d with a reason", c.asked, c.canTrace, got, c.want)
+		}
+		if c.asked == LayerAuto && !c.canTrace && !strings.Contains(got.Why, "not root") {
+			t.Errorf("layer 0 by default does not say why: %q", got.Why)
+		}
+	}
+}
+
+func TestParseLayerAndCheck(t *testing.T) {
+	for in, want := range map[string]Layer{"auto": LayerAuto, "": LayerAuto, "0": Layer0, "1": Layer1} {
+		if got, err := ParseLayer(in); err != nil || got != want {
+			t.Errorf("ParseLayer(%q) = %d, %v", in, got, err)
+		}
+	}
+	var u *options.UsageError
+	if _, err := ParseLayer("2"); !errors.As(err, &u) || !strings.Contains(err.Error(), "layer") {
+		t.Errorf("ParseLayer(2): %v, want a usage error naming --layer", err)
+	}
+	ok := Options{Worst: 10, Layer: LayerAuto}
+	for _, bad := range []Options{{Worst: 0}, {Worst: 10, Over: -1}, {Worst: 10, Over: MaxOver + 1}, {Worst: MaxWorst + 1}, {Worst: 1, Layer: 5}} {
+		if err := bad.Check(); !errors.As(err, &u) {
+			t.Errorf("%+v: %v, want a usage error", bad, err)
+		}
+	}
+	if err := ok.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestThreshold(t *testing.T) {
+	late := make([]int64, 100)
+	for i := range late {
+		late[i] = int64(100 - i) // 1..100, reversed
+	}
+	if ns, from := Threshold(late, 0); ns != 99 || from != "p99" {
+		t.Errorf("p99 = %d from %s, want 99", ns, from)
+	}
+	if ns, from := Threshold(late, 5*time.Microsecond); ns != 5000 || from != "--over" {
+		t.Errorf("--over = %d from %s", ns, from)
+	}
+}
+
+func TestFindStart(t *testing.T) {
+	starts := []attribution.Event{{Time: 10}, {Time: 20}, {Time: 25}, {Time: 40}}
+	for _, c := range []struct {
+		from, to, want int64
+		ok             bool
+	}{
+		{15, 30, 25, true}, {0, 10, 10, true}, {26, 39, 0, false}, {41, 50, 0, false},
+	} {
+		got, ok := findStart(starts, c.from, c.to)
+		if ok != c.ok || ok && got.Time != c.want {
+			t.Errorf("findStart(%d, %d) = %d, %v", c.from, c.to, got.Time, ok)
+		}
+	}
+}
+
+// judge at layer 0: only the waits over the threshold, worst first, each
+// wait's causes adding up to its lateness, armed late said apart.
+func TestJudgeLayer0(t *testing.T) {
+	ss := func(wait uint64) procstat.SchedStat { return procstat.SchedStat{WaitNS: wait} }
+	waits := []waitRec{
+		{Deadline: 1000, Start: 0, End: 1010, Before: ss(0), After: ss(0), SchedOK: true},                  // 10 late: under
+		{Deadline: 2000, Start: 1010, End: 2900, Before: ss(0), After: ss(800), SchedOK: true},             // 900 late, 800 run queue
+		{Deadline: 3000, Start: 3100, End: 3600, SchedOK: false},                                           // armed late
+		{Deadline: 4000, Start: 3600, End: 6000, Before: ss(800), After: ss(2800), SchedOK: true},          // 2000 late
+		{Deadline: 5000, Start: 6000 - 2000, End: 5500, Before: ss(2800), After: ss(2800), SchedOK: false}, // 500, no schedstat
+	}
+	res := &Result{Layer: 0, SlackNs: 50, Late: []LateWait{}}
+	judge(res, 7, waits, Options{Over: 100}, nil, nil)
+	if len(res.Late) != 4 {
+		t.Fatalf("%d late waits, want 4: %+v", len(res.Late), res.Late)
+	}
+	if res.Late[0].Index != 3 || res.Late[0].LatenessNs != 2000 {
+		t.Errorf("worst is %+v, want wait 3, 2000 ns", res.Late[0])
+	}
+	for _, l := range res.Late {
+		var sum int64
+		for _, c := range l.Causes {
+			sum += c.Ns
+		}
+		if sum != l.LatenessNs {
+			t.Errorf("wait %d: causes add to %d, lateness %d", l.Index, sum, l.LatenessNs)
+		}
+	}
+	g := res.Aggregate
+	if g.ArmedLate != 1 || g.Late != 3 || g.LatenessNs != 900+2000+500 {
+		t.Errorf("aggregate %+v", g)
+	}
+	if g.Causes[0].Cause != string(attribution.KindRunQueue) || g.Causes[0].Ns != 800+1950 {
+		t.Errorf("worst cause %+v, want run-queue wait 2750", g.Causes[0])
+	}
+}
+
+// judge at layer 1: a wait is matched to its thread's hrtimer_start, and
+// one without is not attributed.
+func TestJudgeLayer1(t *testing.T) {
+	const tid = 42
+	evs := []attribution.Event{
+		{Time: 100, CPU: 0, Kind: attribution.HrtimerStart, PID: tid, Hrtimer: 1, Expires: 1050, SoftExpires: 1000},
+		{Time: 150, CPU: 0, Kind: attribution.HrtimerStart, PID: 99, Hrtimer: 2, Expires: 1100, SoftExpires: 1100},
+	}
+	waits := []waitRec{{Deadline: 1000, Start: 90, End: 1500}, {Deadline: 3000, Start: 2000, End: 3500}}
+	res := &Result{Layer: 1, Late: []LateWait{}}
+	judge(res, tid, waits, Options{Over: 100}, evs, nil)
+	if len(res.Late) != 2 {
+		t.Fatalf("%d late, want 2", len(res.Late))
+	}
+	for _, l := range res.Late {
+		if l.Index == 1 && !l.NotAttributed {
+			t.Errorf("wait without a traced timer attributed: %+v", l)
+		}
+		if l.Index == 0 && (l.NotAttributed || l.LatenessNs != 500) {
+			t.Errorf("wait 0: %+v, want 500 ns attributed", l)
+		}
+	}
+}
+
+// Every outside name reaches the text made printable.
+func TestTextNamesPrintable(t *testing.T) {
+	hostile := "evil\x1b[2J\n"
+	r := &Result{Layer: 1, LayerWhy: "test", Late: []LateWait{{Causes: []Cause{{Cause: "thread", Name: hostile + ":1", Ns: 10, Share: 1}}, LatenessNs: 10}},
+		Aggregate: Aggregate{Late: 1, LatenessNs: 10, Causes: []Share{{Cause: "thread", Ns: 10, Share: 1, Names: []Name{{Name: hostile, Ns: 10, Share: 1}}}}, Names: []Name{{Name: hostile, Ns: 10, Share: 1}}},
+		Window:    Window{Interrupts: []Count{{Name: "24", Desc: "chip " + hostile, Count: 3}}},
+		Trace:     &TraceInfo{Instance: "/x", Missing: []string{}}}
+	var b bytes.Buffer
+	r.WriteText(&b, 10)
+	if strings.ContainsAny(b.String(), "\x1b") {
+		t.Errorf("text holds an ESC:\n%q", b.String())
+	}
+	for _, want := range []string{"layer 1", "threshold", "by cause", "by name"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// A fake host on a virtual clock, each wait late by its scripted amount,
+// and a fake System whose thread's run-queue wait grows by each wait's
+// lateness: Run gives run-queue wait as the whole explained part.
+type fakeHost struct {
+	now   int64
+	late  []int64
+	waits int
+	sys   *fakeSystem
+}
+
+func (h *fakeHost) Query() (*timerinfo.Report, error) { return &timerinfo.Report{OS: "fake"}, nil }
+func (h *fakeHost) Methods() []seam.Method {
+	return []seam.Method{{Name: "fake", Schedule: seam.Periodic}}
+}
+func (h *fakeHost) Now() int64                      { return h.now }
+func (h *fakeHost) PrepareThread() (string, func()) { return "p", func() {} }
+func (h *fakeHost) Observe() seam.Observation       { return seam.Observation{} }
+func (h *fakeHost) NewWaiter(string, time.Duration) (seam.Waiter, error) {
+	return h, nil
+}
+func (h *fakeHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, error) {
+	return s, func() error { return nil }, nil
+}
+func (h *fakeHost) Wait(deadline int64) error {
+	l := h.late[h.waits%len(h.late)]
+	h.waits++
+	h.now = max(h.now, deadline) + l
+	h.sys.runQueue += uint64(l)
+	return nil
+}
+func (h *fakeHost) Close() error           { return nil }
+func (h *fakeHost) CPUTime() time.Duration { return 0 }
+
+type fakeSystem struct {
+	runQueue uint64
+	trace    bool
+}
+
+func (s *fakeSystem) CanTrace() (bool, string) { return s.trace, "fake: no tracing" }
+func (s *fakeSystem) StartTrace() (Trace, error) {
+	return nil, errors.New("fake: no tracing")
+}
+func (s *fakeSystem) Counters() (procstat.Snapshot, error) { return procstat.Snapshot{}, nil }
+func (s *fakeSystem) Thread() (Thread, error)              { return fakeThread{s}, nil }
+
+type fakeThread struct{ s *fakeSystem }
+
+func (fakeThread) TID() int { return 1 }
+func (t fakeThread) SchedStat() (procstat.SchedStat, error) {
+	return procstat.SchedStat{WaitNS: t.s.runQueue}, nil
+}
+
+func TestRunOnFakes(t *testing.T) {
+	sys := &fakeSystem{}
+	h := &fakeHost{late: []int64{1000, 1000, 1000, 1000, 500_000}, sys: sys}
+	res, file, err := Run(context.Background(), h, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 100, Over: 100 * time.Microsecond, Layer: LayerAuto, Worst: 10}, Reporting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Layer != 0 || !strings.Contains(res.LayerWhy, "fake: no tracing") {
+		t.Errorf("layer %d (%s), want 0 saying why", res.Layer, res.LayerWhy)
+	}
+	if res.Waits != 100 || len(res.Late) != 20 || file.Command != "measure" || len(file.Points[0].Latencies) != 100 {
+		t.Errorf("waits %d, late %d, file %s with %d samples", res.Waits, len(res.Late), file.Command, len(file.Points[0].Latencies))
+	}
+	if g := res.Aggregate; len(g.Causes) == 0 || g.Causes[0].Cause != string(attribution.KindRunQueue) || g.ExplainedShare != 1 {
+		t.Errorf("aggregate %+v: want run-queue wait, all explained", g)
+	}
+	// Layer 1 asked for where it cannot run: a LayerError, nothing measured.
+	h.waits = 0
+	_, _, err = Run(context.Background(), h, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 10, Layer: Layer1, Worst: 10}, Reporting{})
+	var le *LayerError
+	if !errors.As(err, &le) || h.waits != 0 {
+		t.Errorf("layer 1 without tracing: %v after %d waits", err, h.waits)
+	}
+}
