@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickscope/tickscope/internal/explain"
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -180,6 +181,7 @@ var jsonShapes = map[string]any{
 	"bench on Linux":            report.SlackBench{},
 	"curve":                     report.Curve{},
 	"compare":                   report.Compare{},
+	"explain":                   explain.Result{},
 	"apply":                     hold.HoldReport{},
 	"apply --pid PID --slack D": hold.SlackChange{},
 	"status":                    hold.StatusReport{},
@@ -283,6 +285,7 @@ func TestJSONOutputIsDocumented(t *testing.T) {
 			jsonRun{"compare", []string{"compare", "--methods", "clock-abs,nanosleep", "--settings", "default,slack-1ns", "--cycles", "10", "--json"}},
 			jsonRun{"compare", []string{"compare", "--methods", "clock-abs", "--settings", "default", "--cycles", "10", "--load", "1", "--json"}},
 			jsonRun{"measure", []string{"measure", "--samples", "20", "--load", "1", "--json"}},
+			jsonRun{"explain", []string{"explain", "--samples", "20", "--over", "1ns", "--layer", "0", "--json"}},
 			jsonRun{"apply --pid PID --slack D", []string{"apply", "--pid", strconv.Itoa(os.Getpid()), "--slack", "50us", "--json"}},
 		)
 	}
