@@ -79,15 +79,15 @@ samples as a measure file (docs/raw-format.md), which analyze reads.`,
 }
 
 func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
-	if err := explain.Supported(); err != nil {
-		return err
-	}
 	layer, err := explain.ParseLayer(o.layer)
 	if err != nil {
 		return err
 	}
 	opts := explain.Options{Method: o.method, Delay: o.delay, Samples: o.samples, Over: o.over, Layer: layer, Worst: o.worst}
 	if err := opts.Check(); err != nil {
+		return err
+	}
+	if err := explain.Supported(); err != nil {
 		return err
 	}
 	host := machineHost()
