@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
 	"github.com/tickscope/tickscope/internal/explain"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/term"
+	"github.com/tickscope/tickscope/internal/tracefs"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -49,8 +49,9 @@ Two layers; the output says which was used and why:
      tracefs instance of tickscope's own, instances/tickscope-explain, made
      for the run and removed after it (a leftover one removed first; the
      top-level buffer and other instances are not touched; tracefs is
-     mounted if it is not, and the output says so). Tracing costs some
-     µs per wait: the observer effect is in the lateness measured.
+     mounted if it is not, and the output says so). One run traces at a
+     time: a second waits for the first, saying so. Tracing adds to the
+     lateness it explains; that observer effect is not yet measured apart.
 --layer auto (the default) takes layer 1 when it can, else layer 0.
 
 Linux only for now: on Windows (ETW) and macOS explain says so and exits 1.
@@ -108,7 +109,9 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 	}
 	defer raw.Close()
 	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, "explaining "+spec.Method)
-	res, file, err := explain.Run(cmd.Context(), host, q, explain.NewSystem(), opts, explain.Reporting{Progress: bar.Update, Finished: bar.Finish})
+	res, file, err := explain.Run(cmd.Context(), host, q, explain.NewSystem(), opts, explain.Reporting{Progress: bar.Update, Finished: bar.Finish, TraceWaiting: func() {
+		a.warnf("another run is tracing with the instance %s: waiting for it to end (Ctrl+C stops)", tracefs.InstanceName)
+	}})
 	if err != nil {
 		return err
 	}

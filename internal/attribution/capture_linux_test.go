@@ -1,6 +1,7 @@
 package attribution
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,11 +13,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tickscope/tickscope/internal/procstat"
 	"github.com/tickscope/tickscope/internal/testlock"
 	"github.com/tickscope/tickscope/internal/tracefs"
+	"golang.org/x/sys/unix"
 )
 
 func mono() int64 {
@@ -253,7 +253,7 @@ func TestGroundTruthBusyThread(t *testing.T) {
 // the aggregate of those later than 100 µs, and gives it with the busy
 // thread's name.
 func busyRun(t *testing.T, cpu int, fifo bool) (Aggregate, string) {
-	in, err := tracefs.Open(tracefs.Options{Events: Events, BufferKB: 8192})
+	in, err := tracefs.Open(context.Background(), tracefs.Options{Events: Events, BufferKB: 8192})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,9 @@ type Reporting struct {
 	// once measuring has ended.
 	Progress func(done, total int)
 	Finished func()
+	// TraceWaiting is called once if another run owns the tracefs
+	// instance: the run waits for it (ctx stops the wait).
+	TraceWaiting func()
 }
 
 // Chosen is the layer a run uses and why.
@@ -79,7 +82,11 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 
 	var trace Trace
 	if chosen.Layer == Layer1 {
-		if trace, err = sys.StartTrace(); err != nil {
+		waiting := r.TraceWaiting
+		if waiting == nil {
+			waiting = func() {}
+		}
+		if trace, err = sys.StartTrace(ctx, waiting); err != nil {
 			return nil, nil, fmt.Errorf("starting the trace: %w", err)
 		}
 		defer func() {

@@ -211,7 +211,7 @@ type fakeSystem struct {
 }
 
 func (s *fakeSystem) CanTrace() (bool, string) { return s.trace, "fake: no tracing" }
-func (s *fakeSystem) StartTrace() (Trace, error) {
+func (s *fakeSystem) StartTrace(context.Context, func()) (Trace, error) {
 	return nil, errors.New("fake: no tracing")
 }
 func (s *fakeSystem) Counters() (procstat.Snapshot, error) { return procstat.Snapshot{}, nil }

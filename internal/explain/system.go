@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"context"
+
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/procstat"
 )
@@ -10,8 +12,10 @@ import (
 type System interface {
 	// CanTrace says whether layer 1 can run here, and if not, why.
 	CanTrace() (ok bool, why string)
-	// StartTrace makes and starts the tracefs instance.
-	StartTrace() (Trace, error)
+	// StartTrace makes and starts the tracefs instance. While another run
+	// owns it, StartTrace waits (calling waiting once) until it is free
+	// or ctx ends.
+	StartTrace(ctx context.Context, waiting func()) (Trace, error)
 	// Counters reads the /proc and /sys counters of a window's ends.
 	Counters() (procstat.Snapshot, error)
 	// Thread reads the calling thread, which is locked to its OS thread.

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,11 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/procstat"
 	"github.com/tickscope/tickscope/internal/tracefs"
+	"golang.org/x/sys/unix"
 )
 
 // BufferKB is each CPU's trace buffer in the instance.
@@ -68,8 +68,8 @@ type linuxTrace struct {
 	done  chan struct{}
 }
 
-func (linuxSystem) StartTrace() (_ Trace, err error) {
-	in, err := tracefs.Open(tracefs.Options{Events: attribution.Events, BufferKB: BufferKB})
+func (linuxSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace, err error) {
+	in, err := tracefs.Open(ctx, tracefs.Options{Events: attribution.Events, BufferKB: BufferKB, Waiting: waiting})
 	if err != nil {
 		return nil, err
 	}

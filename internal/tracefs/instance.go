@@ -3,6 +3,7 @@ package tracefs
 //lint:file-ignore U1000 the unexported fields are the Linux reader's; no other OS has tracefs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,10 @@ type Options struct {
 	Events []string
 	// BufferKB, when above 0, sets the instance's per-CPU buffer size.
 	BufferKB int
+	// Waiting, when set, is called once if another run holds the instance
+	// (another tickscope explain, or a test): Open waits for it to end, or
+	// for ctx.
+	Waiting func()
 }
 
 // Instance is tickscope's tracefs instance, made by Open, removed by
@@ -49,7 +54,12 @@ type Instance struct {
 
 	readers map[*CPUReader]bool
 	closed  bool
+	lockFD  int // the instances directory, flocked; -1 when not held
 }
+
+// ErrBusy is Open's error when ctx ended while another run held the
+// instance.
+var ErrBusy = errors.New("tracefs: another run holds the instance " + InstanceName)
 
 // Open makes the instance InstanceName (removing a leftover one first),
 // sets its trace_clock to mono, so that event times are CLOCK_MONOTONIC
@@ -57,7 +67,12 @@ type Instance struct {
 // tracefs is not mounted, Open mounts it (Mounted says so). It needs
 // root, and Linux (ErrUnsupported elsewhere); it never writes a file of
 // the top-level buffer.
-func Open(opts Options) (*Instance, error) { return open(opts) }
+//
+// One run at a time owns the instance: Open holds an exclusive flock(2) on
+// the instances directory until Close, and waits while another run holds
+// it (opts.Waiting says so), so that a second run never takes the first's
+// instance for a leftover and removes it.
+func Open(ctx context.Context, opts Options) (*Instance, error) { return open(ctx, opts) }
 
 // Close stops the instance, closes its CPU readers, removes it, and
 // unmounts tracefs if Open mounted it.

@@ -3,6 +3,7 @@ package tracefs
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -68,7 +70,7 @@ func unescapeMount(s string) string {
 
 func littleEndianHost() bool { return binary.NativeEndian.Uint16([]byte{1, 0}) == 1 }
 
-func open(opts Options) (in *Instance, err error) {
+func open(ctx context.Context, opts Options) (in *Instance, err error) {
 	if !littleEndianHost() {
 		return nil, errors.New("tracefs: this reader decodes little-endian ring buffers; this host is big-endian")
 	}
@@ -81,7 +83,7 @@ func open(opts Options) (in *Instance, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("tracefs: reading the mount table: %w", err)
 	}
-	in = &Instance{Root: root, readers: map[*CPUReader]bool{}}
+	in = &Instance{Root: root, readers: map[*CPUReader]bool{}, lockFD: -1}
 	if root == "" {
 		if err := unix.Mount("nodev", defaultMount, "tracefs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 			return nil, fmt.Errorf("tracefs: not mounted, and mounting it at %s failed: %w", defaultMount, err)
@@ -97,6 +99,9 @@ func open(opts Options) (in *Instance, err error) {
 	}()
 	if _, err := os.Stat(filepath.Join(in.Root, "instances")); err != nil {
 		return in, fmt.Errorf("tracefs: this kernel has no instances: %w", err)
+	}
+	if err := in.lock(ctx, opts.Waiting); err != nil {
+		return in, err
 	}
 	if _, err := os.Stat(in.Dir); err == nil {
 		if err := removeInstance(in.Dir); err != nil {
@@ -181,15 +186,56 @@ func removeInstance(dir string) error {
 	return nil
 }
 
+// lock takes the flock on the instances directory that makes this run
+// the instance's owner, waiting (every 100 ms, until ctx ends) while
+// another run holds it. Only root reaches tracefs, so no other user can
+// hold it.
+func (in *Instance) lock(ctx context.Context, waiting func()) error {
+	dir := filepath.Join(in.Root, "instances")
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("tracefs: opening %s: %w", dir, err)
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for said := false; ; {
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			in.lockFD = fd
+			return nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			unix.Close(fd)
+			return fmt.Errorf("tracefs: locking %s: %w", dir, err)
+		}
+		if !said && waiting != nil {
+			waiting()
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			unix.Close(fd)
+			return ErrBusy
+		case <-tick.C:
+		}
+	}
+}
+
 func (in *Instance) close() error {
 	var errs []error
 	for r := range in.readers {
 		errs = append(errs, r.close())
 	}
-	if in.Dir != "" {
+	// The instance is this run's to remove only while it holds the lock:
+	// an Open that found it held leaves it to its owner.
+	if in.Dir != "" && in.lockFD >= 0 {
 		if _, err := os.Stat(in.Dir); err == nil {
 			errs = append(errs, removeInstance(in.Dir))
 		}
+	}
+	if in.lockFD >= 0 {
+		unix.Close(in.lockFD) // drops the flock
+		in.lockFD = -1
 	}
 	if in.Mounted {
 		if err := unix.Unmount(in.Root, 0); err != nil {

@@ -1,6 +1,7 @@
 package tracefs
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -10,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tickscope/tickscope/internal/testlock"
+	"golang.org/x/sys/unix"
 )
 
 // topLevel is what Open must leave as it found it in the top-level buffer.
@@ -68,7 +68,7 @@ func needTracefs(t *testing.T) string {
 	if root != "" {
 		return root
 	}
-	in, err := Open(Options{})
+	in, err := Open(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ var explainEvents = []string{
 func TestInstance(t *testing.T) {
 	root := needTracefs(t)
 	before := snapshot(t, root)
-	in, err := Open(Options{Events: explainEvents, BufferKB: 256})
+	in, err := Open(context.Background(), Options{Events: explainEvents, BufferKB: 256})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func monoNow() int64 {
 // it behind; the next Open removes it, and the top level is as it was.
 func TestInstanceAfterCrash(t *testing.T) {
 	if os.Getenv("TICKSCOPE_TRACEFS_CRASH") == "1" {
-		if _, err := Open(Options{Events: []string{"sched:sched_switch"}}); err != nil {
+		if _, err := Open(context.Background(), Options{Events: []string{"sched:sched_switch"}}); err != nil {
 			os.Exit(3)
 		}
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -233,7 +233,7 @@ func TestInstanceAfterCrash(t *testing.T) {
 		t.Fatalf("no leftover instance: %v", err)
 	}
 	sameTopLevel(t, root, before, "after the crash")
-	in, err := Open(Options{Events: []string{"sched:sched_switch"}})
+	in, err := Open(context.Background(), Options{Events: []string{"sched:sched_switch"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,5 +260,54 @@ func TestFindTracefsUnescape(t *testing.T) {
 		if _, _, err := splitEvent(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestInstanceOneRunAtATime: a second Open while the first's instance is
+// open waits, says so, and takes nothing from the first (its instance is
+// not a leftover to remove); it ends with ctx, or gets the instance once
+// the first has closed it.
+func TestInstanceOneRunAtATime(t *testing.T) {
+	needTracefs(t)
+	first, err := Open(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	waiting := make(chan struct{})
+	_, err = func() (*Instance, error) {
+		go func() { <-waiting; cancel() }()
+		return Open(ctx, Options{Waiting: func() { close(waiting) }})
+	}()
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("a second Open, stopped while it waited: %v, want ErrBusy", err)
+	}
+	if _, err := os.Stat(first.Dir); err != nil {
+		t.Fatalf("the first run's instance is gone: %v", err)
+	}
+
+	type opened struct {
+		in  *Instance
+		err error
+	}
+	second := make(chan opened, 1)
+	waiting = make(chan struct{})
+	go func() {
+		in, err := Open(context.Background(), Options{Waiting: func() { close(waiting) }})
+		second <- opened{in, err}
+	}()
+	<-waiting
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := <-second
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	defer got.in.Close()
+	if got.in.RemovedLeftover {
+		t.Error("the second run took the first's closed instance for a leftover")
 	}
 }

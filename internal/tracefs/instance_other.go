@@ -2,7 +2,9 @@
 
 package tracefs
 
-func open(Options) (*Instance, error) { return nil, ErrUnsupported }
+import "context"
+
+func open(context.Context, Options) (*Instance, error) { return nil, ErrUnsupported }
 
 func (in *Instance) close() error { return ErrUnsupported }
 
