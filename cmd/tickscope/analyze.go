@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/measure"
+	"github.com/tickscope/tickscope/internal/bench"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -15,7 +15,7 @@ import (
 func rawLimits() rawfile.Limits { return rawfile.Limits{Scenarios: sim.ScenarioNameList()} }
 
 func (a *app) analyzeCommand() *cobra.Command {
-	var j measure.JudgeFlags
+	var j bench.JudgeFlags
 	cmd := &cobra.Command{
 		Use:     "analyze FILE",
 		Aliases: []string{"report"},
@@ -46,7 +46,7 @@ docs/raw-format.md).`,
 			f, err := rawfile.ReadFile(cmd.Context(), args[0], rawLimits())
 			if err != nil {
 				return options.FileError(args[0], err)
-			} else if err := measure.CheckFlags(f, options.Value(args[0]), cmd.Flags().Changed); err != nil {
+			} else if err := bench.CheckFileFlags(f, options.Value(args[0]), cmd.Flags().Changed); err != nil {
 				return err
 			}
 			r := report.Print(f, report.Judging{Prefs: prefs, Rows: j.Rows})

@@ -6,10 +6,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/metrics"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -34,7 +34,7 @@ func (a *app) applyCommand() *cobra.Command {
   tickscope apply --simulate game-session --ms 0.5 --while game.exe`,
 		Args: noArgs,
 	}
-	var simulation measure.Simulation
+	var simulation sim.Choice
 	a.onHost(cmd, &simulation, "with --simulate: the model's random seed", func(cmd *cobra.Command, host seam.Host) error {
 		sys := machineSystem()
 		if model, ok := host.(seam.Simulated); ok {

@@ -5,22 +5,24 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/measure"
+	"github.com/tickscope/tickscope/internal/bench"
 	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/term"
 )
 
 type benchOptions struct {
-	judge      measure.JudgeFlags
+	judge      bench.JudgeFlags
 	samples    int
 	from, to   uint32
 	exhaustive bool
 	raw        string
-	sim        measure.Simulation
-	load       measure.LoadFlag
+	sim        sim.Choice
+	load       sample.LoadRequest
 }
 
 func (a *app) benchCommand() *cobra.Command {
@@ -94,7 +96,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 		return err
 	}
 	changed := cmd.Flags().Changed
-	b, err := measure.NewBench(host, q, &rawfile.File{Command: "bench", Simulated: o.sim.Scenario, Query: q}, measure.BenchOptions{
+	b, err := bench.New(host, q, &rawfile.File{Command: "bench", Simulated: o.sim.Scenario, Query: q}, bench.Options{
 		Samples: o.samples, Exhaustive: o.exhaustive, Seed: o.sim.Seed, Prefs: prefs,
 		From: o.from, FromSet: changed("from"), To: o.to, ToSet: changed("to"), Changed: changed,
 	})
@@ -105,7 +107,7 @@ func (a *app) bench(cmd *cobra.Command, host seam.Host, o *benchOptions) error {
 	bar := term.NewBar(a.stderr, b.Total, report.SimulatedPrefix(o.sim.Scenario)+"bench (ESC or Ctrl+C stops early)")
 	finish := sync.OnceFunc(func() { bar.Finish(); done() })
 	defer finish()
-	r, err := measure.RunBench(ctx, b, machineSystem(), load, report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.UpdateTotal, finish, raw))
+	r, err := bench.Run(ctx, b, machineSystem(), load, report.Judging{Prefs: prefs, Rows: o.judge.Rows, RawPath: o.raw}, a.reporting(o.sim.Scenario, bar.UpdateTotal, finish, raw))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/outfile"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -21,7 +22,7 @@ type compareOptions struct {
 	settings string
 	raw      string
 	asJSON   bool
-	load     measure.LoadFlag
+	load     sample.LoadRequest
 }
 
 func (a *app) compareCommand() *cobra.Command {

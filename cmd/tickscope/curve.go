@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -22,7 +23,7 @@ type curveOptions struct {
 	method         string
 	raw            string
 	asJSON         bool
-	sim            measure.Simulation
+	sim            sim.Choice
 }
 
 func (a *app) curveCommand() *cobra.Command {

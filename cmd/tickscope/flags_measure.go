@@ -7,9 +7,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/tickscope/tickscope/internal/measure"
+	"github.com/tickscope/tickscope/internal/bench"
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/outputs"
 	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/sample"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/sweep"
 )
 
@@ -18,7 +21,7 @@ import (
 
 // registerJudge declares the judgement flags of bench and analyze on f,
 // with sweep's defaults.
-func registerJudge(f *pflag.FlagSet, j *measure.JudgeFlags) {
+func registerJudge(f *pflag.FlagSet, j *bench.JudgeFlags) {
 	d := sweep.DefaultPreferences()
 	f.StringVar(&j.Prefer, "prefer", d.Prefer, "latency (lowest p50 that passes the gates) or power (coarsest band inside the budget)")
 	f.DurationVar(&j.BudgetP50, "budget-p50", time.Duration(d.BudgetP50), "with --prefer power: the p50 a band may reach")
@@ -30,14 +33,14 @@ func registerJudge(f *pflag.FlagSet, j *measure.JudgeFlags) {
 
 // registerSimulation declares --simulate and --seed on f, into s;
 // seedUsage says what else the seed does on that command.
-func registerSimulation(f *pflag.FlagSet, s *measure.Simulation, seedUsage string) {
+func registerSimulation(f *pflag.FlagSet, s *sim.Choice, seedUsage string) {
 	f.StringVar(&s.Scenario, "simulate", "", "run on the model of Windows timers instead of this machine: a scenario name, or list")
 	f.Uint64Var(&s.Seed, "seed", 1, seedUsage)
 	markGiven(f, "seed", &s.SeedSet)
 }
 
 // registerLoad declares --load on f, into l.
-func registerLoad(f *pflag.FlagSet, l *measure.LoadFlag) {
+func registerLoad(f *pflag.FlagSet, l *sample.LoadRequest) {
 	f.IntVar(&l.Threads, "load", 0, options.LoadUsage)
 	markGiven(f, "load", &l.Given)
 }
@@ -46,11 +49,11 @@ type outputsKey struct{}
 
 // registerOutputs adds --html to cmd (and with cyclictest, --cyclictest-json
 // and --histfile) and wraps its RunE so that the files are checked
-// (measure.OutputFiles.Distinct) and opened before it runs and their
+// (outputs.Files.Distinct) and opened before it runs and their
 // temporaries removed after; writeOutputs writes them. It must be called
 // after cmd.RunE is set.
 func registerOutputs(cmd *cobra.Command, cyclictest bool) {
-	o := &measure.OutputFiles{}
+	o := &outputs.Files{}
 	f := cmd.Flags()
 	f.StringVar(&o.HTML, "html", "", "also draw the result as a self-contained HTML page (charts and their numbers) in this file")
 	if cyclictest {
@@ -79,13 +82,13 @@ func registerOutputs(cmd *cobra.Command, cyclictest bool) {
 	}
 }
 
-// writeOutputs writes the files registered on cmd (measure.WriteOutputs)
+// writeOutputs writes the files registered on cmd (outputs.Write)
 // for the raw file f and the command's result, after the command printed
 // it: err is the printing's error, returned first.
 func writeOutputs(cmd *cobra.Command, f *rawfile.File, result any, err error) error {
-	var o *measure.OutputFiles
+	var o *outputs.Files
 	if ctx := cmd.Context(); ctx != nil {
-		o, _ = ctx.Value(outputsKey{}).(*measure.OutputFiles)
+		o, _ = ctx.Value(outputsKey{}).(*outputs.Files)
 	}
-	return measure.WriteOutputs(o, f, result, err)
+	return outputs.Write(o, f, result, err)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -24,8 +25,8 @@ type measureOptions struct {
 	setting options.SettingFlags
 	raw     string
 	asJSON  bool
-	sim     measure.Simulation
-	load    measure.LoadFlag
+	sim     sim.Choice
+	load    sample.LoadRequest
 }
 
 func (a *app) measureCommand() *cobra.Command {
@@ -108,8 +109,8 @@ func (a *app) measure(cmd *cobra.Command, host seam.Host, o *measureOptions) err
 // reporting is where measure's and bench's runs report on the terminal:
 // the progress bar, hints and warnings on standard error, the samples to
 // --raw's file.
-func (a *app) reporting(scenario string, progress func(int, int), finished func(), raw *outfile.Raw) measure.Reporting {
-	return measure.Reporting{
+func (a *app) reporting(scenario string, progress func(int, int), finished func(), raw *outfile.Raw) report.Reporting {
+	return report.Reporting{
 		Scenario: scenario, Progress: progress, Finished: finished,
 		Hint:    func(msg string) { a.hintf("%s", msg) },
 		Warn:    func(msg string) { a.warnf("%s", msg) },

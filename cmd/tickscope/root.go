@@ -17,11 +17,11 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/machine"
-	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -167,7 +167,7 @@ than from one number; it changes nothing unless a command says so.`,
 			if !hold.DoubleClicked(machineSystem()) {
 				return cmd.Help()
 			}
-			return a.ui(cmd.Context(), machineHost(), measure.Simulation{}, false)
+			return a.ui(cmd.Context(), machineHost(), sim.Choice{}, false)
 		},
 	}
 	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand(), a.whoCommand(), a.watchCommand(), a.explainCommand(), a.uiCommand())

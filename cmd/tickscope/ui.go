@@ -5,13 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/ui"
 )
 
 func (a *app) uiCommand() *cobra.Command {
-	var sim measure.Simulation
+	var sim sim.Choice
 	var noBrowser bool
 	cmd := &cobra.Command{
 		Use:   "ui",
@@ -39,7 +39,7 @@ is documented in docs/json.md.`,
 	return cmd
 }
 
-func (a *app) ui(ctx context.Context, host seam.Host, sim measure.Simulation, noBrowser bool) error {
+func (a *app) ui(ctx context.Context, host seam.Host, sim sim.Choice, noBrowser bool) error {
 	return ui.Run(ctx, ui.Options{Host: host, System: machineSystem(), Shell: machineShell(), Scenario: sim.Scenario, Seed: sim.Seed,
 		NoBrowser: noBrowser, Tray: true, Stdout: a.stdout, Stderr: a.stderr})
 }

@@ -67,7 +67,7 @@ const (
 	MaxCompareSettings = 4
 	MaxCompareCycles   = 100_000
 	// A bench samples each candidate at most --samples 20..1000 times
-	// (measure.NewBench). The Windows grid (sweep.Grid) holds at most 1,710
+	// (bench.New). The Windows grid (sweep.Grid) holds at most 1,710
 	// requests even over a range of 100 ns .. 1 s (the coarsest period a
 	// file may hold; real ranges hold about 625), the Linux one 20
 	// (sweep.SlackGrid); the bench measures one point per distinct granted

@@ -70,6 +70,7 @@ var Of = map[string]Tier{
 	"internal/platform":    Engine,
 	"internal/machine":     Engine,
 	"internal/outfile":     Engine,
+	"internal/outputs":     Engine,
 	"internal/term":        Engine,
 	"internal/report":      Engine,
 	"internal/htmlreport":  Engine,
@@ -78,6 +79,7 @@ var Of = map[string]Tier{
 	"internal/metrics":     Engine,
 
 	"internal/hold":    UseCase,
+	"internal/bench":   UseCase,
 	"internal/measure": UseCase,
 	"internal/watch":   UseCase,
 	"internal/explain": UseCase,

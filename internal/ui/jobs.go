@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/bench"
 	"github.com/tickscope/tickscope/internal/htmlreport"
 	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
@@ -234,8 +235,8 @@ func (s *Server) measure(req measureRequest) *Outcome {
 
 // reporting is where a job's run reports: its progress to the page, its
 // hints and warnings to its outcome.
-func (s *Server) reporting(out *Outcome, j *job) measure.Reporting {
-	return measure.Reporting{
+func (s *Server) reporting(out *Outcome, j *job) report.Reporting {
+	return report.Reporting{
 		Scenario: s.o.Scenario, Progress: j.progress,
 		Hint: func(msg string) { out.warn("hint: %s", msg) },
 		Warn: func(msg string) { out.warn("%s", msg) },
@@ -257,7 +258,7 @@ func (s *Server) bench(req benchRequest) *Outcome {
 		command += " --prefer " + options.Value(req.Prefer)
 	}
 	command += s.simFlags()
-	prefs, err := measure.Preferences(req.Prefer, time.Duration(defaults.BudgetP50), time.Duration(defaults.BudgetP95), time.Duration(defaults.BudgetLateness))
+	prefs, err := bench.Preferences(req.Prefer, time.Duration(defaults.BudgetP50), time.Duration(defaults.BudgetP95), time.Duration(defaults.BudgetLateness))
 	if err != nil {
 		return failed(command, err)
 	}
@@ -265,13 +266,13 @@ func (s *Server) bench(req benchRequest) *Outcome {
 	if err != nil {
 		return failed(command, err)
 	}
-	b, err := measure.NewBench(s.host, q, &rawfile.File{Command: "bench", Simulated: s.o.Scenario, Query: q}, measure.BenchOptions{Samples: req.Samples, Seed: s.o.Seed, Prefs: prefs})
+	b, err := bench.New(s.host, q, &rawfile.File{Command: "bench", Simulated: s.o.Scenario, Query: q}, bench.Options{Samples: req.Samples, Seed: s.o.Seed, Prefs: prefs})
 	if err != nil {
 		return failed(command, err)
 	}
 	return s.start("bench", command, b.Total, func(ctx context.Context, j *job) *Outcome {
 		out := &Outcome{Warnings: []string{}}
-		printed, err := measure.RunBench(ctx, b, s.o.System, nil, report.Judging{Prefs: prefs}, s.reporting(out, j))
+		printed, err := bench.Run(ctx, b, s.o.System, nil, report.Judging{Prefs: prefs}, s.reporting(out, j))
 		if err != nil {
 			failure := failed(command, err)
 			failure.Warnings = out.Warnings

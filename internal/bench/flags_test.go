@@ -1,4 +1,4 @@
-package measure_test
+package bench_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickscope/tickscope/internal/measure"
+	"github.com/tickscope/tickscope/internal/bench"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -23,7 +23,7 @@ func file(command, os string) *rawfile.File {
 	return &rawfile.File{Command: command, Query: q}
 }
 
-func TestCheckFlags(t *testing.T) {
+func TestCheckFileFlags(t *testing.T) {
 	tests := []struct {
 		command, os string
 		flags       []string
@@ -44,7 +44,7 @@ func TestCheckFlags(t *testing.T) {
 		{"bench", "windows", []string{"budget-lateness"}, "--budget-lateness judges the Linux bench; f.json is from the Windows bench"},
 	}
 	for _, tt := range tests {
-		err := measure.CheckFlags(file(tt.command, tt.os), "f.json", func(flag string) bool { return slices.Contains(tt.flags, flag) })
+		err := bench.CheckFileFlags(file(tt.command, tt.os), "f.json", func(flag string) bool { return slices.Contains(tt.flags, flag) })
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s file from %s with %v: refused: %v", tt.command, tt.os, tt.flags, err)

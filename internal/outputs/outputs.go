@@ -1,10 +1,10 @@
-package measure
-
-// The picture outputs of a measurement command: --html (every measuring
-// command and analyze) and, on measure, --cyclictest-json and --histfile.
-// Each file follows internal/outfile's rule: only regular files, checked and
-// its temporary created before the command runs (so a bad path exits 2
-// before anything is measured), and written atomically after.
+// Package outputs writes the picture outputs of a measuring command:
+// --html (every measuring command and analyze) and, on measure,
+// --cyclictest-json and --histfile. Each file follows internal/outfile's
+// rule: only regular files, checked and its temporary created before the
+// command runs (so a bad path exits 2 before anything is measured), and
+// written atomically after.
+package outputs
 
 import (
 	"io"
@@ -19,9 +19,9 @@ import (
 	"github.com/tickscope/tickscope/internal/rawfile"
 )
 
-// OutputFiles are a command's picture output files: the paths given to
+// Files are a command's picture output files: the paths given to
 // --html, --cyclictest-json and --histfile ("" for one not given).
-type OutputFiles struct {
+type Files struct {
 	HTML, CyclictestJSON, Histfile string
 	open                           map[string]*outfile.File
 }
@@ -30,7 +30,7 @@ type OutputFiles struct {
 // output (raw, --raw's path, included) or a file the command reads
 // (inputs: analyze's FILE): writing it would replace the data the command
 // was given, or one output with another.
-func (o *OutputFiles) Distinct(raw string, inputs []string) error {
+func (o *Files) Distinct(raw string, inputs []string) error {
 	type named struct{ what, path string }
 	var in, outputs []named
 	for _, a := range inputs {
@@ -77,7 +77,7 @@ func samePath(a, b string) bool {
 }
 
 // Open checks every named path and creates its temporary file.
-func (o *OutputFiles) Open() error {
+func (o *Files) Open() error {
 	o.open = map[string]*outfile.File{}
 	for _, f := range []struct{ flag, path string }{{"html", o.HTML}, {"cyclictest-json", o.CyclictestJSON}, {"histfile", o.Histfile}} {
 		if f.path == "" {
@@ -94,17 +94,17 @@ func (o *OutputFiles) Open() error {
 }
 
 // Close removes the temporaries of the files not written.
-func (o *OutputFiles) Close() {
+func (o *Files) Close() {
 	for _, f := range o.open {
 		f.Close()
 	}
 }
 
-// WriteOutputs writes the files o opened for the raw file f and the
+// Write writes the files o opened for the raw file f and the
 // command's result (a value of one of report's builders), after the command
 // printed it: err is the printing's error, returned first. Nil files, or
 // files not opened, write nothing.
-func WriteOutputs(o *OutputFiles, f *rawfile.File, result any, err error) error {
+func Write(o *Files, f *rawfile.File, result any, err error) error {
 	if o == nil || o.open == nil || err != nil {
 		return err // a command that failed to print leaves no files
 	}

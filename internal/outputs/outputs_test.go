@@ -1,4 +1,4 @@
-package measure_test
+package outputs_test
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/measure"
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/outputs"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -25,25 +25,25 @@ func measureFile() *rawfile.File {
 
 // written opens o's files and writes them as a measure command does,
 // with err the printing's error.
-func written(t *testing.T, o *measure.OutputFiles, f *rawfile.File, p *rawfile.Point, err error) error {
+func written(t *testing.T, o *outputs.Files, f *rawfile.File, p *rawfile.Point, err error) error {
 	t.Helper()
 	if err := o.Open(); err != nil {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	return measure.WriteOutputs(o, f, report.MeasurementOf(f, p), err)
+	return outputs.Write(o, f, report.MeasurementOf(f, p), err)
 }
 
 func TestBadPathRefused(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		flag string
-		o    measure.OutputFiles
+		o    outputs.Files
 	}{
-		{"--html", measure.OutputFiles{HTML: filepath.Join(dir, "missing", "r.html")}},
-		{"--html", measure.OutputFiles{HTML: dir}},
-		{"--cyclictest-json", measure.OutputFiles{CyclictestJSON: filepath.Join(dir, "missing", "c.json")}},
-		{"--histfile", measure.OutputFiles{Histfile: dir}},
+		{"--html", outputs.Files{HTML: filepath.Join(dir, "missing", "r.html")}},
+		{"--html", outputs.Files{HTML: dir}},
+		{"--cyclictest-json", outputs.Files{CyclictestJSON: filepath.Join(dir, "missing", "c.json")}},
+		{"--histfile", outputs.Files{Histfile: dir}},
 	} {
 		err := tc.o.Open()
 		tc.o.Close()
@@ -61,7 +61,7 @@ func TestWritesEveryFile(t *testing.T) {
 	dir := t.TempDir()
 	html, js, hist := filepath.Join(dir, "r.html"), filepath.Join(dir, "c.json"), filepath.Join(dir, "h.txt")
 	f := measureFile()
-	if err := written(t, &measure.OutputFiles{HTML: html, CyclictestJSON: js, Histfile: hist}, f, &f.Points[0], nil); err != nil {
+	if err := written(t, &outputs.Files{HTML: html, CyclictestJSON: js, Histfile: hist}, f, &f.Points[0], nil); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{html: "<svg", js: `"cycles": 3`, hist: "# Total: 000000003"} {
@@ -92,15 +92,15 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 	for _, tc := range []struct {
 		inputs []string
 		raw    string
-		o      measure.OutputFiles
+		o      outputs.Files
 		want   string // "" for accepted
 	}{
-		{[]string{in}, "", measure.OutputFiles{HTML: in}, "--html " + in + ": is also the file read"},
-		{[]string{in}, "", measure.OutputFiles{HTML: link}, "--html " + link + ": is also the file read"},
-		{nil, out, measure.OutputFiles{HTML: out}, "--html " + out + ": is also --raw"},
-		{nil, "", measure.OutputFiles{HTML: out, Histfile: out}, "--histfile " + out + ": is also --html"},
-		{nil, "", measure.OutputFiles{CyclictestJSON: out, Histfile: filepath.Join(dir, ".", "out")}, "--histfile " + out + ": is also --cyclictest-json"},
-		{[]string{in}, out + ".raw", measure.OutputFiles{HTML: out}, ""},
+		{[]string{in}, "", outputs.Files{HTML: in}, "--html " + in + ": is also the file read"},
+		{[]string{in}, "", outputs.Files{HTML: link}, "--html " + link + ": is also the file read"},
+		{nil, out, outputs.Files{HTML: out}, "--html " + out + ": is also --raw"},
+		{nil, "", outputs.Files{HTML: out, Histfile: out}, "--histfile " + out + ": is also --html"},
+		{nil, "", outputs.Files{CyclictestJSON: out, Histfile: filepath.Join(dir, ".", "out")}, "--histfile " + out + ": is also --cyclictest-json"},
+		{[]string{in}, out + ".raw", outputs.Files{HTML: out}, ""},
 	} {
 		err := tc.o.Distinct(tc.raw, tc.inputs)
 		var usage *options.UsageError
@@ -121,7 +121,7 @@ func TestOutputsMustBeDistinct(t *testing.T) {
 func TestNoFilesWhenPrintingFailed(t *testing.T) {
 	dir := t.TempDir()
 	f := measureFile()
-	if err := written(t, &measure.OutputFiles{HTML: filepath.Join(dir, "r.html")}, f, &f.Points[0], errors.New("stdout closed")); err == nil {
+	if err := written(t, &outputs.Files{HTML: filepath.Join(dir, "r.html")}, f, &f.Points[0], errors.New("stdout closed")); err == nil {
 		t.Fatal("the printing's error was lost")
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -140,7 +140,7 @@ func TestCyclictestFilesLeaveOutNotRunning(t *testing.T) {
 	p := &f.Points[0]
 	p.Latencies[2] = 3_001_000_000
 	p.NotRunning = &rawfile.NotRunning{Samples: []int{2}, Continued: 1}
-	if err := written(t, &measure.OutputFiles{CyclictestJSON: js, Histfile: hist}, f, p, nil); err != nil {
+	if err := written(t, &outputs.Files{CyclictestJSON: js, Histfile: hist}, f, p, nil); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string][]string{
