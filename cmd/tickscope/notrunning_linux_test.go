@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,11 +68,14 @@ func TestMeasureLeavesOutAJobControlStop(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &m); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
-	if m.NotRunning == nil || m.NotRunning.LeftOut != 1 || m.NotRunning.Continued != 1 {
-		t.Fatalf("not_running %+v, want 1 sample left out after 1 continue:\n%s", m.NotRunning, stdout.String())
+	// The stop holds up the wait it fell in, which is left out; one that
+	// fell in the loop's work between two waits (before the clock read a
+	// wait's deadline follows) holds up none, and is counted only.
+	if m.NotRunning == nil || m.NotRunning.LeftOut > 1 || m.NotRunning.Continued != 1 {
+		t.Fatalf("not_running %+v, want at most 1 sample left out after 1 continue:\n%s", m.NotRunning, stdout.String())
 	}
-	if m.Stopped || m.Summary.Count != 399 || m.Summary.Max >= int64(300*time.Millisecond) {
-		t.Errorf("stopped %v, %d samples, max %d ns; want 399 samples whose max is not the 300 ms stop", m.Stopped, m.Summary.Count, m.Summary.Max)
+	if m.Stopped || m.Summary.Count != 400-m.NotRunning.LeftOut || m.Summary.Max >= int64(300*time.Millisecond) {
+		t.Errorf("stopped %v, %d samples, max %d ns; want %d samples whose max is not the 300 ms stop", m.Stopped, m.Summary.Count, m.Summary.Max, 400-m.NotRunning.LeftOut)
 	}
 	if !strings.Contains(strings.Join(m.Warnings, "\n"), "not running") {
 		t.Errorf("no warning says the process was not running: %q", m.Warnings)
@@ -94,8 +98,11 @@ func TestMeasureLeavesOutAJobControlStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	nr := f.Points[0].NotRunning
-	if len(nr.Samples) != 1 || nr.Continued != 1 || f.Points[0].Latencies[nr.Samples[0]] < int64(300*time.Millisecond) {
-		t.Errorf("the raw file marks %v (continued %d), want the one sample over the 300 ms stop", nr.Samples, nr.Continued)
+	if len(nr.Samples) != m.NotRunning.LeftOut || nr.Continued != 1 || len(nr.Samples) == 1 && f.Points[0].Latencies[nr.Samples[0]] < int64(300*time.Millisecond) {
+		t.Errorf("the raw file marks %v (continued %d), want the one sample over the 300 ms stop, if any", nr.Samples, nr.Continued)
+	}
+	if len(nr.Samples) == 0 && slices.Max(f.Points[0].Latencies) >= int64(300*time.Millisecond) {
+		t.Errorf("no sample marked, but one is over the 300 ms stop")
 	}
 	analyzed, err := exec.Command("tickscope", "analyze", raw, "--json").Output()
 	if err != nil {

@@ -131,7 +131,8 @@ func measureLocked(ctx context.Context, h seam.Host, method seam.Method, spec Sp
 		}
 		if watch != nil {
 			defer watch.Close()
-			stops = &stopLog{watch: watch, delay: int64(spec.Delay), begun: h.Now(), ends: make([]int64, 0, spec.Warmup+spec.Samples)}
+			n := spec.Warmup + spec.Samples
+			stops = &stopLog{watch: watch, delay: int64(spec.Delay), begun: h.Now(), ends: make([]int64, 0, n), starts: make([]int64, 0, n)}
 		}
 	}
 
@@ -208,7 +209,7 @@ func loop(ctx context.Context, h seam.Host, w seam.Waiter, schedule seam.Schedul
 			spec.Observer.AfterWait(i-spec.Warmup, deadline, start, end)
 		}
 		if stops != nil {
-			stops.waited(i-spec.Warmup, end, suspended)
+			stops.waited(i-spec.Warmup, start, end, suspended)
 		}
 		if progress != nil && (i&63 == 63 || i == total-1) {
 			progress(i+1, total)

@@ -45,7 +45,9 @@ type stopLog struct {
 	delay int64
 	// begun is when the watch began, start when the first wait began.
 	begun, start int64
-	ends         []int64
+	// ends[k] is when wait k ended, starts[k] when it began (the clock
+	// read its deadline follows).
+	ends, starts []int64
 	suspendedNs  int64
 	suspended    []int // indexes of samples
 	// median is the median wait, with the loop's work before it, once
@@ -56,8 +58,8 @@ type stopLog struct {
 // waited records the end of the wait of sample i (negative in the
 // warm-up), and whether the machine was suspended across it: the watch's
 // suspended time before it began was before.
-func (s *stopLog) waited(i int, end, before int64) {
-	s.ends = append(s.ends, end)
+func (s *stopLog) waited(i int, start, end, before int64) {
+	s.ends, s.starts = append(s.ends, end), append(s.starts, start)
 	if d := s.watch.Suspended() - before; d > SuspendSlackNs {
 		s.suspendedNs += d
 		if i >= 0 {
@@ -106,8 +108,11 @@ func (s *stopLog) awaitLate(ctx context.Context, now int64) {
 // was seen and ended within MaxContinueDelay of it; the span before the
 // first wait and after the last count too, so that a stop there marks no
 // sample. A continue marks its wait only if the wait was clearly longer
-// than the others (StopMinNs, StopFactor). Two continues placed in one wait
-// mark it once.
+// than the others (StopMinNs, StopFactor), and only if the wait itself
+// was, not just the loop's work before it: a stop before the clock read
+// that begins a wait holds up no sample (its deadline follows that read,
+// and a periodic schedule skips the periods it missed), so it is counted
+// and marks none. Two continues placed in one wait mark it once.
 func (s *stopLog) notRunning(warmup, n int, now int64) (*rawfile.NotRunning, error) {
 	continued := s.watch.Continued()
 	if len(continued) == 0 && s.suspendedNs == 0 {
@@ -144,7 +149,7 @@ func (s *stopLog) notRunning(warmup, n int, now int64) (*rawfile.NotRunning, err
 				best, longest = k, d
 			}
 		}
-		if i := best - warmup; best >= 0 && best < len(s.ends) && i >= 0 && i < n && s.clearlyStopped(longest) {
+		if i := best - warmup; best >= 0 && best < len(s.ends) && i >= 0 && i < n && s.clearlyStopped(longest) && s.clearlyStopped(s.ends[best]-s.starts[best]) {
 			marked = append(marked, i)
 		}
 	}

@@ -182,3 +182,45 @@ func TestLateContinueOfTheLastWait(t *testing.T) {
 		t.Errorf("waited for a continue %v after a last wait of the timer's", quiet.awaited)
 	}
 }
+
+// stopBetweenWaits is an observer that stops the fake process for stopNs
+// in the loop's work before wait stopAt, before the clock read that
+// begins it.
+type stopBetweenWaits struct {
+	h      *stoppingHost
+	stopAt int
+	stopNs int64
+	waits  int
+}
+
+func (o *stopBetweenWaits) Begin(int64) error { return nil }
+func (o *stopBetweenWaits) BeforeWait() {
+	if o.waits == o.stopAt {
+		o.h.now += o.stopNs
+	}
+	o.waits++
+}
+func (o *stopBetweenWaits) AfterWait(int, int64, int64, int64) {}
+
+// A stop in the loop's work between two waits holds up no sample: the
+// next wait's deadline follows the clock read after it (a periodic
+// schedule skips the periods it missed), so its continue is counted and
+// marks nothing, and no sample of the timer's is left out.
+func TestStopBetweenWaitsMarksNoSample(t *testing.T) {
+	for _, schedule := range []seam.Schedule{seam.Relative, seam.Periodic} {
+		h := &stoppingHost{fakeHost: fakeHost{lateness: []int64{50_000}, schedule: schedule}, stopAt: 7, lag: 1, stopNs: 0, suspendAt: -1}
+		s := spec(40, 2)
+		s.Observer = &stopBetweenWaits{h: h, stopAt: 7, stopNs: int64(2 * time.Second)}
+		p, err := sample.Measure(context.Background(), h, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nr := p.NotRunning
+		if nr == nil || len(nr.Samples) != 0 || nr.Continued != 1 {
+			t.Fatalf("schedule %d: not running %+v, want 1 continue and no sample marked", schedule, nr)
+		}
+		if slices.Max(p.Latencies) >= int64(time.Second) || len(p.Running()) != 40 {
+			t.Errorf("schedule %d: max sample %d ns, %d running; want every sample the timer's", schedule, slices.Max(p.Latencies), len(p.Running()))
+		}
+	}
+}
