@@ -29,7 +29,10 @@ type Share struct {
 	Share float64
 	// Waits is the number of waits it had a part in.
 	Waits int
-	Names []NameShare
+	// Names are who did it (Cause.Name), worst first; Contexts where
+	// and in what state it happened (Cause.Context), worst first.
+	Names    []NameShare
+	Contexts []ContextShare
 }
 
 // NameShare is who, within a kind.
@@ -39,12 +42,26 @@ type NameShare struct {
 	Share float64
 }
 
+// ContextShare is where, within a kind.
+type ContextShare struct {
+	Context string
+	NS      int64
+	Share   float64
+	// Waits is the number of waits it had a part in.
+	Waits int
+}
+
 // Sum aggregates attributions: each cause's share of the late waits'
 // lateness, worst first, and within each its names, worst first.
 func Sum(as []Attribution) Aggregate {
 	var g Aggregate
 	kinds := map[Kind]*Share{}
 	names := map[Kind]map[string]int64{}
+	type ctx struct {
+		ns    int64
+		waits int
+	}
+	contexts := map[Kind]map[string]*ctx{}
 	for _, a := range as {
 		if a.LatenessNS <= 0 {
 			continue
@@ -60,12 +77,14 @@ func Sum(as []Attribution) Aggregate {
 			g.NotAttributed++
 		}
 		seen := map[Kind]bool{}
+		seenAt := map[Cause]bool{}
 		for _, c := range a.Causes {
 			s := kinds[c.Kind]
 			if s == nil {
 				s = &Share{Kind: c.Kind}
 				kinds[c.Kind] = s
 				names[c.Kind] = map[string]int64{}
+				contexts[c.Kind] = map[string]*ctx{}
 			}
 			s.NS += c.NS
 			if !seen[c.Kind] {
@@ -74,6 +93,18 @@ func Sum(as []Attribution) Aggregate {
 			}
 			if c.Name != "" {
 				names[c.Kind][c.Name] += c.NS
+			}
+			if c.Context != "" {
+				x := contexts[c.Kind][c.Context]
+				if x == nil {
+					x = &ctx{}
+					contexts[c.Kind][c.Context] = x
+				}
+				x.ns += c.NS
+				if k := (Cause{Kind: c.Kind, Context: c.Context}); !seenAt[k] {
+					x.waits++
+					seenAt[k] = true
+				}
 			}
 		}
 	}
@@ -94,6 +125,15 @@ func Sum(as []Attribution) Aggregate {
 			}
 			return cmp.Compare(p.Name, q.Name)
 		})
+		for c, x := range contexts[k] {
+			s.Contexts = append(s.Contexts, ContextShare{Context: c, NS: x.ns, Share: share(x.ns), Waits: x.waits})
+		}
+		slices.SortFunc(s.Contexts, func(p, q ContextShare) int {
+			if c := cmp.Compare(q.NS, p.NS); c != 0 {
+				return c
+			}
+			return cmp.Compare(p.Context, q.Context)
+		})
 		g.Causes = append(g.Causes, *s)
 	}
 	slices.SortFunc(g.Causes, func(p, q Share) int {
@@ -106,7 +146,8 @@ func Sum(as []Attribution) Aggregate {
 }
 
 // ByName is how much of the late waits' lateness a name had, in any
-// kind of cause (a thread both blocking and interfering).
+// kind of cause (a thread both blocking and interfering). Contexts are
+// not names: a thread an IRQ delay found running is not counted.
 func (g Aggregate) ByName(name string) int64 {
 	var n int64
 	for _, s := range g.Causes {

@@ -54,11 +54,18 @@ func (w Wait) LatenessNS() int64 { return w.Woke - w.SoftExpires }
 // Cause is one part of a wait's lateness.
 type Cause struct {
 	Kind Kind
-	// Name is who: a thread as comm:pid, an IRQ as NUMBER:handler or a
-	// vector's row (LOC, RES, CAL), a softirq's kind, a CPU (cpuN) for a
-	// remote wake-up or an idle exit, the CPU's state for an IRQ delay.
+	// Name is who did it, and only that: a thread as comm:pid, an IRQ's
+	// handler or a vector's row (LOC, RES, CAL), a softirq's kind, an
+	// NMI's handler; "" for the kinds no one did.
 	Name string
-	NS   int64
+	// Context is where, or in what state, for the kinds that happen to
+	// a CPU rather than being done by someone: an IRQ delay's CPU and
+	// what it was doing ("cpu1 running comm:pid", "cpu1 in idle state 2",
+	// "cpu1 idle"), a remote wake-up's or an idle exit's CPU, the CPU
+	// events were lost on. It is not a name: the thread an IRQ delay
+	// found running did not delay the interrupt as far as events show.
+	Context string
+	NS      int64
 }
 
 // Attribution is a wait's lateness split into causes.
@@ -148,6 +155,13 @@ type explainer struct {
 func (x *explainer) add(k Kind, name string, ns int64) {
 	if ns > 0 {
 		x.parts = append(x.parts, Cause{Kind: k, Name: name, NS: ns})
+	}
+}
+
+// addAt adds a part that happened to a CPU, in context.
+func (x *explainer) addAt(k Kind, context string, ns int64) {
+	if ns > 0 {
+		x.parts = append(x.parts, Cause{Kind: k, Context: context, NS: ns})
 	}
 }
 
@@ -269,7 +283,7 @@ func (x *explainer) run() {
 			case l.kind == ctxIRQ && !l.timer:
 				x.add(KindIRQ, l.name, t-f)
 			default:
-				x.add(KindIRQDelay, delayName(tc, l), t-f)
+				x.addAt(KindIRQDelay, delayContext(tc, l), t-f)
 			}
 		})
 	}
@@ -315,7 +329,8 @@ func (x *explainer) run() {
 	x.finish()
 }
 
-func delayName(cpu int, l label) string {
+// delayContext is an IRQ delay's context: its CPU and what it was doing.
+func delayContext(cpu int, l label) string {
 	c := "cpu" + strconv.Itoa(cpu)
 	switch {
 	case l.kind != ctxThread || !l.known:
@@ -349,9 +364,9 @@ func (x *explainer) classify(cpu, tc int, l label, ns int64) {
 		case l.pid == x.w.TID:
 			x.add(KindReturn, "", ns)
 		case l.pid == 0 && cpu != tc:
-			x.add(KindRemote, c, ns)
+			x.addAt(KindRemote, c, ns)
 		case l.pid == 0:
-			x.add(KindIdleExit, c, ns)
+			x.addAt(KindIdleExit, c, ns)
 		default:
 			name := thread(l.comm, l.pid)
 			if !x.blockSet {
@@ -375,7 +390,7 @@ func (x *explainer) gapOn(cpus []int) bool {
 		}
 		c := "cpu" + strconv.Itoa(g.CPU)
 		x.a.NotAttributed = true
-		x.a.Causes = []Cause{{Kind: KindNotAttributed, Name: c, NS: x.a.LatenessNS}}
+		x.a.Causes = []Cause{{Kind: KindNotAttributed, Context: c, NS: x.a.LatenessNS}}
 		x.a.Reasons = append(x.a.Reasons, "events were lost on "+c+" during the wait")
 		return true
 	}
@@ -390,7 +405,7 @@ func (x *explainer) finish() {
 	var out []Cause
 	for _, p := range x.parts {
 		sum += p.NS
-		k := Cause{Kind: p.Kind, Name: p.Name}
+		k := Cause{Kind: p.Kind, Name: p.Name, Context: p.Context}
 		if i, ok := idx[k]; ok {
 			out[i].NS += p.NS
 			continue

@@ -83,10 +83,10 @@ func TestSlackThenTimerIRQThenIdleExit(t *testing.T) {
 	b.sw(1600, 0, 0, "swapper/0", tid, "waiter")
 	a := Explain(w, b.evs, nil)
 	check(t, a,
-		Cause{KindSlack, "", 500},
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindIdleExit, "cpu0", 70},
-		Cause{KindReturn, "", 50})
+		Cause{KindSlack, "", "", 500},
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindIdleExit, "", "cpu0", 70},
+		Cause{KindReturn, "", "", 50})
 	if a.TimerCPU != 0 || a.RunCPU != 0 || a.Migrated || a.Blocking != "" {
 		t.Errorf("%+v", a)
 	}
@@ -99,10 +99,10 @@ func TestTimerFiredWithinSlack(t *testing.T) {
 	b.timerIRQ(0, 1200, 1230, 0)
 	b.sw(1250, 0, 0, "swapper/0", tid, "waiter")
 	check(t, Explain(w, b.evs, nil),
-		Cause{KindSlack, "", 200},
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindIdleExit, "cpu0", 20},
-		Cause{KindReturn, "", 50})
+		Cause{KindSlack, "", "", 200},
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindIdleExit, "", "cpu0", 20},
+		Cause{KindReturn, "", "", 50})
 }
 
 func TestIRQDelayFromIdleState(t *testing.T) {
@@ -113,10 +113,10 @@ func TestIRQDelayFromIdleState(t *testing.T) {
 	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
 	a := Explain(w, b.evs, nil)
 	check(t, a,
-		Cause{KindIRQDelay, "cpu0 in idle state 2", 300},
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindIdleExit, "cpu0", 20},
-		Cause{KindReturn, "", 50})
+		Cause{KindIRQDelay, "", "cpu0 in idle state 2", 300},
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindIdleExit, "", "cpu0", 20},
+		Cause{KindReturn, "", "", 50})
 	if !a.IdleKnown || a.IdleState != 2 {
 		t.Errorf("idle state %d known %v", a.IdleState, a.IdleKnown)
 	}
@@ -131,10 +131,10 @@ func TestIRQDelayWhileBusy(t *testing.T) {
 	b.sw(1350, 0, 55, "hog", tid, "waiter")
 	a := Explain(w, b.evs, nil)
 	check(t, a,
-		Cause{KindIRQDelay, "cpu0 running hog:55", 300},
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindBlocking, "hog:55", 20},
-		Cause{KindReturn, "", 50})
+		Cause{KindIRQDelay, "", "cpu0 running hog:55", 300},
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindBlocking, "hog:55", "", 20},
+		Cause{KindReturn, "", "", 50})
 	if a.IdleKnown {
 		t.Error("a busy CPU said idle")
 	}
@@ -149,11 +149,11 @@ func TestPreviousIRQInterference(t *testing.T) {
 	b.timerIRQ(0, 1300, 1330, 0)
 	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
 	check(t, Explain(w, b.evs, nil),
-		Cause{KindIRQDelay, "cpu0 idle", 100},
-		Cause{KindIRQ, "38:virtio2-input.0", 200},
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindIdleExit, "cpu0", 20},
-		Cause{KindReturn, "", 50})
+		Cause{KindIRQDelay, "", "cpu0 idle", 100},
+		Cause{KindIRQ, "38:virtio2-input.0", "", 200},
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindIdleExit, "", "cpu0", 20},
+		Cause{KindReturn, "", "", 50})
 }
 
 // Softirqs, IRQs and NMIs after the timer's IRQ are counted net of what
@@ -168,12 +168,12 @@ func TestInterferenceNested(t *testing.T) {
 	b.add(Event{Time: 1720, CPU: 0, Kind: IRQExit, IRQ: 41})
 	b.sw(1900, 0, 0, "swapper/0", tid, "waiter")
 	check(t, Explain(w, b.evs, nil),
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindSoftirq, "NET_RX", 590},
-		Cause{KindNMI, "NMI", 10},
-		Cause{KindIRQ, "41:virtio3-rx", 20},
-		Cause{KindIdleExit, "cpu0", 250},
-		Cause{KindReturn, "", 100})
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindSoftirq, "NET_RX", "", 590},
+		Cause{KindNMI, "NMI", "", 10},
+		Cause{KindIRQ, "41:virtio3-rx", "", 20},
+		Cause{KindIdleExit, "", "cpu0", 250},
+		Cause{KindReturn, "", "", 100})
 }
 
 // The thread the timer interrupted blocks us until it switches out; the
@@ -188,10 +188,10 @@ func TestBlockingThreadThenOthers(t *testing.T) {
 	b.sw(2500, 0, 88, "other", tid, "waiter")
 	a := Explain(w, b.evs, nil)
 	check(t, a,
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindBlocking, "busy:77", 970},
-		Cause{KindThread, "other:88", 500},
-		Cause{KindReturn, "", 20})
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindBlocking, "busy:77", "", 970},
+		Cause{KindThread, "other:88", "", 500},
+		Cause{KindReturn, "", "", 20})
 	if a.Blocking != "busy:77" {
 		t.Errorf("blocking %q", a.Blocking)
 	}
@@ -207,11 +207,11 @@ func TestBlockingThreadOnlyItsFirstStretch(t *testing.T) {
 	b.sw(1200, 0, 88, "other", 77, "busy")
 	b.sw(1600, 0, 77, "busy", tid, "waiter")
 	check(t, Explain(w, b.evs, nil),
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindBlocking, "busy:77", 70},
-		Cause{KindThread, "other:88", 100},
-		Cause{KindThread, "busy:77", 400},
-		Cause{KindReturn, "", 100})
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindBlocking, "busy:77", "", 70},
+		Cause{KindThread, "other:88", "", 100},
+		Cause{KindThread, "busy:77", "", 400},
+		Cause{KindReturn, "", "", 100})
 }
 
 // Woken onto another CPU, which was idle until the reschedule IPI.
@@ -225,10 +225,10 @@ func TestRemoteWakeup(t *testing.T) {
 	a := Explain(w, b.evs, nil)
 	// Until the wake-up (at 1010) the timer's IRQ on cpu0; then cpu1.
 	check(t, a,
-		Cause{KindTimerIRQ, "LOC", 10},
-		Cause{KindRemote, "cpu1", 230},
-		Cause{KindIRQ, "RES", 10},
-		Cause{KindReturn, "", 50})
+		Cause{KindTimerIRQ, "LOC", "", 10},
+		Cause{KindRemote, "", "cpu1", 230},
+		Cause{KindIRQ, "RES", "", 10},
+		Cause{KindReturn, "", "", 50})
 	if !a.Migrated || a.TimerCPU != 0 || a.RunCPU != 1 {
 		t.Errorf("%+v", a)
 	}
@@ -245,10 +245,10 @@ func TestMigration(t *testing.T) {
 	b.sw(1600, 1, 0, "swapper/1", tid, "waiter")
 	a := Explain(w, b.evs, nil)
 	check(t, a,
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindBlocking, "busy:77", 470},
-		Cause{KindRemote, "cpu1", 100},
-		Cause{KindReturn, "", 100})
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindBlocking, "busy:77", "", 470},
+		Cause{KindRemote, "", "cpu1", 100},
+		Cause{KindReturn, "", "", 100})
 	if !a.Migrated || a.RunCPU != 1 {
 		t.Errorf("%+v", a)
 	}
@@ -258,7 +258,7 @@ func TestArmedLateSaidOnce(t *testing.T) {
 	w, b := wait(50, 50, 400)
 	b.timerIRQ(0, 100, 130, 0)
 	a := Explain(w, b.evs, nil)
-	check(t, a, Cause{KindArmedLate, "", 350})
+	check(t, a, Cause{KindArmedLate, "", "", 350})
 	if !a.ArmedLate || a.InheritedNS != 50 {
 		t.Errorf("%+v", a)
 	}
@@ -269,7 +269,7 @@ func TestGapNotAttributed(t *testing.T) {
 	b.timerIRQ(0, 1500, 1530, 0)
 	b.sw(1600, 0, 0, "swapper/0", tid, "waiter")
 	a := Explain(w, b.evs, []Gap{{CPU: 0, From: 1400, To: 1450}})
-	check(t, a, Cause{KindNotAttributed, "cpu0", 650})
+	check(t, a, Cause{KindNotAttributed, "", "cpu0", 650})
 	if !a.NotAttributed || len(a.Reasons) != 1 {
 		t.Errorf("%+v", a)
 	}
@@ -291,7 +291,7 @@ func TestMissingExpiryUnexplained(t *testing.T) {
 	w.Hrtimer = 0x1234 // another timer's expiry only
 	b.timerIRQ(0, 1500, 1530, 0)
 	a := Explain(w, b.evs, nil)
-	check(t, a, Cause{KindSlack, "", 200}, Cause{KindUnexplained, "", 450})
+	check(t, a, Cause{KindSlack, "", "", 200}, Cause{KindUnexplained, "", "", 450})
 	if len(a.Reasons) == 0 {
 		t.Error("no reason")
 	}
@@ -304,7 +304,7 @@ func TestUnknownThreadUnexplained(t *testing.T) {
 	b := &tl{}
 	b.timerIRQ(0, 1000, 1030, 0)
 	a := Explain(w, b.evs, nil)
-	check(t, a, Cause{KindTimerIRQ, "LOC", 30}, Cause{KindUnexplained, "", 270})
+	check(t, a, Cause{KindTimerIRQ, "LOC", "", 30}, Cause{KindUnexplained, "", "", 270})
 	if len(a.Reasons) == 0 {
 		t.Error("no reason")
 	}
@@ -332,10 +332,10 @@ func TestUnsortedEvents(t *testing.T) {
 
 func TestSum(t *testing.T) {
 	as := []Attribution{
-		{LatenessNS: 1000, Causes: []Cause{{KindBlocking, "busy:7", 800}, {KindTimerIRQ, "LOC", 50}, {KindUnexplained, "", 150}}},
-		{LatenessNS: 1000, Causes: []Cause{{KindThread, "busy:7", 600}, {KindSoftirq, "NET_RX", 400}}},
-		{LatenessNS: 500, ArmedLate: true, Causes: []Cause{{KindArmedLate, "", 500}}},
-		{LatenessNS: 2000, NotAttributed: true, Causes: []Cause{{KindNotAttributed, "cpu1", 2000}}},
+		{LatenessNS: 1000, Causes: []Cause{{KindBlocking, "busy:7", "", 800}, {KindTimerIRQ, "LOC", "", 50}, {KindUnexplained, "", "", 150}}},
+		{LatenessNS: 1000, Causes: []Cause{{KindThread, "busy:7", "", 600}, {KindSoftirq, "NET_RX", "", 400}}},
+		{LatenessNS: 500, ArmedLate: true, Causes: []Cause{{KindArmedLate, "", "", 500}}},
+		{LatenessNS: 2000, NotAttributed: true, Causes: []Cause{{KindNotAttributed, "", "cpu1", 2000}}},
 		{LatenessNS: 0},
 	}
 	g := Sum(as)
@@ -360,6 +360,31 @@ func TestSum(t *testing.T) {
 	}
 }
 
+// A context is where a cause happened, not who did it: an IRQ delay on
+// a CPU running busy:7 is not busy:7's, and each context counts the
+// waits it was in once.
+func TestSumKeepsContextsApart(t *testing.T) {
+	as := []Attribution{
+		{LatenessNS: 1000, Causes: []Cause{{KindIRQDelay, "", "cpu0 running busy:7", 600}, {KindBlocking, "busy:7", "", 400}}},
+		{LatenessNS: 1000, Causes: []Cause{{KindIRQDelay, "", "cpu0 running busy:7", 300}, {KindIRQDelay, "", "cpu0 idle", 200}, {KindIdleExit, "", "cpu0", 500}}},
+	}
+	g := Sum(as)
+	if got := g.ByName("busy:7"); got != 400 {
+		t.Errorf("busy:7 has %d, want 400 (its blocking only)", got)
+	}
+	for _, s := range g.Causes {
+		if (s.Kind == KindIRQDelay || s.Kind == KindIdleExit) && len(s.Names) != 0 {
+			t.Errorf("%s has names %+v", s.Kind, s.Names)
+		}
+		if s.Kind == KindIRQDelay {
+			want := []ContextShare{{"cpu0 running busy:7", 900, 0.45, 2}, {"cpu0 idle", 200, 0.1, 1}}
+			if !slices.Equal(s.Contexts, want) {
+				t.Errorf("IRQ delay contexts %+v, want %+v", s.Contexts, want)
+			}
+		}
+	}
+}
+
 // Our thread, switched in, sleeps again before its clock read: the time
 // until it runs again is its own, not the thread that ran meanwhile.
 func TestOwnThreadBlockedAgain(t *testing.T) {
@@ -372,18 +397,18 @@ func TestOwnThreadBlockedAgain(t *testing.T) {
 	// Preempted (R+), by contrast, it stays runnable: that is the other
 	// thread's time.
 	check(t, Explain(w, b.evs, nil),
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindIdleExit, "cpu0", 70},
-		Cause{KindReturn, "", 150},
-		Cause{KindSelfBlock, "", 250})
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindIdleExit, "", "cpu0", 70},
+		Cause{KindReturn, "", "", 150},
+		Cause{KindSelfBlock, "", "", 250})
 	w2, b2 := wait(1000, 1000, 1500)
 	b2.timerIRQ(0, 1000, 1030, 0)
 	b2.sw(1100, 0, 0, "swapper/0", tid, "waiter")
 	b2.add(Event{Time: 1150, CPU: 0, Kind: Switch, PrevPID: tid, PrevComm: "waiter", PrevState: 0x100, NextPID: 77, NextComm: "busy"})
 	b2.sw(1400, 0, 77, "busy", tid, "waiter")
 	check(t, Explain(w2, b2.evs, nil),
-		Cause{KindTimerIRQ, "LOC", 30},
-		Cause{KindIdleExit, "cpu0", 70},
-		Cause{KindReturn, "", 150},
-		Cause{KindBlocking, "busy:77", 250})
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindIdleExit, "", "cpu0", 70},
+		Cause{KindReturn, "", "", 150},
+		Cause{KindBlocking, "busy:77", "", 250})
 }

@@ -13,14 +13,14 @@ func TestLayer0(t *testing.T) {
 	// Runnable 450 µs of the 600 µs late: the rest is unexplained.
 	w := base
 	w.After = procstat.SchedStat{RunNS: 20, WaitNS: 451_000, Slices: 6}
-	check(t, Layer0(w), Cause{KindRunQueue, "", 450_000}, Cause{KindUnexplained, "", 150_000})
+	check(t, Layer0(w), Cause{KindRunQueue, "", "", 450_000}, Cause{KindUnexplained, "", "", 150_000})
 	// More run-queue wait than lateness (it waited before the deadline
 	// too): at most the lateness.
 	w.After.WaitNS = 2_000_000
-	check(t, Layer0(w), Cause{KindRunQueue, "", 600_000})
+	check(t, Layer0(w), Cause{KindRunQueue, "", "", 600_000})
 	// None: all unexplained.
 	w.After.WaitNS = 1000
-	check(t, Layer0(w), Cause{KindUnexplained, "", 600_000})
+	check(t, Layer0(w), Cause{KindUnexplained, "", "", 600_000})
 	// Another thread's counters.
 	w.After = procstat.SchedStat{RunNS: 1, WaitNS: 1, Slices: 1}
 	if a := Layer0(w); len(a.Reasons) == 0 || a.Causes[0].Kind != KindUnexplained {
@@ -29,7 +29,7 @@ func TestLayer0(t *testing.T) {
 	// The slack first, then the run-queue wait in what is left.
 	w.After = procstat.SchedStat{RunNS: 20, WaitNS: 591_000, Slices: 6}
 	w.SlackNS = 50_000
-	check(t, Layer0(w), Cause{KindSlack, "", 50_000}, Cause{KindRunQueue, "", 550_000})
+	check(t, Layer0(w), Cause{KindSlack, "", "", 50_000}, Cause{KindRunQueue, "", "", 550_000})
 	w.SlackNS = 0
 	// Armed late.
 	w = base
@@ -38,7 +38,7 @@ func TestLayer0(t *testing.T) {
 	if a := Layer0(w); !a.ArmedLate || a.InheritedNS != 100_000 {
 		t.Errorf("%+v", a)
 	}
-	check(t, Layer0(w), Cause{KindArmedLate, "", 600_000})
+	check(t, Layer0(w), Cause{KindArmedLate, "", "", 600_000})
 }
 
 func TestWindowNotes(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,8 +157,8 @@ func TestJudgeLayer1(t *testing.T) {
 // Every outside name reaches the text made printable.
 func TestTextNamesPrintable(t *testing.T) {
 	hostile := "evil\x1b[2J\n"
-	r := &Result{Layer: 1, LayerWhy: "test", Late: []LateWait{{Causes: []Cause{{Cause: "thread", Name: hostile + ":1", Ns: 10, Share: 1}}, LatenessNs: 10}},
-		Aggregate: Aggregate{Late: 1, LatenessNs: 10, Causes: []Share{{Cause: "thread", Ns: 10, Share: 1, Names: []Name{{Name: hostile, Ns: 10, Share: 1}}}}, Names: []Name{{Name: hostile, Ns: 10, Share: 1}}},
+	r := &Result{Layer: 1, LayerWhy: "test", Late: []LateWait{{Causes: []Cause{{Cause: "thread", Name: hostile + ":1", Ns: 10, Share: 1}, {Cause: "IRQ delay", Context: "cpu0 running " + hostile + ":1", Ns: 10, Share: 1}}, LatenessNs: 10}},
+		Aggregate: Aggregate{Late: 1, LatenessNs: 10, Causes: []Share{{Cause: "thread", Ns: 10, Share: 1, Names: []Name{{Name: hostile, Ns: 10, Share: 1}}}, {Cause: "IRQ delay", Ns: 10, Share: 1, Contexts: []Context{{Context: "cpu0 running " + hostile + ":1", Ns: 10, Share: 1, Waits: 1}}}}, Names: []Name{{Name: hostile, Ns: 10, Share: 1}}},
 		Window:    Window{Interrupts: []Count{{Name: "24", Desc: "chip " + hostile, Count: 3}}},
 		Trace:     &TraceInfo{Instance: "/x", Missing: []string{}}}
 	var b bytes.Buffer
@@ -165,7 +166,7 @@ func TestTextNamesPrintable(t *testing.T) {
 	if strings.ContainsAny(b.String(), "\x1b") {
 		t.Errorf("text holds an ESC:\n%q", b.String())
 	}
-	for _, want := range []string{"layer 1", "threshold", "by cause", "by name"} {
+	for _, want := range []string{"layer 1", "threshold", "by cause", "by context", "by name"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
@@ -246,5 +247,92 @@ func TestRunOnFakes(t *testing.T) {
 	var le *LayerError
 	if !errors.As(err, &le) || h.waits != 0 {
 		t.Errorf("layer 1 without tracing: %v after %d waits", err, h.waits)
+	}
+}
+
+// By name holds who did it only (threads, IRQs, softirqs): where an IRQ
+// delay happened (its CPU, the thread or idle state it found) and an idle
+// exit's CPU are contexts, kept per wait and in their own table.
+func TestByNameHoldsOnlyNames(t *testing.T) {
+	const tid = 42
+	start := func(first attribution.Event) []attribution.Event {
+		return []attribution.Event{
+			{Time: 100, CPU: 0, Kind: attribution.HrtimerStart, PID: tid, Hrtimer: 1, SoftExpires: 1000, Expires: 1000, TargetCPU: -1},
+			first,
+		}
+	}
+	timerIRQ := []attribution.Event{
+		{Time: 1300, CPU: 0, Kind: attribution.VectorEntry, Name: "LOC", IRQ: 236, TargetCPU: -1},
+		{Time: 1305, CPU: 0, Kind: attribution.HrtimerExpireEntry, Hrtimer: 1, TargetCPU: -1},
+		{Time: 1310, CPU: 0, Kind: attribution.Waking, TargetPID: tid, TargetCPU: 0, Name: "waiter"},
+		{Time: 1315, CPU: 0, Kind: attribution.Wakeup, TargetPID: tid, TargetCPU: 0, Name: "waiter"},
+		{Time: 1320, CPU: 0, Kind: attribution.HrtimerExpireExit, Hrtimer: 1, TargetCPU: -1},
+		{Time: 1330, CPU: 0, Kind: attribution.VectorExit, Name: "LOC", IRQ: 236, TargetCPU: -1},
+	}
+	sw := func(at int64, prev int, prevComm string, next int, nextComm string) attribution.Event {
+		return attribution.Event{Time: at, CPU: 0, Kind: attribution.Switch, PrevPID: prev, PrevComm: prevComm, NextPID: next, NextComm: nextComm, TargetCPU: -1}
+	}
+	for _, c := range []struct {
+		name     string
+		evs      []attribution.Event
+		names    []string
+		contexts []string // cause/context
+	}{
+		{
+			name: "IRQ delay on a busy CPU",
+			evs: slices.Concat(start(sw(110, tid, "waiter", 0, "swapper/0")),
+				[]attribution.Event{sw(200, 0, "swapper/0", 55, "hog")}, timerIRQ,
+				[]attribution.Event{sw(1350, 55, "hog", tid, "waiter")}),
+			names:    []string{"LOC", "hog:55"},
+			contexts: []string{"IRQ delay/cpu0 running hog:55"},
+		},
+		{
+			name: "IRQ delay in an idle state",
+			evs: slices.Concat(start(sw(110, tid, "waiter", 0, "swapper/0")),
+				[]attribution.Event{{Time: 120, CPU: 0, Kind: attribution.CPUIdle, State: 2, TargetCPU: -1}}, timerIRQ,
+				[]attribution.Event{{Time: 1340, CPU: 0, Kind: attribution.CPUIdle, State: attribution.IdleExit, TargetCPU: -1}, sw(1350, 0, "swapper/0", tid, "waiter")}),
+			names:    []string{"LOC"},
+			contexts: []string{"IRQ delay/cpu0 in idle state 2", "idle exit/cpu0"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := &Result{Layer: 1, Late: []LateWait{}}
+			judge(res, tid, []waitRec{{Deadline: 1000, Start: 90, End: 1400}}, Options{Over: 1}, c.evs, nil)
+			var names, contexts []string
+			for _, n := range res.Aggregate.Names {
+				names = append(names, n.Name)
+			}
+			for _, s := range res.Aggregate.Causes {
+				for _, x := range s.Contexts {
+					contexts = append(contexts, s.Cause+"/"+x.Context)
+				}
+			}
+			if !slices.Equal(names, c.names) {
+				t.Errorf("by name %q, want %q", names, c.names)
+			}
+			if !slices.Equal(contexts, c.contexts) {
+				t.Errorf("contexts %q, want %q", contexts, c.contexts)
+			}
+			var perWait []string
+			for _, x := range res.Late[0].Causes {
+				if x.Context != "" {
+					perWait = append(perWait, x.Cause+"/"+x.Context)
+				}
+			}
+			if !slices.Equal(perWait, c.contexts) {
+				t.Errorf("the wait's contexts %q, want %q", perWait, c.contexts)
+			}
+			var b bytes.Buffer
+			res.WriteText(&b, 10)
+			text := b.String()
+			_, byName, _ := strings.Cut(text, "\nby name:\n")
+			byName, _, _ = strings.Cut(byName, "\n\n")
+			if strings.Contains(byName, "cpu") {
+				t.Errorf("by name holds a context:\n%s", byName)
+			}
+			if !strings.Contains(text, "\nby context (") {
+				t.Errorf("no context table:\n%s", text)
+			}
+		})
 	}
 }

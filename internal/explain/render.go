@@ -1,8 +1,10 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tickscope/tickscope/internal/printable"
@@ -13,18 +15,51 @@ func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1000) }
 
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
-// named is a cause with its name, made printable: names come from other
-// processes (comm) and drivers (IRQ handlers).
-func named(c, name string) string {
-	if name == "" {
-		return c
+// named is a cause with its name, or its context in parentheses, made
+// printable: names come from other processes (comm) and drivers (IRQ
+// handlers), and a context may hold a comm.
+func named(c Cause) string {
+	s := c.Cause
+	if c.Name != "" {
+		s += " " + printable.Line(c.Name)
 	}
-	return c + " " + printable.Line(name)
+	if c.Context != "" {
+		s += " (" + printable.Line(c.Context) + ")"
+	}
+	return s
+}
+
+// writeContexts prints where the causes that happen to a CPU happened
+// (an IRQ delay's CPU and what it ran or which idle state it was in, a
+// remote wake-up's CPU), worst first: apart from the names, because the
+// thread an IRQ delay found running is not who delayed it.
+func writeContexts(w io.Writer, g Aggregate) {
+	type row struct {
+		cause string
+		Context
+	}
+	var rows []row
+	for _, s := range g.Causes {
+		for _, c := range s.Contexts {
+			rows = append(rows, row{s.Cause, c})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	slices.SortStableFunc(rows, func(p, q row) int { return cmp.Compare(q.Ns, p.Ns) })
+	fmt.Fprintln(w, "\nby context (where it happened, not who did it):")
+	for j, r := range rows {
+		if j == 10 {
+			break
+		}
+		fmt.Fprintf(w, "  %-26s %-32s %12s %6s  in %d waits\n", r.cause, printable.Line(r.Context.Context), us(r.Ns), pct(r.Share), r.Waits)
+	}
 }
 
 // WriteText prints the result: the header (layer, threshold, late
 // waits), the worst waits one by one with their top causes, then the
-// aggregate by cause and by name, and the window's counters.
+// aggregate by cause, by context and by name, and the window's counters.
 func (r *Result) WriteText(w io.Writer, worst int) {
 	fmt.Fprintf(w, "layer %d: %s\n", r.Layer, r.LayerWhy)
 	fmt.Fprintf(w, "%d waits of %s with %s (slack %s): lateness p50 %s, p99 %s\n",
@@ -68,7 +103,7 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 				if j == 3 {
 					break
 				}
-				parts = append(parts, fmt.Sprintf("%s %s (%s)", named(c.Cause, c.Name), us(c.Ns), pct(c.Share)))
+				parts = append(parts, fmt.Sprintf("%s %s (%s)", named(c), us(c.Ns), pct(c.Share)))
 			}
 			fmt.Fprintf(w, "  %6d  %12s  %s\n", l.Index, us(l.LatenessNs), strings.Join(parts, "; "))
 		}
@@ -91,6 +126,7 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 		if g.ArmedLate > 0 {
 			fmt.Fprintf(w, "  armed late: %d waits, %s inherited from the wait before (counted there, not here)\n", g.ArmedLate, us(g.ArmedLateNs))
 		}
+		writeContexts(w, g)
 		if len(g.Names) > 0 {
 			fmt.Fprintln(w, "\nby name:")
 			for j, n := range g.Names {

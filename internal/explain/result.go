@@ -53,12 +53,15 @@ type LateWait struct {
 	Blocking string `json:"blocking"`
 }
 
-// Cause is one part of a wait's lateness.
+// Cause is one part of a wait's lateness: Name is who did it (a thread,
+// an IRQ, a softirq), Context where or in what state it happened (an IRQ
+// delay's CPU and what it ran, a remote wake-up's CPU).
 type Cause struct {
-	Cause string  `json:"cause"`
-	Name  string  `json:"name"`
-	Ns    int64   `json:"ns"`
-	Share float64 `json:"share"`
+	Cause   string  `json:"cause"`
+	Name    string  `json:"name"`
+	Context string  `json:"context"`
+	Ns      int64   `json:"ns"`
+	Share   float64 `json:"share"`
 }
 
 // Aggregate is the late waits' causes, worst first.
@@ -72,7 +75,8 @@ type Aggregate struct {
 	ArmedLateNs    int64   `json:"armed_late_ns"`
 	NotAttributed  int     `json:"not_attributed"`
 	Causes         []Share `json:"causes"`
-	// Names are every name over every cause, worst first.
+	// Names are every name over every cause, worst first: who, never
+	// where (a context is in its cause's Contexts).
 	Names []Name `json:"names"`
 }
 
@@ -83,6 +87,16 @@ type Share struct {
 	Share float64 `json:"share"`
 	Waits int     `json:"waits"`
 	Names []Name  `json:"names"`
+	// Contexts are where it happened, worst first.
+	Contexts []Context `json:"contexts"`
+}
+
+// Context is where, or in what state, and how much.
+type Context struct {
+	Context string  `json:"context"`
+	Ns      int64   `json:"ns"`
+	Share   float64 `json:"share"`
+	Waits   int     `json:"waits"`
 }
 
 // Name is who, and how much.
@@ -127,7 +141,7 @@ func lateWait(i int, w waitRec, a attribution.Attribution) LateWait {
 		if a.LatenessNS > 0 {
 			share = float64(c.NS) / float64(a.LatenessNS)
 		}
-		l.Causes = append(l.Causes, Cause{Cause: string(c.Kind), Name: c.Name, Ns: c.NS, Share: share})
+		l.Causes = append(l.Causes, Cause{Cause: string(c.Kind), Name: c.Name, Context: c.Context, Ns: c.NS, Share: share})
 	}
 	return l
 }
@@ -136,10 +150,13 @@ func aggregate(g attribution.Aggregate) Aggregate {
 	out := Aggregate{Late: g.Late, LatenessNs: g.LatenessNS, ArmedLate: g.ArmedLate, ArmedLateNs: g.ArmedLateNS, NotAttributed: g.NotAttributed, Causes: []Share{}, Names: []Name{}}
 	names := map[string]int64{}
 	for _, s := range g.Causes {
-		sh := Share{Cause: string(s.Kind), Ns: s.NS, Share: s.Share, Waits: s.Waits, Names: []Name{}}
+		sh := Share{Cause: string(s.Kind), Ns: s.NS, Share: s.Share, Waits: s.Waits, Names: []Name{}, Contexts: []Context{}}
 		for _, n := range s.Names {
 			sh.Names = append(sh.Names, Name{Name: n.Name, Ns: n.NS, Share: n.Share})
 			names[n.Name] += n.NS
+		}
+		for _, c := range s.Contexts {
+			sh.Contexts = append(sh.Contexts, Context{Context: c.Context, Ns: c.NS, Share: c.Share, Waits: c.Waits})
 		}
 		if s.Kind != attribution.KindUnexplained && s.Kind != attribution.KindNotAttributed {
 			out.ExplainedNs += s.NS
