@@ -385,11 +385,16 @@ func (x *explainer) classify(cpu, tc int, l label, ns int64) {
 // for nil), and then makes the attribution "not attributed".
 func (x *explainer) gapOn(cpus []int) bool {
 	for _, g := range x.gaps {
-		if g.From > x.w.Woke || g.To < x.w.Armed || cpus != nil && !slices.Contains(cpus, g.CPU) {
+		if g.From > x.w.Woke || g.To < x.w.Armed || cpus != nil && g.CPU != AllCPUs && !slices.Contains(cpus, g.CPU) {
 			continue
 		}
-		c := "cpu" + strconv.Itoa(g.CPU)
 		x.a.NotAttributed = true
+		if g.CPU == AllCPUs {
+			x.a.Causes = []Cause{{Kind: KindNotAttributed, NS: x.a.LatenessNS}}
+			x.a.Reasons = append(x.a.Reasons, "the trace was not recording during the wait")
+			return true
+		}
+		c := "cpu" + strconv.Itoa(g.CPU)
 		x.a.Causes = []Cause{{Kind: KindNotAttributed, Context: c, NS: x.a.LatenessNS}}
 		x.a.Reasons = append(x.a.Reasons, "events were lost on "+c+" during the wait")
 		return true

@@ -57,8 +57,9 @@
 // from the wait before it: it is one cause, "armed late", and the
 // aggregate counts it apart rather than counting that lateness twice. A
 // wait during which events were lost on a CPU it used (the ring buffer's
-// missed-events flag, internal/tracefs) is "not attributed": no guess is
-// made across a gap.
+// missed-events flag, internal/tracefs), or while the trace was not
+// recording on any CPU, is "not attributed": no guess is made across a
+// gap, and what a CPU ran before one is not assumed after it.
 //
 // Layer 0, without tracing: a thread's run-queue wait read from its
 // schedstat before and after a wait (Documentation/scheduler/sched-stats.rst)

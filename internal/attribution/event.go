@@ -79,12 +79,20 @@ type Event struct {
 // __trace_sched_switch_state).
 func (e Event) Blocked() bool { return e.PrevState&0xff != 0 }
 
-// Gap is a stretch of a CPU's trace in which events were lost: nothing is
-// attributed across it.
+// Gap is a stretch of a CPU's trace in which events were lost, or of
+// every CPU's (CPU AllCPUs) in which the trace was not recording: nothing
+// is attributed across it, and what a CPU ran before it is not assumed
+// after it.
 type Gap struct {
 	CPU      int
 	From, To int64
 }
+
+// AllCPUs is a Gap's CPU when it is every CPU's.
+const AllCPUs = -1
+
+// on reports whether the gap is cpu's.
+func (g Gap) on(cpu int) bool { return g.CPU == AllCPUs || g.CPU == cpu }
 
 // SoftirqNames are the softirq kinds by number (include/linux/interrupt.h,
 // the enum of HI_SOFTIRQ to RCU_SOFTIRQ; /proc/softirqs' rows).

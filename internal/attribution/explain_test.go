@@ -2,6 +2,7 @@ package attribution
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -411,4 +412,29 @@ func TestOwnThreadBlockedAgain(t *testing.T) {
 		Cause{KindIdleExit, "", "cpu0", 70},
 		Cause{KindReturn, "", "", 150},
 		Cause{KindBlocking, "busy:77", "", 250})
+}
+
+// What a CPU was in before a gap is not assumed after it: the idle state
+// traced before the recording stopped is not the IRQ delay's context.
+// A wait inside a stretch of every CPU's without recording is not
+// attributed.
+func TestNoStateFromBeforeAGap(t *testing.T) {
+	w, b := wait(1000, 1000, 1400)
+	b.add(Event{Time: 50, CPU: 0, Kind: CPUIdle, State: 2})
+	b.timerIRQ(0, 1300, 1330, 0)
+	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
+	if a := Explain(w, b.evs, nil); !a.IdleKnown || a.IdleState != 2 {
+		t.Fatalf("without a gap the idle state is not read: %+v", a)
+	}
+	a := Explain(w, b.evs, []Gap{{CPU: AllCPUs, From: 60, To: 90}})
+	check(t, a,
+		Cause{KindIRQDelay, "", "cpu0 idle", 300},
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindIdleExit, "", "cpu0", 20},
+		Cause{KindReturn, "", "", 50})
+	a = Explain(w, b.evs, []Gap{{CPU: AllCPUs, From: 1100, To: 1200}})
+	check(t, a, Cause{KindNotAttributed, "", "", 400})
+	if len(a.Reasons) != 1 || !strings.Contains(a.Reasons[0], "not recording") {
+		t.Errorf("reasons %q", a.Reasons)
+	}
 }

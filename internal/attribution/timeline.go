@@ -1,6 +1,7 @@
 package attribution
 
 import (
+	"math"
 	"sort"
 	"strconv"
 )
@@ -63,10 +64,20 @@ func (x *explainer) line(cpu int, expiry Event) *cpuLine {
 	x.lines[cpu] = l
 	var cur label
 	cur.idle = IdleExit
-	// What the CPU was running, and its idle state, when the wait began.
+	// What the CPU was running, and its idle state, when the wait began:
+	// not from before a gap, whose events may have changed both.
+	floor := int64(math.MinInt64)
+	for _, g := range x.gaps {
+		if g.on(cpu) && g.From < x.w.Armed {
+			floor = max(floor, g.To)
+		}
+	}
 	gotThread, gotIdle := false, false
 	for i := x.lo - 1; i >= 0 && i >= x.lo-lookback && !(gotThread && gotIdle); i-- {
 		e := x.evs[i]
+		if e.Time < floor {
+			break
+		}
 		if e.CPU != cpu {
 			continue
 		}
