@@ -51,12 +51,16 @@ Two layers; the output says which was used and why:
      top-level buffer and other instances are not touched; tracefs is
      mounted if it is not, and the output says so). One run traces at a
      time: a second waits for the first, saying so. Tracing adds to the
-     lateness it explains; that observer effect is not yet measured apart.
+     lateness it explains, so its cost is measured in the same run: after
+     each chunk of traced waits, half as many with the instance's
+     recording off (the run takes half as long again); the output gives
+     both chunks' p50 and p99 lateness and says when tracing changed them.
 --layer auto (the default) takes layer 1 when it can, else layer 0.
 
 Linux only for now: on Windows (ETW) and macOS explain says so and exits 1.
 Ctrl+C stops early with a result for the waits taken. --raw writes the
-samples as a measure file (docs/raw-format.md), which analyze reads.`,
+samples as a measure file (docs/raw-format.md), which analyze reads; at
+layer 1 it holds the untraced chunks' waits too.`,
 		Example: `  # 1000 waits of 1 ms, the late ones (over the run's p99) explained
   tickscope explain
   # every wait more than 200 µs late, layer 0 even as root
@@ -109,7 +113,7 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 	}
 	defer raw.Close()
 	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, "explaining "+spec.Method)
-	res, file, err := explain.Run(cmd.Context(), host, q, explain.NewSystem(), opts, explain.Reporting{Progress: bar.Update, Finished: bar.Finish, TraceWaiting: func() {
+	res, file, err := explain.Run(cmd.Context(), host, q, explain.NewSystem(), opts, explain.Reporting{Progress: bar.UpdateTotal, Finished: bar.Finish, TraceWaiting: func() {
 		a.warnf("another run is tracing with the instance %s: waiting for it to end (Ctrl+C stops)", tracefs.InstanceName)
 	}})
 	if err != nil {

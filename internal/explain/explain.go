@@ -96,7 +96,15 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 		}()
 	}
 	before, errBefore := sys.Counters()
-	obs := &observer{sys: sys, waits: make([]waitRec, 0, spec.Samples)}
+	obs := &observer{sys: sys, next: -spec.Warmup, recording: true}
+	if trace != nil {
+		// The waits explained are o.Samples traced ones; untraced chunks
+		// between them measure what tracing costs.
+		plan := planInterleave(spec.Samples)
+		obs.plan, obs.rec = &plan, trace
+		spec.Samples = plan.total(spec.Samples)
+	}
+	obs.waits = make([]waitRec, 0, spec.Samples)
 	spec.Observer = obs
 	point, err := sample.Measure(ctx, host, spec, r.Progress)
 	after, errAfter := sys.Counters()
@@ -117,12 +125,16 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 			err = fmt.Errorf("removing the trace instance: %w", cerr)
 		}
 	}
+	if err == nil && obs.recErr != nil {
+		err = fmt.Errorf("turning the trace's recording on again: %w", obs.recErr)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(point.Latencies) == 0 {
 		return nil, nil, sample.ErrNothingMeasured
 	}
+	gaps = append(gaps, obs.gaps()...)
 	res.Stopped = point.Stopped
 	res.SlackNs = obs.slack
 	if obs.schedErr != nil {
@@ -137,6 +149,12 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	if res.Trace != nil && res.Trace.Lost > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("the kernel's trace buffers lost %d events: waits across a loss are not attributed", res.Trace.Lost))
 	}
+	if obs.plan != nil {
+		res.ObserverEffect = observerEffect(obs.waits, *obs.plan)
+		if obs.offErr != nil {
+			res.Notes = append(res.Notes, "the observer effect was not measured: turning the trace's recording off failed: "+obs.offErr.Error())
+		}
+	}
 	judge(res, obs.tid, obs.waits, o, evs, gaps)
 	file := &rawfile.File{Command: "measure", Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}}
 	return res, file, nil
@@ -147,11 +165,47 @@ type waitRec struct {
 	Deadline, Start, End int64
 	Before, After        procstat.SchedStat
 	SchedOK              bool
+	// Untraced: the trace's recording was off during the wait (an
+	// observer-effect chunk): it is measured, not explained.
+	Untraced bool
+}
+
+// interleave is how a traced run measures tracing's cost: after each
+// chunk of Traced waits, Off waits with the recording off, so that both
+// see the same load, side by side.
+type interleave struct {
+	Traced, Off int
+}
+
+// planInterleave gives the chunks for a run of samples traced waits:
+// chunks of a tenth of the run (10 to 100 waits), each followed by half
+// as many untraced, so that the run takes half as long again.
+func planInterleave(samples int) interleave {
+	c := min(100, max(10, samples/10))
+	return interleave{Traced: c, Off: c / 2}
+}
+
+// traced reports whether the sample at index i (negative: warm-up) is a
+// traced one.
+func (p interleave) traced(i int) bool {
+	return i < 0 || i%(p.Traced+p.Off) < p.Traced
+}
+
+// total is the samples the run takes for samples traced ones: it ends
+// with a traced chunk's last wait, or its untraced chunk when full.
+func (p interleave) total(samples int) int {
+	k, r := samples/p.Traced, samples%p.Traced
+	n := k * (p.Traced + p.Off)
+	if r > 0 {
+		n += r
+	}
+	return n
 }
 
 func (w waitRec) lateness() int64 { return w.End - w.Deadline }
 
-// observer reads the measuring thread's schedstat around each wait.
+// observer reads the measuring thread's schedstat around each wait,
+// and with a plan turns the trace's recording off and on between chunks.
 type observer struct {
 	sys      System
 	th       Thread
@@ -161,6 +215,16 @@ type observer struct {
 	beforeOK bool
 	schedErr error
 	waits    []waitRec
+
+	// next is the index of the next wait (negative in the warm-up).
+	next int
+	// plan and rec, when tracing: the chunks and the trace; recording
+	// is its state. offErr ends the interleaving (turning it off
+	// failed); recErr is turning it on again that failed.
+	plan           *interleave
+	rec            Trace
+	recording      bool
+	offErr, recErr error
 }
 
 func (o *observer) Begin(slack int64) error {
@@ -177,6 +241,19 @@ func (o *observer) Begin(slack int64) error {
 }
 
 func (o *observer) BeforeWait() {
+	if o.plan != nil && o.recErr == nil {
+		if want := o.plan.traced(o.next) || o.offErr != nil; want != o.recording {
+			if err := o.rec.Record(want); err != nil {
+				if want {
+					o.recErr = err
+				} else {
+					o.offErr = err
+				}
+			} else {
+				o.recording = want
+			}
+		}
+	}
 	o.beforeOK = false
 	if o.th != nil {
 		var err error
@@ -186,16 +263,43 @@ func (o *observer) BeforeWait() {
 }
 
 func (o *observer) AfterWait(i int, deadline, start, end int64) {
+	o.next = i + 1
 	if i < 0 {
 		return
 	}
-	w := waitRec{Deadline: deadline, Start: start, End: end, Before: o.before}
+	w := waitRec{Deadline: deadline, Start: start, End: end, Before: o.before, Untraced: !o.recording}
 	if o.th != nil && o.beforeOK {
 		var err error
 		w.After, err = o.th.SchedStat()
 		w.SchedOK = err == nil
 	}
 	o.waits = append(o.waits, w)
+}
+
+// gaps are the stretches the recording was off, on every CPU: from just
+// after the last traced wait before to the start of the first after.
+func (o *observer) gaps() []attribution.Gap {
+	var out []attribution.Gap
+	for i, w := range o.waits {
+		if !w.Untraced || i > 0 && o.waits[i-1].Untraced {
+			continue
+		}
+		g := attribution.Gap{CPU: attribution.AllCPUs, From: w.Start}
+		if i > 0 {
+			g.From = o.waits[i-1].End + 1
+		}
+		j := i
+		for j < len(o.waits) && o.waits[j].Untraced {
+			j++
+		}
+		if j < len(o.waits) {
+			g.To = o.waits[j].Start
+		} else {
+			g.To = o.waits[j-1].End
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 // Threshold is the lateness a wait must exceed to be explained: over
@@ -211,20 +315,26 @@ func Threshold(lateness []int64, over time.Duration) (ns int64, from string) {
 
 // judge fills res from the waits: the threshold, each late wait's
 // attribution, worst first, and their aggregate.
+// Only the traced waits are judged: the untraced ones measure the
+// observer effect.
 func judge(res *Result, tid int, waits []waitRec, o Options, evs []attribution.Event, gaps []attribution.Gap) {
 	late := make([]int64, len(waits))
+	var traced []int64
 	for i, w := range waits {
 		late[i] = w.lateness()
+		if !w.Untraced {
+			traced = append(traced, late[i])
+		}
 	}
-	res.Waits = len(waits)
-	sorted := slices.Clone(late)
+	res.Waits = len(traced)
+	sorted := slices.Clone(traced)
 	slices.Sort(sorted)
 	res.LatenessP50Ns, res.LatenessP99Ns = stats.Percentile(sorted, 50), stats.Percentile(sorted, 99)
-	res.ThresholdNs, res.ThresholdFrom = Threshold(late, o.Over)
+	res.ThresholdNs, res.ThresholdFrom = Threshold(traced, o.Over)
 	starts := timerStarts(evs, tid)
 	var as []attribution.Attribution
 	for i, w := range waits {
-		if late[i] <= res.ThresholdNs {
+		if w.Untraced || late[i] <= res.ThresholdNs {
 			continue
 		}
 		var a attribution.Attribution

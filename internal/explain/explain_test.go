@@ -198,6 +198,9 @@ func (h *fakeHost) Apply(s timerinfo.Setting) (timerinfo.Setting, func() error, 
 }
 func (h *fakeHost) Wait(deadline int64) error {
 	l := h.late[h.waits%len(h.late)]
+	if h.sys.recording {
+		l += h.sys.recordCost
+	}
 	h.waits++
 	h.now = max(h.now, deadline) + l
 	h.sys.runQueue += uint64(l)
@@ -209,12 +212,38 @@ func (h *fakeHost) CPUTime() time.Duration { return 0 }
 type fakeSystem struct {
 	runQueue uint64
 	trace    bool
+	// With a trace: recording is its state, recordCost what it adds to
+	// each wait, toggles how often Record changed it.
+	recording  bool
+	recordCost int64
+	toggles    int
 }
 
 func (s *fakeSystem) CanTrace() (bool, string) { return s.trace, "fake: no tracing" }
 func (s *fakeSystem) StartTrace(context.Context, func()) (Trace, error) {
-	return nil, errors.New("fake: no tracing")
+	if !s.trace {
+		return nil, errors.New("fake: no tracing")
+	}
+	s.recording = true
+	return fakeTrace{s}, nil
 }
+
+// fakeTrace records nothing: every traced wait is not attributed.
+type fakeTrace struct{ s *fakeSystem }
+
+func (fakeTrace) Info() TraceInfo { return TraceInfo{Instance: "fake", Missing: []string{}} }
+func (t fakeTrace) Record(on bool) error {
+	if on != t.s.recording {
+		t.s.toggles++
+	}
+	t.s.recording = on
+	return nil
+}
+func (t fakeTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
+	t.s.recording = false
+	return nil, nil, nil
+}
+func (fakeTrace) Close() error                             { return nil }
 func (s *fakeSystem) Counters() (procstat.Snapshot, error) { return procstat.Snapshot{}, nil }
 func (s *fakeSystem) Thread() (Thread, error)              { return fakeThread{s}, nil }
 
@@ -334,5 +363,84 @@ func TestByNameHoldsOnlyNames(t *testing.T) {
 				t.Errorf("no context table:\n%s", text)
 			}
 		})
+	}
+}
+
+// A traced run interleaves untraced chunks: the waits explained are the
+// traced ones, as many as asked for; the untraced ones measure what
+// recording costs, side by side.
+func TestObserverEffectInterleaved(t *testing.T) {
+	sys := &fakeSystem{trace: true, recordCost: 2000}
+	h := &fakeHost{late: []int64{1000}, sys: sys}
+	res, file, err := Run(context.Background(), h, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 100, Over: 2 * time.Microsecond, Layer: Layer1, Worst: 10}, Reporting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.ObserverEffect
+	if e == nil {
+		t.Fatal("no observer effect at layer 1")
+	}
+	// Chunks of 10 traced then 5 untraced: 10 of each, 150 waits.
+	if e.ChunkWaits != 10 || e.OffWaits != 5 || e.Traced != 100 || e.Untraced != 50 || len(file.Points[0].Latencies) != 150 {
+		t.Errorf("%+v with %d samples", e, len(file.Points[0].Latencies))
+	}
+	// Off before each untraced chunk, on after each but the last, which
+	// ends the run.
+	if sys.toggles != 19 {
+		t.Errorf("recording toggled %d times, want 19", sys.toggles)
+	}
+	if e.TracedP50Ns != 3000 || e.UntracedP50Ns != 1000 || e.TracedP99Ns != 3000 || e.UntracedP99Ns != 1000 || !e.Changed || e.P50Diff.Estimate != 2000 {
+		t.Errorf("%+v: want traced 3000, untraced 1000, changed", e)
+	}
+	if res.Waits != 100 || len(res.Late) != 100 || res.LatenessP50Ns != 3000 {
+		t.Errorf("%d waits, %d late, p50 %d: want the 100 traced ones only", res.Waits, len(res.Late), res.LatenessP50Ns)
+	}
+	for _, l := range res.Late {
+		if l.Index%15 >= 10 {
+			t.Errorf("untraced wait %d explained", l.Index)
+		}
+	}
+	var b bytes.Buffer
+	res.WriteText(&b, 3)
+	for _, want := range []string{"observer effect: 100 traced and 50 untraced waits", "lateness p50 3.0 µs traced, 1.0 µs untraced", "tracing made the p50"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Layer 0 has no observer effect: nothing is traced.
+	sys0 := &fakeSystem{}
+	res0, _, err := Run(context.Background(), &fakeHost{late: []int64{1000}, sys: sys0}, &timerinfo.Report{OS: "fake"}, sys0, Options{Delay: time.Millisecond, Samples: 20, Layer: LayerAuto, Worst: 10}, Reporting{})
+	if err != nil || res0.ObserverEffect != nil {
+		t.Errorf("layer 0: %v, observer effect %+v", err, res0.ObserverEffect)
+	}
+}
+
+func TestInterleavePlan(t *testing.T) {
+	for _, c := range []struct{ samples, traced, off, total int }{
+		{1, 10, 5, 1}, {50, 10, 5, 75}, {55, 10, 5, 80}, {1000, 100, 50, 1500}, {100000, 100, 50, 150000},
+	} {
+		p := planInterleave(c.samples)
+		n := 0
+		for i := range p.total(c.samples) {
+			if p.traced(i) {
+				n++
+			}
+		}
+		if p.Traced != c.traced || p.Off != c.off || p.total(c.samples) != c.total || n != c.samples {
+			t.Errorf("%d samples: %+v, total %d with %d traced", c.samples, p, p.total(c.samples), n)
+		}
+	}
+}
+
+// The stretches without recording are gaps on every CPU, from just after
+// the traced wait before to the start of the traced wait after.
+func TestObserverGaps(t *testing.T) {
+	o := &observer{waits: []waitRec{
+		{Start: 0, End: 10}, {Start: 10, End: 20, Untraced: true}, {Start: 20, End: 30, Untraced: true},
+		{Start: 30, End: 40}, {Start: 40, End: 50, Untraced: true},
+	}}
+	want := []attribution.Gap{{CPU: attribution.AllCPUs, From: 11, To: 30}, {CPU: attribution.AllCPUs, From: 41, To: 50}}
+	if got := o.gaps(); !slices.Equal(got, want) {
+		t.Errorf("gaps %+v, want %+v", got, want)
 	}
 }

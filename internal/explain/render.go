@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tickscope/tickscope/internal/printable"
+	"github.com/tickscope/tickscope/internal/stats"
 )
 
 // us formats ns as µs with one decimal.
@@ -27,6 +28,37 @@ func named(c Cause) string {
 		s += " (" + printable.Line(c.Context) + ")"
 	}
 	return s
+}
+
+// writeObserver prints tracing's cost as measured: the lateness of the
+// traced and untraced chunks' waits, and whether tracing changed it.
+func writeObserver(w io.Writer, e *ObserverEffect) {
+	fmt.Fprintf(w, "observer effect: %d traced and %d untraced waits, interleaved in chunks of %d and %d\n", e.Traced, e.Untraced, e.ChunkWaits, e.OffWaits)
+	if e.Traced == 0 || e.Untraced == 0 {
+		fmt.Fprintln(w, "  not measured: the run stopped before an untraced chunk")
+		return
+	}
+	diff := func(iv stats.Interval) string {
+		if iv.Unbounded {
+			return fmt.Sprintf("%+.1f µs, too few waits to bound it", iv.Estimate/1000)
+		}
+		return fmt.Sprintf("%+.1f µs, 95%% interval %+.1f..%+.1f", iv.Estimate/1000, iv.Lo/1000, iv.Hi/1000)
+	}
+	fmt.Fprintf(w, "  lateness p50 %s traced, %s untraced (%s)\n", us(e.TracedP50Ns), us(e.UntracedP50Ns), diff(e.P50Diff))
+	fmt.Fprintf(w, "  lateness p99 %s traced, %s untraced (%s)\n", us(e.TracedP99Ns), us(e.UntracedP99Ns), diff(e.P99Diff))
+	if e.Changed {
+		var which []string
+		if e.P50Diff.Lo > 0 && !e.P50Diff.Unbounded {
+			which = append(which, "p50")
+		}
+		if e.P99Diff.Lo > 0 && !e.P99Diff.Unbounded {
+			which = append(which, "p99")
+		}
+		fmt.Fprintf(w, "  tracing made the %s later beyond its interval: the causes explained are those of traced waits\n", strings.Join(which, " and "))
+	} else {
+		fmt.Fprintln(w, "  no difference beyond the intervals")
+	}
+	fmt.Fprintln(w, "  untraced: the instance's recording off, its events left enabled (the tracepoints' own entry is in both)")
 }
 
 // writeContexts prints where the causes that happen to a CPU happened
@@ -88,6 +120,9 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 		if len(t.Missing) > 0 {
 			fmt.Fprintf(w, "trace: events this kernel lacks: %s\n", strings.Join(t.Missing, ", "))
 		}
+	}
+	if e := r.ObserverEffect; e != nil {
+		writeObserver(w, e)
 	}
 	if len(r.Late) == 0 {
 		fmt.Fprintln(w, "\nno wait was later than the threshold: nothing to explain")

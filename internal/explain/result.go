@@ -6,6 +6,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/procstat"
+	"github.com/tickscope/tickscope/internal/stats"
 )
 
 // Result is an explain run: its JSON is `explain --json`'s
@@ -33,7 +34,62 @@ type Result struct {
 	Window    Window     `json:"window"`
 	// Trace is layer 1's instance, null at layer 0.
 	Trace *TraceInfo `json:"trace"`
-	Notes []string   `json:"notes"`
+	// ObserverEffect is tracing's cost, measured in the run (layer 1;
+	// null at layer 0).
+	ObserverEffect *ObserverEffect `json:"observer_effect"`
+	Notes          []string        `json:"notes"`
+}
+
+// ObserverEffect is the same waits' lateness with the trace recording
+// and without, measured side by side in interleaved chunks.
+type ObserverEffect struct {
+	// ChunkWaits traced waits alternate with OffWaits untraced ones.
+	ChunkWaits int `json:"chunk_waits"`
+	OffWaits   int `json:"off_waits"`
+	// Traced and Untraced are the waits of each kind measured.
+	Traced   int `json:"traced"`
+	Untraced int `json:"untraced"`
+	// The lateness of each kind, nearest-rank.
+	TracedP50Ns   int64 `json:"traced_p50_ns"`
+	TracedP99Ns   int64 `json:"traced_p99_ns"`
+	UntracedP50Ns int64 `json:"untraced_p50_ns"`
+	UntracedP99Ns int64 `json:"untraced_p99_ns"`
+	// P50Diff is traced less untraced p50 with its 95 % interval;
+	// P99Diff the same for the p99, distribution-free (unbounded with
+	// fewer than about 440 waits of each kind).
+	P50Diff stats.Interval `json:"p50_diff"`
+	P99Diff stats.Interval `json:"p99_diff"`
+	// Changed: tracing made the p50 or the p99 later beyond its
+	// interval.
+	Changed bool `json:"changed"`
+	// Off says what untraced means here.
+	Off string `json:"off"`
+}
+
+// OffMeans is what an untraced chunk is.
+const OffMeans = "the instance's recording off (its tracing_on 0) with its events left enabled: what differs is recording the events and draining the buffer, not the tracepoints' own entry, which turning the events off and on per chunk would cost tens of ms of kernel text patching each time"
+
+func observerEffect(waits []waitRec, p interleave) *ObserverEffect {
+	var on, off []int64
+	for _, w := range waits {
+		if w.Untraced {
+			off = append(off, w.lateness())
+		} else {
+			on = append(on, w.lateness())
+		}
+	}
+	slices.Sort(on)
+	slices.Sort(off)
+	e := &ObserverEffect{ChunkWaits: p.Traced, OffWaits: p.Off, Traced: len(on), Untraced: len(off), Off: OffMeans}
+	if len(on) == 0 || len(off) == 0 {
+		return e
+	}
+	e.TracedP50Ns, e.TracedP99Ns = stats.Percentile(on, 50), stats.Percentile(on, 99)
+	e.UntracedP50Ns, e.UntracedP99Ns = stats.Percentile(off, 50), stats.Percentile(off, 99)
+	e.P50Diff = stats.MedianDiffCI(on, off)
+	e.P99Diff = stats.PercentileDiffBounds(on, off, 99, 0.05)
+	e.Changed = e.P50Diff.Lo > 0 && !e.P50Diff.Unbounded || e.P99Diff.Lo > 0 && !e.P99Diff.Unbounded
+	return e
 }
 
 // LateWait is one late wait's attribution.

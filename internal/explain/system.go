@@ -33,6 +33,11 @@ type Thread interface {
 type Trace interface {
 	// Info says what the instance is and did.
 	Info() TraceInfo
+	// Record turns the instance's recording on or off (its tracing_on)
+	// while the events stay enabled: the untraced chunks of the
+	// observer effect. It is called on the measuring thread between
+	// waits: keep it to a write.
+	Record(on bool) error
 	// Stop stops tracing and gives every event read, sorted, with the
 	// gaps in which events were lost.
 	Stop() ([]attribution.Event, []attribution.Gap, error)

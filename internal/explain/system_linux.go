@@ -147,6 +147,14 @@ func (t *linuxTrace) drain() {
 
 func (t *linuxTrace) Info() TraceInfo { return t.info }
 
+func (t *linuxTrace) Record(on bool) error {
+	v := "0"
+	if on {
+		v = "1"
+	}
+	return os.WriteFile(filepath.Join(t.in.Dir, "tracing_on"), []byte(v), 0)
+}
+
 func (t *linuxTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 	err := os.WriteFile(filepath.Join(t.in.Dir, "tracing_on"), []byte("0"), 0)
 	close(t.stop)
