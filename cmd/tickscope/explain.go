@@ -37,7 +37,8 @@ func (a *app) explainCommand() *cobra.Command {
 		Long: `Measure waits as measure does and say why each late one was late: for every
 wait later than the threshold (the run's own p99 lateness, or --over), its
 lateness split into causes, in µs and as a share, then the aggregate of all
-late waits by cause and by name (threads as comm:pid, IRQs, softirqs).
+late waits by cause, by name (threads as comm:pid, IRQs, softirqs) and by
+context (what the CPU was doing: the thread it ran, its idle state).
 
 Methods on this OS (the first is the default):
 ` + seam.MethodList(methods) + `
