@@ -2,8 +2,9 @@
 // late wake-ups: the NT kernel logger's classic (MOF) events as a 64-bit
 // Windows delivers them in an EVENT_RECORD, and the pure attribution of
 // one late Sleep(1), or waitable-timer wait, to its causes. It has no OS
-// code and is tested on every OS; the ETW session that would feed it is
-// not here.
+// code and is tested on every OS. The session that feeds it runs in
+// internal/explain on Windows; what it is (its properties block, laid out
+// here so that it is tested on every OS) is in session.go.
 //
 // # The events
 //
