@@ -74,7 +74,11 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	}
 	spec.Setting = o.Setting
 	canTrace, whyNot := sys.CanTrace()
-	chosen, err := Choose(o.Layer, canTrace, whyNot)
+	choose := Choose
+	if c, ok := sys.(layerChooser); ok {
+		choose = c.chooseLayer // Windows: layer 1 from ETW, no layer 0
+	}
+	chosen, err := choose(o.Layer, canTrace, whyNot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,11 +115,13 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	finished()
 	var evs []attribution.Event
 	var gaps []attribution.Gap
+	var wx waitExplainer
 	if trace != nil {
 		var terr error
 		evs, gaps, terr = trace.Stop()
 		cerr := trace.Close()
 		info := trace.Info()
+		wx, _ = trace.(waitExplainer)
 		trace = nil
 		res.Trace = &info
 		if err == nil && terr != nil {
@@ -155,7 +161,10 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 			res.Notes = append(res.Notes, "the observer effect was not measured: turning the trace's recording off failed: "+obs.offErr.Error())
 		}
 	}
-	judge(res, obs.tid, obs.waits, o, evs, gaps)
+	if wx != nil {
+		res.Notes = append(res.Notes, wx.resultNotes(spec.Method)...)
+	}
+	judgeWith(res, obs.tid, obs.waits, o, evs, gaps, wx)
 	file := &rawfile.File{Command: "measure", Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}}
 	return res, file, nil
 }
@@ -318,6 +327,12 @@ func Threshold(lateness []int64, over time.Duration) (ns int64, from string) {
 // Only the traced waits are judged: the untraced ones measure the
 // observer effect.
 func judge(res *Result, tid int, waits []waitRec, o Options, evs []attribution.Event, gaps []attribution.Gap) {
+	judgeWith(res, tid, waits, o, evs, gaps, nil)
+}
+
+// judgeWith is judge with a trace that attributes waits itself (wx, nil
+// on Linux).
+func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attribution.Event, gaps []attribution.Gap, wx waitExplainer) {
 	late := make([]int64, len(waits))
 	var traced []int64
 	for i, w := range waits {
@@ -338,9 +353,12 @@ func judge(res *Result, tid int, waits []waitRec, o Options, evs []attribution.E
 			continue
 		}
 		var a attribution.Attribution
-		if res.Layer == int(Layer1) {
+		switch {
+		case wx != nil:
+			a = wx.explainWait(w, tid, res.Method)
+		case res.Layer == int(Layer1):
 			a = explainTraced(w, starts, evs, gaps)
-		} else {
+		default:
 			a = explainLayer0(w, res.SlackNs)
 		}
 		as = append(as, a)
