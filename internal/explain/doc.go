@@ -20,5 +20,7 @@
 //     instance are left as they are.
 //
 // What the OS does sits behind System, one file per OS: Linux has both
-// layers; every other OS says it cannot explain yet (ErrUnsupported).
+// layers; Windows has layer 1 only, elevated, from an ETW kernel session
+// of its own (system_windows.go) attributed with etwkernel's tick model
+// (etw.go); every other OS says it cannot explain yet (ErrUnsupported).
 package explain

@@ -72,7 +72,7 @@ func (o Options) Check() error {
 }
 
 // ErrUnsupported is explain on an OS it cannot explain yet.
-var ErrUnsupported = errors.New("explain attributes late waits on Linux only for now: this OS's tracing (Windows: ETW) is not built yet")
+var ErrUnsupported = errors.New("explain attributes late waits on Linux and Windows only: this OS's tracing is not built")
 
 // LayerError is a layer asked for that this machine cannot give.
 type LayerError struct {
