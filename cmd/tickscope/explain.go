@@ -58,7 +58,7 @@ Two layers; the output says which was used and why:
      both chunks' p50 and p99 lateness and says when tracing changed them.
 --layer auto (the default) takes layer 1 when it can, else layer 0.
 
-Linux only for now: on Windows (ETW) and macOS explain says so and exits 1.
+Windows: layer 1 only, elevated (a kernel ETW session of its own); macOS exits 1.
 Ctrl+C stops early with a result for the waits taken. --raw writes the
 samples as a measure file (docs/raw-format.md), which analyze reads; at
 layer 1 it holds the untraced chunks' waits too.`,
