@@ -57,8 +57,11 @@ type layerChooser interface {
 	chooseLayer(asked Layer, canTrace bool, whyNot string) (Chosen, error)
 }
 
+// elevation is what layer 1 needs on Windows.
+const elevation = "an elevated terminal (a kernel ETW session, " + etwkernel.SessionName + "): run tickscope explain in a terminal started with \"Run as administrator\""
+
 // NeedsElevation is why layer 1 cannot run on Windows without it.
-const NeedsElevation = "it needs an elevated terminal (a kernel ETW session, " + etwkernel.SessionName + "): run tickscope explain in a terminal started with \"Run as administrator\""
+const NeedsElevation = "it needs " + elevation
 
 // NoWindowsLayer0 is why Windows has no layer 0. The thread's cycle
 // count (QueryThreadCycleTime) and times (GetThreadTimes) around a wait
@@ -68,7 +71,7 @@ const NeedsElevation = "it needs an elevated terminal (a kernel ETW session, " +
 // whole clock ticks. Without a run-queue wait there is nothing honest to
 // split a wait's lateness with, so layer 0 is refused rather than
 // reported as all unexplained.
-const NoWindowsLayer0 = "Windows keeps no per-thread time spent ready to run that a process can read without tracing (thread cycle counts and times say only how long it ran), so there is nothing to split the lateness with; layer 1 (ETW) " + NeedsElevation
+const NoWindowsLayer0 = "Windows keeps no per-thread time spent ready to run that a process can read without tracing (thread cycle counts and times say only how long it ran), so there is nothing to split the lateness with; layer 1 (ETW: --layer auto or 1) needs " + elevation
 
 // chooseETW is Choose for Windows: layer 1 when elevated, and no layer 0.
 func chooseETW(asked Layer, canTrace bool, whyNot string) (Chosen, error) {

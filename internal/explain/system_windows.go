@@ -169,7 +169,7 @@ var errLockTimeout = errors.New("the explain lock stayed held")
 // is what a terminal that is not elevated gets.
 func etwError(call string, err error) error {
 	if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
-		return fmt.Errorf("layer 1 %s (%w)", NeedsElevation, &seam.OSError{Call: call, Err: err})
+		return fmt.Errorf("layer 1 cannot run here: %s (%w)", NeedsElevation, &seam.OSError{Call: call, Err: err})
 	}
 	return &seam.OSError{Call: call, Err: err}
 }
