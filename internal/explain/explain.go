@@ -101,11 +101,11 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	}
 	before, errBefore := sys.Counters()
 	obs := &observer{sys: sys, next: -spec.Warmup, recording: true}
-	if trace != nil {
+	if rec, ok := trace.(Recorder); ok {
 		// The waits explained are o.Samples traced ones; untraced chunks
 		// between them measure what tracing costs.
 		plan := planInterleave(spec.Samples)
-		obs.plan, obs.rec = &plan, trace
+		obs.plan, obs.rec = &plan, rec
 		spec.Samples = plan.total(spec.Samples)
 	}
 	obs.waits = make([]waitRec, 0, spec.Samples)
@@ -154,6 +154,9 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	}
 	if res.Trace != nil && res.Trace.Lost > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("the kernel's trace buffers lost %d events: waits across a loss are not attributed", res.Trace.Lost))
+	}
+	if res.Trace != nil && obs.plan == nil {
+		res.Notes = append(res.Notes, "the observer effect is not measured: this trace cannot turn its recording off between waits")
 	}
 	if obs.plan != nil {
 		res.ObserverEffect = observerEffect(obs.waits, *obs.plan)
@@ -231,7 +234,7 @@ type observer struct {
 	// is its state. offErr ends the interleaving (turning it off
 	// failed); recErr is turning it on again that failed.
 	plan           *interleave
-	rec            Trace
+	rec            Recorder
 	recording      bool
 	offErr, recErr error
 }

@@ -29,15 +29,19 @@ type Thread interface {
 	SchedStat() (procstat.SchedStat, error)
 }
 
+// Recorder is a Trace that can turn its recording off and on while its
+// events stay enabled (Linux: the instance's tracing_on), which the
+// observer effect's untraced chunks need. It is called on the measuring
+// thread between waits: keep it to a write. A trace without it (ETW has
+// no such cheap switch) measures no observer effect, and says so.
+type Recorder interface {
+	Record(on bool) error
+}
+
 // Trace is a running trace.
 type Trace interface {
 	// Info says what the instance is and did.
 	Info() TraceInfo
-	// Record turns the instance's recording on or off (its tracing_on)
-	// while the events stay enabled: the untraced chunks of the
-	// observer effect. It is called on the measuring thread between
-	// waits: keep it to a write.
-	Record(on bool) error
 	// Stop stops tracing and gives every event read, sorted, with the
 	// gaps in which events were lost.
 	Stop() ([]attribution.Event, []attribution.Gap, error)
