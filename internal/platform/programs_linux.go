@@ -66,11 +66,13 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 // descriptors or memory (EMFILE, ENFILE, ENOMEM) fails the scan, which the
 // hold says: it is not read as the process having gone.
 //
-// The alternatives: the netlink process connector announces every fork,
-// exec and exit, but needs CAP_NET_ADMIN in the initial user namespace,
-// wakes the holder for every process any user starts, and drops events
-// when its socket buffer fills, so a /proc scan would be needed beside it
-// anyway; fanotify and eBPF need root and more.
+// The netlink process connector (procevents_linux.go) announces every
+// exec and exit, where the kernel offers it (the initial user and pid
+// namespaces; CAP_NET_ADMIN before Linux 6.6), but drops events when its
+// socket buffer fills and says nothing a holder could trust of another
+// user's process: a hold uses it only to choose when to scan, and what
+// to read afresh (Reread); the scan decides. fanotify and eBPF need root
+// and more.
 type procScanner struct {
 	root     string
 	programs []options.Program
@@ -99,6 +101,10 @@ type procScanner struct {
 	// createdBefore is set when the scan before saw the last process id
 	// change.
 	createdBefore bool
+	// reread are the processes the next scan reads afresh, and rereadAll
+	// makes it read every process so (Reread).
+	reread    map[int]bool
+	rereadAll bool
 	// unreadable are the processes this scan could not tell (Unreadable).
 	unreadable []seam.UnreadableProcess
 	// readFile, statPath and readDir read /proc for a scan (readProcFile,
@@ -250,8 +256,10 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 	// A process id is allocated a moment before the process shows in
 	// /proc: /proc is listed again at the scan after a change too.
 	created := sc.processCreated()
-	full := created || sc.createdBefore || sc.lastFull == 0 || sc.scan-sc.lastFull >= fullScanEvery
+	full := created || sc.createdBefore || sc.rereadAll || sc.lastFull == 0 || sc.scan-sc.lastFull >= fullScanEvery
 	sc.createdBefore = created
+	reread, all := sc.reread, sc.rereadAll
+	sc.reread, sc.rereadAll = nil, false
 	var pids []int
 	if full {
 		var err error
@@ -260,16 +268,23 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 		}
 		sc.lastFull = sc.scan
 	} else {
-		pids = make([]int, 0, len(sc.entries))
+		pids = make([]int, 0, len(sc.entries)+len(reread))
 		for pid := range sc.entries {
 			pids = append(pids, pid)
+		}
+		for pid := range reread {
+			if sc.entries[pid] == nil {
+				pids = append(pids, pid)
+			}
 		}
 	}
 	var out []seam.ProgramProcess
 	name := make([]byte, 64)
 	for _, pid := range pids {
-		if e := sc.entries[pid]; e != nil && e.match < 0 && sc.scan-e.first >= youngScans && uint64(pid)%rotateScans != sc.scan%rotateScans {
-			e.seen = sc.scan
+		if kept := sc.entries[pid]; kept != nil && (all || reread[pid]) {
+			sc.forget(pid, kept)
+		} else if kept != nil && kept.match < 0 && sc.scan-kept.first >= youngScans && uint64(pid)%rotateScans != sc.scan%rotateScans {
+			kept.seen = sc.scan
 			continue
 		}
 		comm, ok, err := sc.readComm(pid, name)
@@ -329,6 +344,44 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 		}
 	}
 	return out, nil
+}
+
+// Reread makes the next Scan read pids afresh (seam.ProgramScanner): a
+// process that executed another program keeps its id, and is otherwise
+// read again only every rotateScans scans; nil rereads every process.
+// What an event source announced only chooses what is read: the scan
+// decides, by the rules above, what runs.
+func (sc *procScanner) Reread(pids []int) {
+	if pids == nil {
+		sc.rereadAll = true
+		return
+	}
+	if sc.reread == nil {
+		sc.reread = make(map[int]bool, len(pids))
+	}
+	for _, pid := range pids {
+		// At most what /proc can show: a hostile count is not kept.
+		if pid > 0 && pid <= 1<<22 && len(sc.reread) < 1<<16 {
+			sc.reread[pid] = true
+		}
+	}
+}
+
+// forget makes the scan read the process pid afresh (Reread): a kernel
+// thread's entry is dropped (a kernel thread that executes a program,
+// as the kernel's usermode helpers do, is one no longer), and a match's
+// comm is no longer trusted, so that its executable is compared again
+// (stillRuns): an exec into another executable of the same name ends
+// the match.
+func (sc *procScanner) forget(pid int, e *procEntry) {
+	if e.kernel {
+		delete(sc.entries, pid)
+		return
+	}
+	e.first = sc.scan
+	if e.match >= 0 {
+		e.matchComm = ""
+	}
 }
 
 // processCreated reports whether a process or thread may have been

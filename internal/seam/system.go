@@ -138,6 +138,47 @@ type System interface {
 	// options.Programs checked it for this OS: Linux reads /proc, Windows
 	// takes a process snapshot. Elsewhere it returns ErrUnsupported.
 	ScanPrograms(programs []string) (ProgramScanner, error)
+	// ProgramEvents subscribes to the kernel's announcements of processes
+	// executing a program, renaming their main thread and exiting, as
+	// they happen (Linux: the process-events connector, offered in the
+	// initial user and pid namespaces, to root or CAP_NET_ADMIN only
+	// before Linux 6.6). Where there is none it returns an error:
+	// ErrUnsupported where the OS has no such source in tickscope, else
+	// why it could not be had (not root on an older kernel, a container).
+	// What it announces is a reason to scan, never what runs: a
+	// ProgramScanner decides that.
+	ProgramEvents() (ProgramEvents, error)
+}
+
+// ProgramEvents is a source of announcements that processes may have
+// started or stopped running a program (System.ProgramEvents). It
+// gathers them between Takes, so that a burst is taken at once.
+type ProgramEvents interface {
+	// Ready receives a value when something was gathered since the last
+	// Take.
+	Ready() <-chan struct{}
+	// Take returns what was gathered since the last Take, and forgets it.
+	Take() ProcessChanges
+	// Close stops the source.
+	Close()
+}
+
+// ProcessChanges is what a ProgramEvents source gathered: process ids
+// (thread group ids) of any user's processes, as the kernel announced
+// them. They say when to look, never what runs.
+type ProcessChanges struct {
+	// Ran are the processes that executed a program or renamed their
+	// main thread: they may run a watched program now.
+	Ran []int
+	// Exited are the processes a thread of which exited: the process
+	// may have exited (its last thread), or may not.
+	Exited []int
+	// Lost is set when announcements were lost (the kernel's buffer
+	// overran, or more came than are gathered): anything may have
+	// changed.
+	Lost bool
+	// Err is set once the source has failed: nothing more comes.
+	Err error
 }
 
 // ProgramScanner finds the running processes of a list of programs. It
@@ -154,6 +195,12 @@ type ProgramScanner interface {
 	// a protected one). Scan counts them as not running it, and does not
 	// try again while they run.
 	Unreadable() []UnreadableProcess
+	// Reread makes the next Scan read the processes pids afresh, as it
+	// reads a process it has not seen before, whatever it kept of them:
+	// an event source said they executed a program or renamed
+	// themselves. nil rereads every process (announcements were lost). A
+	// scanner that reads everything at every Scan ignores it.
+	Reread(pids []int)
 	// Close releases what the scanner keeps.
 	Close()
 }

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/options"
@@ -113,6 +115,91 @@ func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
 }
 
 func (sc *scanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
+
+// Reread records pids (the fake reads every process at every scan).
+func (sc *scanner) Reread(pids []int) {
+	sc.sys.mu.Lock()
+	defer sc.sys.mu.Unlock()
+	sc.sys.Rereads = append(sc.sys.Rereads, slices.Clone(pids))
+}
+
+// ProgramEvents returns ProcessEvents, or fails as the fake's OS does
+// where it has none (ProcessEventsErr, else ErrUnsupported).
+func (s *System) ProgramEvents() (seam.ProgramEvents, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.ProcessEvents != nil:
+		return s.ProcessEvents, nil
+	case s.ProcessEventsErr != nil:
+		return nil, s.ProcessEventsErr
+	}
+	return nil, seam.ErrUnsupported
+}
+
+// ProgramEvents is a fake source of process announcements: a test calls
+// Announce, and the hold takes what it gathered.
+type ProgramEvents struct {
+	mu      sync.Mutex
+	ready   chan struct{}
+	pending seam.ProcessChanges
+	takes   chan seam.ProcessChanges
+	closed  bool
+}
+
+// NewProgramEvents makes a fake source.
+func NewProgramEvents() *ProgramEvents {
+	return &ProgramEvents{ready: make(chan struct{}, 1), takes: make(chan seam.ProcessChanges, 100)}
+}
+
+// Announce gathers c (its lists appended, Lost and Err kept once set) and
+// says it is ready.
+func (e *ProgramEvents) Announce(c seam.ProcessChanges) {
+	e.mu.Lock()
+	e.pending.Ran = append(e.pending.Ran, c.Ran...)
+	e.pending.Exited = append(e.pending.Exited, c.Exited...)
+	e.pending.Lost = e.pending.Lost || c.Lost
+	if c.Err != nil {
+		e.pending.Err = c.Err
+	}
+	e.mu.Unlock()
+	select {
+	case e.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (e *ProgramEvents) Ready() <-chan struct{} { return e.ready }
+
+// Take returns what was gathered, and tells Taken of it.
+func (e *ProgramEvents) Take() seam.ProcessChanges {
+	e.mu.Lock()
+	c := e.pending
+	e.pending = seam.ProcessChanges{}
+	e.mu.Unlock()
+	select {
+	case e.takes <- c:
+	default:
+	}
+	return c
+}
+
+// Taken receives each Take's changes (the last 100 not received), so
+// that a test waits for the hold to have taken an announcement.
+func (e *ProgramEvents) Taken() <-chan seam.ProcessChanges { return e.takes }
+
+func (e *ProgramEvents) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+}
+
+// Closed reports whether Close was called.
+func (e *ProgramEvents) Closed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed
+}
 
 func (sc *scanner) Close() {
 	if !sc.closed {

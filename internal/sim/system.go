@@ -113,6 +113,13 @@ type System struct {
 	// OpenScanners counts the scanners ScanPrograms made and Close has not
 	// closed.
 	OpenScanners int
+	// ProcessEvents, when set, is what ProgramEvents returns: a test
+	// announces processes with its Announce. Without it ProgramEvents
+	// fails with ProcessEventsErr, or ErrUnsupported when that is nil
+	// too. Rereads records what the scanners were asked to read afresh.
+	ProcessEvents    *ProgramEvents
+	ProcessEventsErr error
+	Rereads          [][]int
 	// BootServiceMechanism is the boot service (Windows), nil for none;
 	// NewBootService makes one.
 	BootServiceMechanism *Service

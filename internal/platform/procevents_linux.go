@@ -1,0 +1,371 @@
+package platform
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/seam"
+)
+
+// ProgramEvents subscribes to the kernel's process-events connector
+// (procEvents).
+func (system) ProgramEvents() (seam.ProgramEvents, error) {
+	return openProcEvents(time.Second)
+}
+
+// The process-events connector's numbers (include/uapi/linux/connector.h
+// and cn_proc.h), which x/sys does not define.
+const (
+	cnIdxProc         = 1
+	cnValProc         = 1
+	procCnMcastListen = 1
+	procEventNone     = 0x00000000
+	procEventExec     = 0x00000002
+	procEventComm     = 0x00000200
+	procEventExit     = 0x80000000
+)
+
+// The layout of a connector message: the netlink header (struct
+// nlmsghdr, 16 bytes), the connector's (struct cn_msg, 20 bytes), then
+// the event (struct proc_event): what, cpu and a timestamp (16 bytes),
+// then the event's data, whose first two fields are, for an exec, a
+// rename (comm) and an exit, the thread's id and its thread group's.
+const (
+	nlmsgHeaderLen = 16
+	cnMsgLen       = 20
+	procEventAt    = nlmsgHeaderLen + cnMsgLen
+	procDataAt     = 16
+	// procWhatAt, procPIDAt and procTGIDAt are offsets in a message.
+	procWhatAt = procEventAt
+	procPIDAt  = procEventAt + procDataAt
+	procTGIDAt = procPIDAt + 4
+)
+
+// procEvent is a decoded connector event: what it is, the thread's id
+// and its thread group's (a process id), and for an acknowledgement
+// (what is procEventNone) its error and the ack number it answers.
+type procEvent struct {
+	what      uint32
+	pid, tgid uint32
+	ackErr    uint32
+	ack       uint32
+}
+
+// decodeProcEvents decodes the netlink messages a read of the connector
+// socket gave, in the machine's byte order, calling each for every
+// process event among them; other connectors' messages and netlink's own
+// (no-op, overrun) are skipped. It fails on a message whose lengths do
+// not fit in buf: what follows cannot be found.
+func decodeProcEvents(buf []byte, each func(procEvent)) error {
+	ne := binary.NativeEndian
+	for len(buf) > 0 {
+		if len(buf) < nlmsgHeaderLen {
+			return fmt.Errorf("netlink message of %d bytes, shorter than its header", len(buf))
+		}
+		n := ne.Uint32(buf[0:4])
+		if n < nlmsgHeaderLen || uint64(n) > uint64(len(buf)) {
+			return fmt.Errorf("netlink message says %d bytes, %d read", n, len(buf))
+		}
+		msg := buf[:n]
+		// Messages are aligned to 4 bytes (NLMSG_ALIGN).
+		next := min((uint64(n)+3)&^3, uint64(len(buf)))
+		buf = buf[next:]
+		if typ := ne.Uint16(msg[4:6]); typ != unix.NLMSG_DONE {
+			continue
+		}
+		if len(msg) < procEventAt {
+			continue
+		}
+		cn := msg[nlmsgHeaderLen:]
+		if ne.Uint32(cn[0:4]) != cnIdxProc || ne.Uint32(cn[4:8]) != cnValProc {
+			continue
+		}
+		data := int(ne.Uint16(cn[16:18]))
+		if data > len(msg)-procEventAt {
+			return fmt.Errorf("connector message says %d bytes of data, %d read", data, len(msg)-procEventAt)
+		}
+		ev := msg[procEventAt : procEventAt+data]
+		if len(ev) < procDataAt+8 {
+			continue
+		}
+		e := procEvent{what: ne.Uint32(ev[0:4]), ack: ne.Uint32(cn[12:16])}
+		if e.what == procEventNone {
+			e.ackErr = ne.Uint32(ev[procDataAt : procDataAt+4])
+		} else {
+			e.pid, e.tgid = ne.Uint32(ev[procDataAt:procDataAt+4]), ne.Uint32(ev[procDataAt+4:procDataAt+8])
+		}
+		each(e)
+	}
+	return nil
+}
+
+// procFilter is the classic BPF program the socket runs on each message
+// before it is queued, so that the holder is not woken for what it does
+// not use: it keeps execs, exits, acknowledgements and the renames of a
+// main thread (the thread's id is its group's), and drops the rest
+// (forks, threads renamed, user and session changes). A BPF load reads
+// in network byte order, so the numbers it compares with are the bytes
+// of the machine's order read as big-endian.
+func procFilter() []unix.SockFilter {
+	word := func(v uint32) uint32 {
+		var b [4]byte
+		binary.NativeEndian.PutUint32(b[:], v)
+		return binary.BigEndian.Uint32(b[:])
+	}
+	const (
+		ldWord = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jeqX   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_X
+		ret    = unix.BPF_RET | unix.BPF_K
+		tax    = unix.BPF_MISC | unix.BPF_TAX
+	)
+	return []unix.SockFilter{
+		/* 0 */ {Code: ldWord, K: procWhatAt},
+		/* 1 */ {Code: jeqK, K: word(procEventExec), Jt: 7},
+		/* 2 */ {Code: jeqK, K: word(procEventExit), Jt: 6},
+		/* 3 */ {Code: jeqK, K: word(procEventNone), Jt: 5},
+		/* 4 */ {Code: jeqK, K: word(procEventComm), Jf: 5},
+		/* 5 */ {Code: ldWord, K: procPIDAt},
+		/* 6 */ {Code: tax},
+		/* 7 */ {Code: ldWord, K: procTGIDAt},
+		/* 8 */ {Code: jeqX, Jt: 0, Jf: 1},
+		/* 9 */ {Code: ret, K: 0xffffffff},
+		/* 10 */ {Code: ret, K: 0},
+	}
+}
+
+// maxGathered bounds the process ids a procEvents gathers between Takes:
+// past it, it says Lost and the hold reads every process.
+const maxGathered = 4096
+
+// procEvents reads the process-events connector on a goroutine of its
+// own and gathers what a hold needs of it (seam.ProgramEvents).
+type procEvents struct {
+	f     *os.File
+	ready chan struct{}
+	done  chan struct{}
+
+	mu      sync.Mutex
+	ran     map[int]bool
+	exited  map[int]bool
+	lost    bool
+	err     error
+	closing bool
+}
+
+// openProcEvents opens a netlink connector socket, filters it
+// (procFilter), joins the process events' group and asks the kernel to
+// send them (PROC_CN_MCAST_LISTEN), then waits up to wait for the
+// kernel's acknowledgement: before Linux 6.6 a process without
+// CAP_NET_ADMIN is refused with EPERM (since, any user may listen), and
+// one outside the initial user and pid namespaces (a container) gets no
+// answer at all.
+func openProcEvents(wait time.Duration) (*procEvents, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, unix.NETLINK_CONNECTOR)
+	if err != nil {
+		return nil, &seam.OSError{Call: "socket(AF_NETLINK, NETLINK_CONNECTOR)", Err: err}
+	}
+	filter := procFilter()
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &prog); err != nil {
+		unix.Close(fd)
+		return nil, &seam.OSError{Call: "setsockopt(SO_ATTACH_FILTER) on the process connector", Err: err}
+	}
+	// A larger buffer makes an overrun (ENOBUFS) rarer; the kernel's limit
+	// is kept where it is lower, and root may pass it.
+	const rcvbuf = 1 << 20
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, rcvbuf) != nil {
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, rcvbuf)
+	}
+	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK, Groups: cnIdxProc}); err != nil {
+		unix.Close(fd)
+		return nil, &seam.OSError{Call: "bind the process connector's group", Err: err}
+	}
+	f := os.NewFile(uintptr(fd), "process connector")
+	// The kernel numbers what it sends itself, but answers a request's
+	// ack number plus one, to every listener: ours is told by it.
+	ack := uint32(os.Getpid())<<8 | uint32(time.Now().UnixNano()&0xff)
+	if _, err := f.Write(listenMessage(ack)); err != nil {
+		f.Close()
+		return nil, &seam.OSError{Call: "send PROC_CN_MCAST_LISTEN", Err: err}
+	}
+	if err := awaitAck(f, ack, wait); err != nil {
+		f.Close()
+		return nil, err
+	}
+	pe := &procEvents{f: f, ready: make(chan struct{}, 1), done: make(chan struct{}), ran: map[int]bool{}, exited: map[int]bool{}}
+	go pe.read()
+	return pe, nil
+}
+
+// listenMessage is the request PROC_CN_MCAST_LISTEN: a netlink header,
+// a connector header naming the process connector and carrying ack,
+// and the operation.
+func listenMessage(ack uint32) []byte {
+	ne := binary.NativeEndian
+	b := make([]byte, procEventAt+4)
+	ne.PutUint32(b[0:4], uint32(len(b)))
+	ne.PutUint16(b[4:6], unix.NLMSG_DONE)
+	ne.PutUint32(b[12:16], uint32(os.Getpid()))
+	cn := b[nlmsgHeaderLen:]
+	ne.PutUint32(cn[0:4], cnIdxProc)
+	ne.PutUint32(cn[4:8], cnValProc)
+	ne.PutUint32(cn[12:16], ack)
+	ne.PutUint16(cn[16:18], 4)
+	ne.PutUint32(b[procEventAt:], procCnMcastListen)
+	return b
+}
+
+// errNoAnswer is the kernel not answering PROC_CN_MCAST_LISTEN, as
+// outside the initial user and pid namespaces.
+var errNoAnswer = errors.New("no answer from the process connector (a container's own namespaces?)")
+
+// awaitAck reads until the kernel's acknowledgement of the request
+// whose ack number is ack (sent to every listener: it is the one that
+// answers ack+1), skipping the events and other listeners'
+// acknowledgements that come before it.
+func awaitAck(f *os.File, ack uint32, wait time.Duration) error {
+	if err := f.SetReadDeadline(time.Now().Add(wait)); err != nil {
+		return &seam.OSError{Call: "set a deadline on the process connector", Err: err}
+	}
+	buf := make([]byte, 8192)
+	for {
+		n, err := f.Read(buf)
+		switch {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return errNoAnswer
+		case errors.Is(err, unix.ENOBUFS):
+			continue
+		case err != nil:
+			return &seam.OSError{Call: "read the process connector", Err: err}
+		}
+		var ackErr uint32
+		found := false
+		if err := decodeProcEvents(buf[:n], func(e procEvent) {
+			if e.what == procEventNone && e.ack == ack+1 {
+				found, ackErr = true, e.ackErr
+			}
+		}); err != nil {
+			return &seam.OSError{Call: "read the process connector", Err: err}
+		}
+		if !found {
+			continue
+		}
+		if ackErr != 0 {
+			return &seam.OSError{Call: "PROC_CN_MCAST_LISTEN", Err: unix.Errno(ackErr)}
+		}
+		return f.SetReadDeadline(time.Time{})
+	}
+}
+
+// read gathers the events until Close or a failure.
+func (pe *procEvents) read() {
+	defer close(pe.done)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := pe.f.Read(buf)
+		if errors.Is(err, unix.ENOBUFS) {
+			pe.gather(func() { pe.lost = true })
+			continue
+		}
+		if err == nil && n == 0 {
+			err = errors.New("end of file")
+		}
+		if err != nil {
+			pe.mu.Lock()
+			closing := pe.closing
+			pe.mu.Unlock()
+			if !closing {
+				pe.gather(func() { pe.err = &seam.OSError{Call: "read the process connector", Err: err} })
+			}
+			return
+		}
+		err = decodeProcEvents(buf[:n], func(e procEvent) {
+			switch e.what {
+			case procEventExec, procEventComm:
+				pe.note(pe.ran, e.tgid)
+			case procEventExit:
+				pe.note(pe.exited, e.tgid)
+			}
+		})
+		if err != nil {
+			// The rest of this read cannot be found: anything may be lost.
+			pe.gather(func() { pe.lost = true })
+			continue
+		}
+		pe.signal()
+	}
+}
+
+// note gathers a process id; past maxGathered, it says Lost instead.
+func (pe *procEvents) note(set map[int]bool, tgid uint32) {
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	if tgid == 0 {
+		return
+	}
+	if len(pe.ran)+len(pe.exited) >= maxGathered {
+		pe.lost = true
+		return
+	}
+	set[int(tgid)] = true
+}
+
+// gather changes what is gathered and says it is ready.
+func (pe *procEvents) gather(change func()) {
+	pe.mu.Lock()
+	change()
+	pe.mu.Unlock()
+	pe.signal()
+}
+
+func (pe *procEvents) signal() {
+	pe.mu.Lock()
+	some := len(pe.ran) > 0 || len(pe.exited) > 0 || pe.lost || pe.err != nil
+	pe.mu.Unlock()
+	if some {
+		select {
+		case pe.ready <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (pe *procEvents) Ready() <-chan struct{} { return pe.ready }
+
+// Take returns what was gathered since the last Take, and forgets it.
+func (pe *procEvents) Take() seam.ProcessChanges {
+	pe.mu.Lock()
+	defer pe.mu.Unlock()
+	c := seam.ProcessChanges{Lost: pe.lost, Err: pe.err}
+	for pid := range pe.ran {
+		c.Ran = append(c.Ran, pid)
+	}
+	for pid := range pe.exited {
+		c.Exited = append(c.Exited, pid)
+	}
+	clear(pe.ran)
+	clear(pe.exited)
+	pe.lost = false
+	return c
+}
+
+// Close closes the socket (the kernel stops sending to it) and waits for
+// the reader to end.
+func (pe *procEvents) Close() {
+	pe.mu.Lock()
+	if pe.closing {
+		pe.mu.Unlock()
+		return
+	}
+	pe.closing = true
+	pe.mu.Unlock()
+	pe.f.Close()
+	<-pe.done
+}

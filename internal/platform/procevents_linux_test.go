@@ -1,0 +1,236 @@
+package platform
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// procMessage is one connector message as the kernel sends it, in the
+// machine's byte order: a process event (what, the thread and its group)
+// or, for what procEventNone, an acknowledgement of seq with err.
+func procMessage(what, pid, tgid, seq, ack, ackErr uint32) []byte {
+	ne := binary.NativeEndian
+	data := 24 // what, cpu, timestamp, two ids
+	b := make([]byte, procEventAt+data)
+	ne.PutUint32(b[0:4], uint32(len(b)))
+	ne.PutUint16(b[4:6], unix.NLMSG_DONE)
+	cn := b[nlmsgHeaderLen:]
+	ne.PutUint32(cn[0:4], cnIdxProc)
+	ne.PutUint32(cn[4:8], cnValProc)
+	ne.PutUint32(cn[8:12], seq)
+	ne.PutUint32(cn[12:16], ack)
+	ne.PutUint16(cn[16:18], uint16(data))
+	ev := b[procEventAt:]
+	ne.PutUint32(ev[0:4], what)
+	if what == procEventNone {
+		ne.PutUint32(ev[procDataAt:], ackErr)
+	} else {
+		ne.PutUint32(ev[procDataAt:], pid)
+		ne.PutUint32(ev[procDataAt+4:], tgid)
+	}
+	return b
+}
+
+// TestDecodeProcEvents decodes what one read may give: several messages,
+// another connector's (skipped), netlink's own (skipped), an
+// acknowledgement; a message whose length does not fit fails.
+func TestDecodeProcEvents(t *testing.T) {
+	other := procMessage(procEventExec, 9, 9, 0, 0, 0)
+	binary.NativeEndian.PutUint32(other[nlmsgHeaderLen:], 4) // another connector's index
+	noop := procMessage(procEventExec, 8, 8, 0, 0, 0)
+	binary.NativeEndian.PutUint16(noop[4:6], unix.NLMSG_NOOP)
+	var buf []byte
+	for _, m := range [][]byte{
+		procMessage(procEventExec, 100, 100, 0, 0, 0),
+		other,
+		procMessage(procEventExit, 101, 100, 0, 0, 0),
+		noop,
+		procMessage(procEventNone, 0, 0, 7, 1, uint32(unix.EPERM)),
+		procMessage(procEventComm, 102, 102, 0, 0, 0),
+	} {
+		buf = append(buf, m...)
+	}
+	var got []procEvent
+	if err := decodeProcEvents(buf, func(e procEvent) { got = append(got, e) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []procEvent{
+		{what: procEventExec, pid: 100, tgid: 100},
+		{what: procEventExit, pid: 101, tgid: 100},
+		{what: procEventNone, ackErr: uint32(unix.EPERM), ack: 1},
+		{what: procEventComm, pid: 102, tgid: 102},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("decoded %+v, want %+v", got, want)
+	}
+	long := procMessage(procEventExec, 1, 1, 0, 0, 0)
+	binary.NativeEndian.PutUint32(long[0:4], uint32(len(long)+4))
+	if err := decodeProcEvents(long, func(procEvent) {}); err == nil {
+		t.Error("a message longer than the read decoded")
+	}
+	data := procMessage(procEventExec, 1, 1, 0, 0, 0)
+	binary.NativeEndian.PutUint16(data[nlmsgHeaderLen+16:], 200)
+	if err := decodeProcEvents(data, func(procEvent) {}); err == nil {
+		t.Error("a connector message with more data than the read decoded")
+	}
+}
+
+// FuzzDecodeProcEvents: whatever a read gives, the decoder neither
+// panics nor loops, and an event it gives came from a message that fits.
+func FuzzDecodeProcEvents(f *testing.F) {
+	f.Add(procMessage(procEventExec, 100, 100, 0, 0, 0))
+	f.Add(append(procMessage(procEventExit, 5, 4, 0, 0, 0), procMessage(procEventNone, 0, 0, 3, 1, 1)...))
+	f.Add([]byte{})
+	f.Add(make([]byte, nlmsgHeaderLen))
+	f.Fuzz(func(t *testing.T, buf []byte) {
+		n := 0
+		_ = decodeProcEvents(buf, func(e procEvent) {
+			n++
+			if e.what == procEventNone && (e.pid != 0 || e.tgid != 0) {
+				t.Fatalf("an acknowledgement with process ids: %+v", e)
+			}
+		})
+		// Each event takes at least a header and the event's fixed part.
+		if n*(procEventAt+procDataAt+8) > len(buf) {
+			t.Fatalf("%d events from %d bytes", n, len(buf))
+		}
+	})
+}
+
+// TestListenMessage: the request decodes as the connector's, of the
+// operation's 4 bytes.
+func TestListenMessage(t *testing.T) {
+	m := listenMessage(42)
+	ne := binary.NativeEndian
+	if int(ne.Uint32(m[0:4])) != len(m) || ne.Uint16(m[4:6]) != unix.NLMSG_DONE {
+		t.Errorf("netlink header %x", m[:nlmsgHeaderLen])
+	}
+	cn := m[nlmsgHeaderLen:]
+	if ne.Uint32(cn[0:4]) != cnIdxProc || ne.Uint32(cn[4:8]) != cnValProc || ne.Uint32(cn[12:16]) != 42 || ne.Uint16(cn[16:18]) != 4 {
+		t.Errorf("connector header %x", cn[:cnMsgLen])
+	}
+	if ne.Uint32(m[procEventAt:]) != procCnMcastListen {
+		t.Errorf("operation %x", m[procEventAt:])
+	}
+}
+
+// openOrSkip opens the connector, or skips where the kernel offers none
+// to this process (a container's namespaces; before Linux 6.6, a user
+// without CAP_NET_ADMIN).
+func openOrSkip(t *testing.T) *procEvents {
+	t.Helper()
+	pe, err := openProcEvents(2 * time.Second)
+	if errors.Is(err, errNoAnswer) || errors.Is(err, unix.EPERM) {
+		t.Skipf("no process connector here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pe
+}
+
+// TestProcEventsSeeAChild: as root (any user since Linux 6.6), where
+// the kernel offers the connector, a child started and ended is announced: an exec of its
+// process id, then an exit of its thread group. That is all the kernel
+// promises; when the events come is not asserted.
+func TestProcEventsSeeAChild(t *testing.T) {
+	pe := openOrSkip(t)
+	defer pe.Close()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	var ran, exited bool
+	timeout := time.After(10 * time.Second)
+	for !ran || !exited {
+		select {
+		case <-pe.Ready():
+		case <-timeout:
+			t.Fatalf("after 10 s, process %d announced: executed %v, exited %v", pid, ran, exited)
+		}
+		c := pe.Take()
+		if c.Err != nil {
+			t.Fatal(c.Err)
+		}
+		// An overrun may lose the child's events: a busy machine, not a
+		// failure of the source.
+		if c.Lost && (!ran || !exited) {
+			t.Skip("events were lost (the machine is busy): the child's may be among them")
+		}
+		ran = ran || slices.Contains(c.Ran, pid)
+		exited = exited || slices.Contains(c.Exited, pid)
+	}
+}
+
+// TestProcEventsClose: Close ends the reader, which was blocked in a
+// read, and a second Close does nothing.
+func TestProcEventsClose(t *testing.T) {
+	pe := openOrSkip(t)
+	pe.Close()
+	pe.Close()
+	select {
+	case <-pe.done:
+	default:
+		t.Fatal("the reader still runs after Close")
+	}
+	if c := pe.Take(); c.Err != nil {
+		t.Errorf("Close was taken for a failure: %v", c.Err)
+	}
+}
+
+// TestScanRereadsAnOldProcess: a process the scanner has long known
+// (past youngScans, and not at its turn to be read again) that executes
+// a watched program keeping its id is not found by the next scan, by the
+// scanner's own rules, but is once an event source said it executed
+// something (Reread); nil rereads every process the same.
+func TestScanRereadsAnOldProcess(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		t.Run("all="+strconv.FormatBool(all), func(t *testing.T) {
+			dir := t.TempDir()
+			game := program(t, dir, "tswev"+strconv.Itoa(os.Getpid()))
+			shell := copyProgram(t, "sh", dir, "tswold"+strconv.Itoa(os.Getpid()))
+			execute := filepath.Join(dir, "exec")
+			sc, err := newProcScanner("/proc", []string{filepath.Base(game)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sc.Close()
+			cmd := start(t, shell, "-c", `while [ ! -e "$0" ]; do sleep 0.05; done; exec "$1" 30`, execute, game)
+			pid := cmd.Process.Pid
+			poll(t, "seen the shell", func() bool {
+				scanFor(t, sc)
+				e := sc.entries[pid]
+				return e != nil && !e.kernel && sc.scan-e.first >= youngScans
+			})
+			// The next scan must not be the shell's turn to be read again.
+			for (sc.scan+1)%rotateScans == uint64(pid)%rotateScans || (sc.scan+2)%rotateScans == uint64(pid)%rotateScans {
+				scanFor(t, sc)
+			}
+			if err := os.WriteFile(execute, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			poll(t, "executed the game", func() bool { return procField(pid, "comm") == filepath.Base(game) })
+			if _, ok := scanFor(t, sc)[pid]; ok {
+				t.Skip("the scan found it without being told (its rules changed): nothing to show")
+			}
+			if all {
+				sc.Reread(nil)
+			} else {
+				sc.Reread([]int{pid})
+			}
+			if _, ok := scanFor(t, sc)[pid]; !ok {
+				t.Errorf("told that process %d executed something, the scan did not find it running %s", pid, filepath.Base(game))
+			}
+		})
+	}
+}
