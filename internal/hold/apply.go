@@ -468,16 +468,27 @@ func (rep *HoldReport) warner(warn func(string)) func(string) {
 // nothing which happens once the caller was told is missed: a resume
 // just after Holding would otherwise find no watcher registered.
 type endWatch struct {
-	ctx        context.Context
-	sys        seam.System
-	escaped    chan struct{}
-	elapsed    <-chan time.Time
-	recheck    <-chan time.Time
-	scanTick   <-chan time.Time
-	resumed    chan struct{}
-	slept      time.Duration
-	sleptKnown bool
-	closers    []func()
+	ctx       context.Context
+	sys       seam.System
+	escaped   chan struct{}
+	elapsed   <-chan time.Time
+	recheck   <-chan time.Time
+	scanTick  <-chan time.Time
+	stopScan  func()
+	newTicker func(time.Duration) (<-chan time.Time, func())
+	// announced receives when an event source gathered announcements
+	// (nil: none), and onAnnounced takes them; settled, when set, is the
+	// channel of the timer that lets announcements settle before a scan
+	// (nil while none runs), and onSettled scans. A hold with --while
+	// sets them (whileHold).
+	announced   <-chan struct{}
+	onAnnounced func()
+	settled     func() <-chan time.Time
+	onSettled   func()
+	resumed     chan struct{}
+	slept       time.Duration
+	sleptKnown  bool
+	closers     []func()
 }
 
 // armEnd arms the hold's end: ESC, --for, the recheck every RecheckEvery,
@@ -522,10 +533,10 @@ func armEnd(ctx context.Context, sys seam.System, o HoldOptions, rep *HoldReport
 	var stopRecheck func()
 	w.recheck, stopRecheck = newTicker(every)
 	w.closers = append(w.closers, stopRecheck)
+	w.newTicker = newTicker
 	if scanEvery > 0 {
-		var stopScan func()
-		w.scanTick, stopScan = newTicker(scanEvery)
-		w.closers = append(w.closers, stopScan)
+		w.rescan(scanEvery)
+		w.closers = append(w.closers, func() { w.stopScan() })
 	}
 	// A resume notification (Windows) arrives on a goroutine of the OS's;
 	// the check runs on the thread that waits, which holds.
@@ -543,6 +554,15 @@ func armEnd(ctx context.Context, sys seam.System, o HoldOptions, rep *HoldReport
 	return w
 }
 
+// rescan scans every scanEvery from now on, in place of the scan armed
+// before.
+func (w *endWatch) rescan(scanEvery time.Duration) {
+	if w.stopScan != nil {
+		w.stopScan()
+	}
+	w.scanTick, w.stopScan = w.newTicker(scanEvery)
+}
+
 // close disarms the watch, last armed first.
 func (w *endWatch) close() {
 	for i := len(w.closers) - 1; i >= 0; i-- {
@@ -555,10 +575,19 @@ func (w *endWatch) close() {
 // signal (Ctrl+C, the console closing) cancels ctx, and says which.
 // Meanwhile it calls check at each recheck and after each resume from
 // sleep (with why, "" for the periodic check), and scan at each scan
-// tick; between them it uses no CPU.
+// tick, and what an event source announced (announced, settled);
+// between them it uses no CPU.
 func (w *endWatch) wait(check func(reason string), scan func()) string {
 	for {
+		var settled <-chan time.Time
+		if w.settled != nil {
+			settled = w.settled()
+		}
 		select {
+		case <-w.announced:
+			w.onAnnounced()
+		case <-settled:
+			w.onSettled()
 		case <-w.ctx.Done():
 			return "signal"
 		case <-w.escaped:

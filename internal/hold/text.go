@@ -65,7 +65,11 @@ func WriteReleased(w io.Writer, rep *HoldReport) {
 // its programs, with nothing held.
 func WriteWaiting(w io.Writer, rep *HoldReport) {
 	wr := rep.While
-	fmt.Fprintf(w, "waiting for %s (looked for every %v): nothing is held until one runs\n", strings.Join(wr.Programs, ", "), time.Duration(wr.ScanEveryNs))
+	how := fmt.Sprintf("looked for every %v", time.Duration(wr.ScanEveryNs))
+	if wr.Source == SourceEvents {
+		how = fmt.Sprintf("told by the kernel's process events, and looked for every %v", time.Duration(wr.ScanEveryNs))
+	}
+	fmt.Fprintf(w, "waiting for %s (%s): nothing is held until one runs\n", strings.Join(wr.Programs, ", "), how)
 	fmt.Fprintf(w, "  requested      %s\n", rep.Requested)
 	if rep.Reach != "" {
 		fmt.Fprintf(w, "  request model  %s\n", rep.RequestModel)

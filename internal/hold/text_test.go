@@ -42,6 +42,11 @@ func TestHoldTexts(t *testing.T) {
 				While: &hold.WhileReport{Programs: []string{"game", "/opt/x"}, ScanEveryNs: 1e9}})
 		}, "waiting for game, /opt/x (looked for every 1s): nothing is held until one runs\n  requested      cpu_dma_latency 0 µs\n" +
 			"  reaches        every CPU's idle-state choice, while one of the programs runs\nwatching until Ctrl+C\n"},
+		{"waiting on process events", func(b *bytes.Buffer) {
+			hold.WriteWaiting(b, &hold.HoldReport{Requested: timerinfo.Setting{CPUDMALatencyUs: &zero}, Until: "Ctrl+C",
+				While: &hold.WhileReport{Programs: []string{"game"}, ScanEveryNs: 10e9, Source: hold.SourceEvents}})
+		}, "waiting for game (told by the kernel's process events, and looked for every 10s): nothing is held until one runs\n  requested      cpu_dma_latency 0 µs\n" +
+			"  reaches        every CPU's idle-state choice, while one of the programs runs\nwatching until Ctrl+C\n"},
 		{"a program starts: held", func(b *bytes.Buffer) {
 			after := int64(520e6)
 			hold.WriteProgramEvent(b, hold.WhileState{Holding: true}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.Local), Event: hold.EventStarted,

@@ -3,6 +3,7 @@ package hold
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +20,21 @@ import (
 // fraction of a millisecond (BENCHMARKS.md).
 const ScanEvery = time.Second
 
+// Where a hold with --while has an event source (the kernel's process
+// events), it scans EventSettle after an announcement that matters (a
+// burst is one scan), and every EventScanEvery whatever it hears: the
+// source only says when to look.
+const (
+	EventSettle    = 15 * time.Millisecond
+	EventScanEvery = 10 * time.Second
+)
+
+// What WhileReport.Source says.
+const (
+	SourceEvents = "process events"
+	SourceScan   = "scan"
+)
+
 // maxEvents bounds the events a hold keeps for its report: a startup
 // holder runs for months, and a game may start thousands of times.
 const maxEvents = 1000
@@ -34,6 +50,14 @@ type WhileReport struct {
 	UID         *int   `json:"uid,omitempty"`
 	SID         string `json:"sid,omitempty"`
 	ScanEveryNs int64  `json:"scan_every_ns"`
+	// Source is how the hold learns that a program starts or exits:
+	// SourceEvents (the kernel announces each exec and exit, and the
+	// hold scans then, and every ScanEveryNs) or SourceScan (a scan
+	// every ScanEveryNs), as it ended. SourceError is why process events
+	// were not used, or stopped being used ("" when the OS has none in
+	// tickscope).
+	Source      string `json:"source"`
+	SourceError string `json:"source_error,omitempty"`
 	// Events are the starts and exits seen, oldest first: the last
 	// maxEvents of them, EventsDropped older ones left out.
 	Events        []ProgramEvent `json:"events"`
@@ -107,6 +131,19 @@ type whileHold struct {
 	k         *keeper
 	heldSince time.Time
 	reapplies int
+	// events is the event source (nil: none, or it failed), end what the
+	// hold waits on; ran are the processes announced since the last scan
+	// (reread by it), lost whether announcements were lost, and settle
+	// the timer that lets announcements settle before the scan (nil
+	// while none runs).
+	events seam.ProgramEvents
+	end    *endWatch
+	// every is the scan's interval without events (and while a scan or
+	// a take fails), tick the one the scan ticker runs at.
+	every, tick time.Duration
+	ran         []int
+	lost        bool
+	settle      *time.Timer
 	// scanErr and takeErr are the last scan's and take's failure already
 	// warned of, so that one failing every second is warned of once;
 	// takeErr is forgotten when no program runs, so that the next start's
@@ -127,7 +164,21 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	if every <= 0 {
 		every = ScanEvery
 	}
-	rep.While = &WhileReport{Programs: o.While, ScanEveryNs: int64(every), Events: []ProgramEvent{}, Running: []ProgramRunning{}}
+	rep.While = &WhileReport{Programs: o.While, ScanEveryNs: int64(every), Source: SourceScan, Events: []ProgramEvent{}, Running: []ProgramRunning{}}
+	// The source is subscribed to before the first scan, so that nothing
+	// that happens after that scan read a process goes unannounced.
+	events, err := sys.ProgramEvents()
+	switch {
+	case err == nil:
+		defer func() {
+			if events != nil {
+				events.Close()
+			}
+		}()
+		rep.While.Source, rep.While.ScanEveryNs = SourceEvents, int64(EventScanEvery)
+	case !errors.Is(err, seam.ErrUnsupported):
+		rep.While.SourceError = err.Error()
+	}
 	if u := o.WhileUser; u != nil {
 		rep.While.User = u.Name
 		if u.SID != "" {
@@ -144,10 +195,20 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	// What goes wrong is told at once and kept for the report, as Hold's.
 	o.Warn = rep.warner(o.Warn)
 	h := &whileHold{host: host, scanner: scanner, q: q, req: req, o: o, rep: rep, start: time.Now(), ctx: ctx,
-		programs: o.While, running: map[int]seam.ProgramProcess{}}
-	defer h.end()
-	end := armEnd(ctx, sys, o, rep, every)
+		programs: o.While, running: map[int]seam.ProgramProcess{}, events: events, every: every, tick: time.Duration(rep.While.ScanEveryNs)}
+	defer h.done()
+	end := armEnd(ctx, sys, o, rep, time.Duration(rep.While.ScanEveryNs))
 	defer end.close()
+	h.end = end
+	if events != nil {
+		end.announced, end.onAnnounced = events.Ready(), h.announced
+		end.settled, end.onSettled = h.settled, h.scanAnnounced
+		defer func() {
+			if h.settle != nil {
+				h.settle.Stop()
+			}
+		}()
+	}
 	if o.Waiting != nil {
 		o.Waiting(rep)
 	}
@@ -158,11 +219,86 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	}
 	h.scan()
 	rep.EndedBy = end.wait(h.check, h.scan)
-	h.end()
+	h.done()
 	rep.HeldNs = int64(time.Since(h.start))
 	rep.Reapplies = h.reapplies
 	rep.While.Running = h.runningList()
 	return rep, nil
+}
+
+// announced takes what the event source gathered: a process that
+// executed a program or renamed itself, or one of the watched processes
+// losing a thread (its last, maybe), or announcements lost, is a reason
+// to scan once the burst has settled (EventSettle); the rest (another
+// process's threads exiting) is not. A source that failed is dropped,
+// and the hold scans every ScanEvery from then on, saying so.
+func (h *whileHold) announced() {
+	c := h.events.Take()
+	due := c.Lost || len(c.Ran) > 0
+	for _, pid := range c.Exited {
+		if _, ok := h.running[pid]; ok {
+			due = true
+		}
+	}
+	h.lost = h.lost || c.Lost || len(h.ran)+len(c.Ran) > maxAnnounced
+	if !h.lost {
+		h.ran = append(h.ran, c.Ran...)
+	}
+	if c.Err != nil {
+		h.events.Close()
+		h.events = nil
+		h.end.announced = nil
+		w := h.rep.While
+		w.Source, w.SourceError, w.ScanEveryNs = SourceScan, c.Err.Error(), int64(h.every)
+		h.pace()
+		h.warn(fmt.Sprintf("process events stopped (%v): looking for %s every %v instead", c.Err, strings.Join(h.programs, ", "), h.every))
+		due = true
+	}
+	if due && h.settle == nil {
+		h.settle = time.NewTimer(EventSettle)
+	}
+}
+
+// pace sets the scan ticker: every EventScanEvery while events come and
+// all is well, every ScanEvery without them, and while the last scan
+// failed or a program runs whose take failed (tried again at each
+// scan), as without events.
+func (h *whileHold) pace() {
+	tick := h.every
+	if h.events != nil && h.scanErr == "" && (h.k != nil || len(h.running) == 0) {
+		tick = EventScanEvery
+	}
+	if tick != h.tick && h.end != nil {
+		h.tick = tick
+		h.end.rescan(tick)
+	}
+}
+
+// maxAnnounced bounds the processes a hold keeps to have reread: past
+// it, the scan rereads every process.
+const maxAnnounced = 4096
+
+// settled is the channel of the timer before the announced scan, nil
+// while none is due.
+func (h *whileHold) settled() <-chan time.Time {
+	if h.settle == nil {
+		return nil
+	}
+	return h.settle.C
+}
+
+// scanAnnounced scans once the announcements have settled, having the
+// processes announced read afresh (every process when some were lost).
+func (h *whileHold) scanAnnounced() {
+	h.settle = nil
+	switch {
+	case h.lost:
+		h.scanner.Reread(nil)
+	case len(h.ran) > 0:
+		h.scanner.Reread(h.ran)
+	}
+	h.ran, h.lost = nil, false
+	h.scan()
 }
 
 // scan looks for the programs, reports each start and exit, and takes or
@@ -173,10 +309,12 @@ func (h *whileHold) scan() {
 	if err != nil {
 		if msg := err.Error(); msg != h.scanErr {
 			h.scanErr = msg
-			h.warn(fmt.Sprintf("looking for %s: %v; looking again every %v", strings.Join(h.programs, ", "), err, time.Duration(h.rep.While.ScanEveryNs)))
+			h.warn(fmt.Sprintf("looking for %s: %v; looking again every %v", strings.Join(h.programs, ", "), err, h.every))
 		}
+		h.pace()
 		return
 	}
+	defer h.pace()
 	h.scanErr = ""
 	for _, u := range h.scanner.Unreadable() {
 		h.warn(fmt.Sprintf("process %d may be %s, but its executable's path could not be read (%v): it is not counted as %s while it runs",
@@ -284,7 +422,7 @@ func (h *whileHold) take(now time.Time, e *ProgramEvent) bool {
 		e.Setting, e.Error = SettingFailed, msg
 		if msg != h.takeErr {
 			h.takeErr = msg
-			h.warn(fmt.Sprintf("holding %s for %s (pid %d) failed: %v; tried again every %v while it runs", h.req, e.Program, e.PID, err, time.Duration(h.rep.While.ScanEveryNs)))
+			h.warn(fmt.Sprintf("holding %s for %s (pid %d) failed: %v; tried again every %v while it runs", h.req, e.Program, e.PID, err, h.every))
 		}
 		return false
 	}
@@ -344,8 +482,8 @@ func (h *whileHold) check(reason string) {
 	}
 }
 
-// end releases the setting if it is held, when the hold ends.
-func (h *whileHold) end() {
+// done releases the setting if it is held, when the hold ends.
+func (h *whileHold) done() {
 	if h.k != nil {
 		h.release(time.Now())
 	}

@@ -123,6 +123,13 @@ func (sc *scanner) Reread(pids []int) {
 	sc.sys.Rereads = append(sc.sys.Rereads, slices.Clone(pids))
 }
 
+// RereadsSoFar is a copy of Rereads, read while scanners may add to it.
+func (s *System) RereadsSoFar() [][]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.Rereads)
+}
+
 // ProgramEvents returns ProcessEvents, or fails as the fake's OS does
 // where it has none (ProcessEventsErr, else ErrUnsupported).
 func (s *System) ProgramEvents() (seam.ProgramEvents, error) {
