@@ -133,11 +133,17 @@ type whileHold struct {
 	reapplies int
 	// events is the event source (nil: none, or it failed), end what the
 	// hold waits on; ran are the processes announced since the last scan
-	// (reread by it), lost whether announcements were lost, and settle
-	// the timer that lets announcements settle before the scan (nil
-	// while none runs).
+	// (reread by it), lost whether announcements were lost, exited
+	// whether a watched process lost a thread (the scan then looks for
+	// every process: one the program forked may run on), and settle the
+	// timer that lets announcements settle before the scan (nil while
+	// none runs).
 	events seam.ProgramEvents
 	end    *endWatch
+	exited bool
+	// tracked are the processes whose exits the source was last told to
+	// announce (Track), nil before the first.
+	tracked []int
 	// every is the scan's interval without events (and while a scan or
 	// a take fails), tick the one the scan ticker runs at.
 	every, tick time.Duration
@@ -237,7 +243,7 @@ func (h *whileHold) announced() {
 	due := c.Lost || len(c.Ran) > 0
 	for _, pid := range c.Exited {
 		if _, ok := h.running[pid]; ok {
-			due = true
+			due, h.exited = true, true
 		}
 	}
 	h.lost = h.lost || c.Lost || len(h.ran)+len(c.Ran) > maxAnnounced
@@ -250,6 +256,7 @@ func (h *whileHold) announced() {
 		h.end.announced = nil
 		w := h.rep.While
 		w.Source, w.SourceError, w.ScanEveryNs = SourceScan, c.Err.Error(), int64(h.every)
+		h.exited = true
 		h.pace()
 		h.warn(fmt.Sprintf("process events stopped (%v): looking for %s every %v instead", c.Err, strings.Join(h.programs, ", "), h.every))
 		due = true
@@ -274,6 +281,24 @@ func (h *whileHold) pace() {
 	}
 }
 
+// track tells the source whose exits to announce, when they changed:
+// the watched processes running.
+func (h *whileHold) track() {
+	if h.events == nil {
+		return
+	}
+	pids := make([]int, 0, len(h.running))
+	for pid := range h.running {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	if h.tracked != nil && slices.Equal(pids, h.tracked) {
+		return
+	}
+	h.tracked = pids
+	h.events.Track(pids)
+}
+
 // maxAnnounced bounds the processes a hold keeps to have reread: past
 // it, the scan rereads every process.
 const maxAnnounced = 4096
@@ -288,16 +313,14 @@ func (h *whileHold) settled() <-chan time.Time {
 }
 
 // scanAnnounced scans once the announcements have settled, having the
-// processes announced read afresh (every process when some were lost).
+// processes announced read afresh, and only them and the processes
+// running the programs unless a watched process lost a thread (then it
+// looks for every process, as its tick's scan does) or announcements
+// were lost (then every process is read afresh).
 func (h *whileHold) scanAnnounced() {
 	h.settle = nil
-	switch {
-	case h.lost:
-		h.scanner.Reread(nil)
-	case len(h.ran) > 0:
-		h.scanner.Reread(h.ran)
-	}
-	h.ran, h.lost = nil, false
+	h.scanner.Hint(seam.ScanHint{PIDs: h.ran, Only: !h.exited && !h.lost, All: h.lost})
+	h.ran, h.lost, h.exited = nil, false, false
 	h.scan()
 }
 
@@ -348,6 +371,7 @@ func (h *whileHold) scan() {
 	if len(next) == 0 {
 		h.takeErr = ""
 	}
+	h.track()
 	for i, p := range exited {
 		e := h.event(now, EventExited, p)
 		if i == len(exited)-1 && len(next) == 0 && h.k != nil {

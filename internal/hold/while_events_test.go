@@ -47,10 +47,14 @@ func (e *eventsRun) announce(c seam.ProcessChanges) {
 	recv(e.t, e.events.Taken(), "take of the announcement")
 }
 
-// rereads is what the scanners were asked to read afresh.
-func (e *eventsRun) rereads() [][]int {
+// lastHint is the last hint the scanner was given.
+func (e *eventsRun) lastHint() seam.ScanHint {
 	e.t.Helper()
-	return e.sys.RereadsSoFar()
+	h := e.sys.HintsSoFar()
+	if len(h) == 0 {
+		e.t.Fatal("no hint given")
+	}
+	return h[len(h)-1]
 }
 
 // TestWhileOnEventsScansWhenAnnounced: with process events, a start and
@@ -70,8 +74,12 @@ func TestWhileOnEventsScansWhenAnnounced(t *testing.T) {
 	if c := e.next(); c.event.Event != hold.EventStarted || c.event.PID != 4242 || c.event.Setting != hold.SettingHeld {
 		t.Fatalf("after the exec was announced: %+v", c.event)
 	}
-	if got := e.rereads(); len(got) == 0 || !slices.Equal(got[len(got)-1], []int{4242}) {
-		t.Errorf("rereads %v, want [4242] last", got)
+	if h := e.lastHint(); !slices.Equal(h.PIDs, []int{4242}) || !h.Only || h.All {
+		t.Errorf("hint %+v, want 4242 only", h)
+	}
+	// Only the exits of the game's threads are wanted now; none before.
+	if tr := e.events.Tracked(); len(tr) != 2 || len(tr[0]) != 0 || !slices.Equal(tr[1], []int{4242}) {
+		t.Errorf("tracked %v, want [] then [4242]", tr)
 	}
 	// Another process's thread exiting is no reason to scan; the game's
 	// last thread exiting is.
@@ -80,6 +88,9 @@ func TestWhileOnEventsScansWhenAnnounced(t *testing.T) {
 	e.announce(seam.ProcessChanges{Exited: []int{4242}})
 	if c := e.next(); c.event.Event != hold.EventExited || c.event.Setting != hold.SettingReleased {
 		t.Fatalf("after the exit was announced: %+v", c.event)
+	}
+	if h := e.lastHint(); h.Only || h.All {
+		t.Errorf("hint %+v after a watched process lost a thread, want a look for every process", h)
 	}
 	// The safety scan still runs.
 	e.procs.set(game(5000, "game.exe"))
@@ -105,8 +116,8 @@ func TestWhileOnEventsLostRereadsAll(t *testing.T) {
 	if c := e.next(); c.event.PID != 4242 {
 		t.Fatalf("after a loss: %+v", c.event)
 	}
-	if got := e.rereads(); len(got) == 0 || got[len(got)-1] != nil {
-		t.Errorf("rereads %v, want every process (nil) last", got)
+	if h := e.lastHint(); !h.All || h.Only {
+		t.Errorf("hint %+v after a loss, want every process read afresh", h)
 	}
 	e.stop()
 }

@@ -107,12 +107,14 @@ func decodeProcEvents(buf []byte, each func(procEvent)) error {
 
 // procFilter is the classic BPF program the socket runs on each message
 // before it is queued, so that the holder is not woken for what it does
-// not use: it keeps execs, exits, acknowledgements and the renames of a
-// main thread (the thread's id is its group's), and drops the rest
-// (forks, threads renamed, user and session changes). A BPF load reads
-// in network byte order, so the numbers it compares with are the bytes
-// of the machine's order read as big-endian.
-func procFilter() []unix.SockFilter {
+// not use: it keeps execs, acknowledgements and the renames of a main
+// thread (the thread's id is its group's), the exits of threads of the
+// thread groups exits names (every exit when exits is nil), and drops
+// the rest (forks, other threads renamed, other processes' threads
+// exiting, user and session changes). A BPF load reads in network byte
+// order, so the numbers it compares with are the bytes of the machine's
+// order read as big-endian.
+func procFilter(exits []int) []unix.SockFilter {
 	word := func(v uint32) uint32 {
 		var b [4]byte
 		binary.NativeEndian.PutUint32(b[:], v)
@@ -125,19 +127,67 @@ func procFilter() []unix.SockFilter {
 		ret    = unix.BPF_RET | unix.BPF_K
 		tax    = unix.BPF_MISC | unix.BPF_TAX
 	)
-	return []unix.SockFilter{
-		/* 0 */ {Code: ldWord, K: procWhatAt},
-		/* 1 */ {Code: jeqK, K: word(procEventExec), Jt: 7},
-		/* 2 */ {Code: jeqK, K: word(procEventExit), Jt: 6},
-		/* 3 */ {Code: jeqK, K: word(procEventNone), Jt: 5},
-		/* 4 */ {Code: jeqK, K: word(procEventComm), Jf: 5},
-		/* 5 */ {Code: ldWord, K: procPIDAt},
-		/* 6 */ {Code: tax},
-		/* 7 */ {Code: ldWord, K: procTGIDAt},
-		/* 8 */ {Code: jeqX, Jt: 0, Jf: 1},
-		/* 9 */ {Code: ret, K: 0xffffffff},
-		/* 10 */ {Code: ret, K: 0},
+	// Jumps go forward only, by offset: each instruction names its
+	// targets by label, resolved once the labels' places are known.
+	type insn struct {
+		f      unix.SockFilter
+		jt, jf string
 	}
+	const next, accept, drop, comm, exit = "", "accept", "drop", "comm", "exit"
+	prog := []insn{
+		{f: unix.SockFilter{Code: ldWord, K: procWhatAt}},
+		{f: unix.SockFilter{Code: jeqK, K: word(procEventExec)}, jt: accept},
+		{f: unix.SockFilter{Code: jeqK, K: word(procEventNone)}, jt: accept},
+		{f: unix.SockFilter{Code: jeqK, K: word(procEventComm)}, jt: comm},
+		{f: unix.SockFilter{Code: jeqK, K: word(procEventExit)}, jt: exit, jf: drop},
+	}
+	labels := map[string]int{}
+	labels[comm] = len(prog)
+	prog = append(prog,
+		insn{f: unix.SockFilter{Code: ldWord, K: procPIDAt}},
+		insn{f: unix.SockFilter{Code: tax}},
+		insn{f: unix.SockFilter{Code: ldWord, K: procTGIDAt}},
+		insn{f: unix.SockFilter{Code: jeqX}, jt: accept, jf: drop})
+	labels[exit] = len(prog)
+	if exits == nil {
+		prog = append(prog, insn{f: unix.SockFilter{Code: ret, K: 0xffffffff}})
+	} else {
+		prog = append(prog, insn{f: unix.SockFilter{Code: ldWord, K: procTGIDAt}})
+		for _, tgid := range exits {
+			prog = append(prog, insn{f: unix.SockFilter{Code: jeqK, K: word(uint32(tgid))}, jt: accept})
+		}
+	}
+	labels[drop] = len(prog)
+	prog = append(prog, insn{f: unix.SockFilter{Code: ret, K: 0}})
+	labels[accept] = len(prog)
+	prog = append(prog, insn{f: unix.SockFilter{Code: ret, K: 0xffffffff}})
+	out := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		out[i] = in.f
+		if in.jt != next {
+			out[i].Jt = uint8(labels[in.jt] - i - 1)
+		}
+		if in.jf != next {
+			out[i].Jf = uint8(labels[in.jf] - i - 1)
+		}
+	}
+	return out
+}
+
+// maxTracked bounds the thread groups whose exits the filter keeps
+// (procFilter's jumps reach at most 255 instructions): past it, every
+// exit is kept.
+const maxTracked = 64
+
+// attachFilter makes procFilter(exits) the socket's filter, in place of
+// the one before.
+func attachFilter(fd int, exits []int) error {
+	filter := procFilter(exits)
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &prog); err != nil {
+		return &seam.OSError{Call: "setsockopt(SO_ATTACH_FILTER) on the process connector", Err: err}
+	}
+	return nil
 }
 
 // maxGathered bounds the process ids a procEvents gathers between Takes:
@@ -171,11 +221,9 @@ func openProcEvents(wait time.Duration) (*procEvents, error) {
 	if err != nil {
 		return nil, &seam.OSError{Call: "socket(AF_NETLINK, NETLINK_CONNECTOR)", Err: err}
 	}
-	filter := procFilter()
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &prog); err != nil {
+	if err := attachFilter(fd, nil); err != nil {
 		unix.Close(fd)
-		return nil, &seam.OSError{Call: "setsockopt(SO_ATTACH_FILTER) on the process connector", Err: err}
+		return nil, err
 	}
 	// A larger buffer makes an overrun (ENOBUFS) rarer; the kernel's limit
 	// is kept where it is lower, and root may pass it.
@@ -354,6 +402,28 @@ func (pe *procEvents) Take() seam.ProcessChanges {
 	clear(pe.exited)
 	pe.lost = false
 	return c
+}
+
+// Track keeps only the exits of the threads of pids (seam.ProgramEvents),
+// by the socket's filter; past maxTracked, every exit.
+func (pe *procEvents) Track(pids []int) {
+	switch {
+	case len(pids) > maxTracked:
+		pids = nil
+	case pids == nil:
+		pids = []int{}
+	}
+	sc, err := pe.f.SyscallConn()
+	if err != nil {
+		return
+	}
+	var ferr error
+	if err := sc.Control(func(fd uintptr) { ferr = attachFilter(int(fd), pids) }); err != nil || ferr != nil {
+		// The filter before stays, which may drop the exits of a process
+		// that now runs a program: the source has failed, and the hold
+		// scans without it.
+		pe.gather(func() { pe.err = errors.Join(err, ferr) })
+	}
 }
 
 // Close closes the socket (the kernel stops sending to it) and waits for

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tickscope/tickscope/internal/seam"
 )
 
 // procMessage is one connector message as the kernel sends it, in the
@@ -192,10 +194,11 @@ func TestProcEventsClose(t *testing.T) {
 // (past youngScans, and not at its turn to be read again) that executes
 // a watched program keeping its id is not found by the next scan, by the
 // scanner's own rules, but is once an event source said it executed
-// something (Reread); nil rereads every process the same.
+// something (Hint), reading it alone or with every process; All rereads
+// every process the same.
 func TestScanRereadsAnOldProcess(t *testing.T) {
-	for _, all := range []bool{false, true} {
-		t.Run("all="+strconv.FormatBool(all), func(t *testing.T) {
+	for _, hint := range []string{"only", "with the rest", "all"} {
+		t.Run(hint, func(t *testing.T) {
 			dir := t.TempDir()
 			game := program(t, dir, "tswev"+strconv.Itoa(os.Getpid()))
 			shell := copyProgram(t, "sh", dir, "tswold"+strconv.Itoa(os.Getpid()))
@@ -223,14 +226,132 @@ func TestScanRereadsAnOldProcess(t *testing.T) {
 			if _, ok := scanFor(t, sc)[pid]; ok {
 				t.Skip("the scan found it without being told (its rules changed): nothing to show")
 			}
-			if all {
-				sc.Reread(nil)
-			} else {
-				sc.Reread([]int{pid})
+			switch hint {
+			case "only":
+				sc.Hint(seam.ScanHint{PIDs: []int{pid}, Only: true})
+			case "with the rest":
+				sc.Hint(seam.ScanHint{PIDs: []int{pid}})
+			default:
+				sc.Hint(seam.ScanHint{All: true})
 			}
 			if _, ok := scanFor(t, sc)[pid]; !ok {
 				t.Errorf("told that process %d executed something, the scan did not find it running %s", pid, filepath.Base(game))
 			}
 		})
+	}
+}
+
+// runFilter runs a classic BPF program on a message as the kernel does,
+// for the instructions procFilter uses: it returns how many bytes are
+// kept (0: dropped).
+func runFilter(t *testing.T, prog []unix.SockFilter, msg []byte) uint32 {
+	t.Helper()
+	var a, x uint32
+	for pc := 0; pc < len(prog); pc++ {
+		in := prog[pc]
+		switch in.Code {
+		case unix.BPF_LD | unix.BPF_W | unix.BPF_ABS:
+			if int(in.K)+4 > len(msg) {
+				return 0
+			}
+			a = binary.BigEndian.Uint32(msg[in.K:])
+		case unix.BPF_MISC | unix.BPF_TAX:
+			x = a
+		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_X:
+			v := in.K
+			if in.Code&unix.BPF_X != 0 {
+				v = x
+			}
+			if a == v {
+				pc += int(in.Jt)
+			} else {
+				pc += int(in.Jf)
+			}
+		case unix.BPF_RET | unix.BPF_K:
+			return in.K
+		default:
+			t.Fatalf("instruction %d: code %#x not interpreted", pc, in.Code)
+		}
+	}
+	t.Fatal("the program ran off its end")
+	return 0
+}
+
+// TestProcFilter: the socket keeps what a hold uses and drops the rest,
+// by the exits it is told to keep.
+func TestProcFilter(t *testing.T) {
+	const procEventFork = 1
+	for _, c := range []struct {
+		name  string
+		exits []int
+		msg   []byte
+		keep  bool
+	}{
+		{"exec", []int{}, procMessage(procEventExec, 10, 10, 0, 0, 0), true},
+		{"acknowledgement", []int{}, procMessage(procEventNone, 0, 0, 0, 5, 0), true},
+		{"fork", nil, procMessage(procEventFork, 10, 10, 0, 0, 0), false},
+		{"main thread renamed", []int{}, procMessage(procEventComm, 10, 10, 0, 0, 0), true},
+		{"other thread renamed", []int{}, procMessage(procEventComm, 11, 10, 0, 0, 0), false},
+		{"exit, every exit kept", nil, procMessage(procEventExit, 11, 10, 0, 0, 0), true},
+		{"exit, none kept", []int{}, procMessage(procEventExit, 10, 10, 0, 0, 0), false},
+		{"exit of a thread of a group kept", []int{7, 10}, procMessage(procEventExit, 11, 10, 0, 0, 0), true},
+		{"exit of another group", []int{7, 10}, procMessage(procEventExit, 12, 12, 0, 0, 0), false},
+		{"short message", nil, procMessage(procEventExec, 1, 1, 0, 0, 0)[:procWhatAt+2], false},
+	} {
+		got := runFilter(t, procFilter(c.exits), c.msg) != 0
+		if got != c.keep {
+			t.Errorf("%s: kept %v, want %v", c.name, got, c.keep)
+		}
+	}
+	many := make([]int, maxTracked)
+	for i := range many {
+		many[i] = 1000 + i
+	}
+	if got := runFilter(t, procFilter(many), procMessage(procEventExit, 1000+maxTracked-1, 1000+maxTracked-1, 0, 0, 0)); got == 0 {
+		t.Error("the last of maxTracked groups' exit dropped")
+	}
+}
+
+// TestProcEventsTrack: as root, told to keep no exits, the source
+// announces a child's exec but not its exit; told to keep the child's,
+// its exit.
+func TestProcEventsTrack(t *testing.T) {
+	pe := openOrSkip(t)
+	defer pe.Close()
+	pe.Track([]int{})
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := sleeper.Process.Pid
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	// The child runs: its exec has been announced, or is on its way.
+	other := exec.Command("true")
+	if err := other.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pe.Track([]int{pid})
+	sleeper.Process.Kill()
+	sleeper.Wait()
+	timeout := time.After(10 * time.Second)
+	var ran, exited bool
+	for !ran || !exited {
+		select {
+		case <-pe.Ready():
+		case <-timeout:
+			t.Fatalf("after 10 s: exec of %d announced %v, exit %v", pid, ran, exited)
+		}
+		c := pe.Take()
+		if c.Err != nil {
+			t.Fatal(c.Err)
+		}
+		if c.Lost {
+			t.Skip("events were lost (the machine is busy)")
+		}
+		ran = ran || slices.Contains(c.Ran, pid)
+		exited = exited || slices.Contains(c.Exited, pid)
+		if slices.Contains(c.Exited, other.Process.Pid) {
+			t.Errorf("the exit of %d, not tracked, was announced", other.Process.Pid)
+		}
 	}
 }

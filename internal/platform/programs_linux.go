@@ -71,7 +71,7 @@ func (system) ScanPrograms(programs []string) (seam.ProgramScanner, error) {
 // namespaces; CAP_NET_ADMIN before Linux 6.6), but drops events when its
 // socket buffer fills and says nothing a holder could trust of another
 // user's process: a hold uses it only to choose when to scan, and what
-// to read afresh (Reread); the scan decides. fanotify and eBPF need root
+// to read (Hint); the scan decides. fanotify and eBPF need root
 // and more.
 type procScanner struct {
 	root     string
@@ -101,10 +101,11 @@ type procScanner struct {
 	// createdBefore is set when the scan before saw the last process id
 	// change.
 	createdBefore bool
-	// reread are the processes the next scan reads afresh, and rereadAll
-	// makes it read every process so (Reread).
-	reread    map[int]bool
-	rereadAll bool
+	// reread are the processes the next scan reads afresh, rereadAll
+	// makes it read every process so, and only makes it read nothing but
+	// reread and the matches (Hint).
+	reread          map[int]bool
+	rereadAll, only bool
 	// unreadable are the processes this scan could not tell (Unreadable).
 	unreadable []seam.UnreadableProcess
 	// readFile, statPath and readDir read /proc for a scan (readProcFile,
@@ -255,11 +256,14 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 	sc.unreadable = nil
 	// A process id is allocated a moment before the process shows in
 	// /proc: /proc is listed again at the scan after a change too.
-	created := sc.processCreated()
-	full := created || sc.createdBefore || sc.rereadAll || sc.lastFull == 0 || sc.scan-sc.lastFull >= fullScanEvery
-	sc.createdBefore = created
-	reread, all := sc.reread, sc.rereadAll
-	sc.reread, sc.rereadAll = nil, false
+	reread, all, only := sc.reread, sc.rereadAll, sc.only && !sc.rereadAll
+	sc.reread, sc.rereadAll, sc.only = nil, false, false
+	full := all || sc.lastFull == 0
+	if !only {
+		created := sc.processCreated()
+		full = full || created || sc.createdBefore || sc.scan-sc.lastFull >= fullScanEvery
+		sc.createdBefore = created
+	}
 	var pids []int
 	if full {
 		var err error
@@ -269,8 +273,10 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 		sc.lastFull = sc.scan
 	} else {
 		pids = make([]int, 0, len(sc.entries)+len(reread))
-		for pid := range sc.entries {
-			pids = append(pids, pid)
+		for pid, e := range sc.entries {
+			if !only || e.match >= 0 || reread[pid] {
+				pids = append(pids, pid)
+			}
 		}
 		for pid := range reread {
 			if sc.entries[pid] == nil {
@@ -346,20 +352,17 @@ func (sc *procScanner) Scan() ([]seam.ProgramProcess, error) {
 	return out, nil
 }
 
-// Reread makes the next Scan read pids afresh (seam.ProgramScanner): a
-// process that executed another program keeps its id, and is otherwise
-// read again only every rotateScans scans; nil rereads every process.
-// What an event source announced only chooses what is read: the scan
-// decides, by the rules above, what runs.
-func (sc *procScanner) Reread(pids []int) {
-	if pids == nil {
-		sc.rereadAll = true
-		return
-	}
-	if sc.reread == nil {
-		sc.reread = make(map[int]bool, len(pids))
-	}
-	for _, pid := range pids {
+// Hint tells the next Scan what an event source announced
+// (seam.ProgramScanner): h.PIDs are read afresh (a process that executed
+// another program keeps its id, and is otherwise read again only every
+// rotateScans scans), every process with h.All; with h.Only the scan
+// neither lists /proc nor reads any process but those and its matches.
+// What was announced only chooses what is read: the scan decides, by
+// the rules above, what runs.
+func (sc *procScanner) Hint(h seam.ScanHint) {
+	sc.rereadAll, sc.only = h.All, h.Only
+	sc.reread = make(map[int]bool, len(h.PIDs))
+	for _, pid := range h.PIDs {
 		// At most what /proc can show: a hostile count is not kept.
 		if pid > 0 && pid <= 1<<22 && len(sc.reread) < 1<<16 {
 			sc.reread[pid] = true
@@ -367,7 +370,7 @@ func (sc *procScanner) Reread(pids []int) {
 	}
 }
 
-// forget makes the scan read the process pid afresh (Reread): a kernel
+// forget makes the scan read the process pid afresh (Hint): a kernel
 // thread's entry is dropped (a kernel thread that executes a program,
 // as the kernel's usermode helpers do, is one no longer), and a match's
 // comm is no longer trusted, so that its executable is compared again

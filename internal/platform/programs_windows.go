@@ -312,9 +312,9 @@ func processUser(process windows.Handle) string {
 // Unreadable lists the processes the last scan met and could not tell.
 func (sc *snapshotScanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
 
-// Reread: a snapshot lists every process at every scan, and no event
-// source calls for it on Windows.
-func (sc *snapshotScanner) Reread([]int) {}
+// Hint: a snapshot lists every process at every scan, and no event
+// source gives hints on Windows.
+func (sc *snapshotScanner) Hint(seam.ScanHint) {}
 
 // Close: a snapshot scanner keeps no handle between scans.
 func (sc *snapshotScanner) Close() { sc.known, sc.unread, sc.rejected = nil, nil, nil }

@@ -159,6 +159,10 @@ type ProgramEvents interface {
 	Ready() <-chan struct{}
 	// Take returns what was gathered since the last Take, and forgets it.
 	Take() ProcessChanges
+	// Track says whose exits are wanted: those of the threads of pids
+	// (the watched processes running), and no other process's (until the
+	// first Track, every exit). The source may announce more.
+	Track(pids []int)
 	// Close stops the source.
 	Close()
 }
@@ -195,14 +199,27 @@ type ProgramScanner interface {
 	// a protected one). Scan counts them as not running it, and does not
 	// try again while they run.
 	Unreadable() []UnreadableProcess
-	// Reread makes the next Scan read the processes pids afresh, as it
-	// reads a process it has not seen before, whatever it kept of them:
-	// an event source said they executed a program or renamed
-	// themselves. nil rereads every process (announcements were lost). A
-	// scanner that reads everything at every Scan ignores it.
-	Reread(pids []int)
+	// Hint tells the next Scan what an event source announced since the
+	// Scan before: it chooses what that Scan reads, never what it finds.
+	// A scanner that reads everything at every Scan ignores it.
+	Hint(h ScanHint)
 	// Close releases what the scanner keeps.
 	Close()
+}
+
+// ScanHint is what an event source announced since the last Scan
+// (ProgramScanner.Hint).
+type ScanHint struct {
+	// PIDs are processes that executed a program or renamed themselves:
+	// they are read afresh, as processes not seen before, whatever the
+	// scanner kept of them (a process that executes the program keeps its
+	// id).
+	PIDs []int
+	// Only says nothing else changed: the Scan reads PIDs and the
+	// processes it matched, and looks for no other.
+	Only bool
+	// All says announcements were lost: every process is read afresh.
+	All bool
 }
 
 // ProgramProcess is a running process of a watched program.

@@ -116,18 +116,19 @@ func (sc *scanner) Scan() ([]seam.ProgramProcess, error) {
 
 func (sc *scanner) Unreadable() []seam.UnreadableProcess { return sc.unreadable }
 
-// Reread records pids (the fake reads every process at every scan).
-func (sc *scanner) Reread(pids []int) {
+// Hint records h (the fake reads every process at every scan).
+func (sc *scanner) Hint(h seam.ScanHint) {
 	sc.sys.mu.Lock()
 	defer sc.sys.mu.Unlock()
-	sc.sys.Rereads = append(sc.sys.Rereads, slices.Clone(pids))
+	h.PIDs = slices.Clone(h.PIDs)
+	sc.sys.Hints = append(sc.sys.Hints, h)
 }
 
-// RereadsSoFar is a copy of Rereads, read while scanners may add to it.
-func (s *System) RereadsSoFar() [][]int {
+// HintsSoFar is a copy of Hints, read while scanners may add to it.
+func (s *System) HintsSoFar() []seam.ScanHint {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.Rereads)
+	return slices.Clone(s.Hints)
 }
 
 // ProgramEvents returns ProcessEvents, or fails as the fake's OS does
@@ -151,6 +152,7 @@ type ProgramEvents struct {
 	ready   chan struct{}
 	pending seam.ProcessChanges
 	takes   chan seam.ProcessChanges
+	tracked [][]int
 	closed  bool
 }
 
@@ -189,6 +191,20 @@ func (e *ProgramEvents) Take() seam.ProcessChanges {
 	default:
 	}
 	return c
+}
+
+// Track records pids as Tracked.
+func (e *ProgramEvents) Track(pids []int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.tracked = append(e.tracked, slices.Clone(pids))
+}
+
+// Tracked is what Track was given, call by call.
+func (e *ProgramEvents) Tracked() [][]int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.tracked)
 }
 
 // Taken receives each Take's changes (the last 100 not received), so

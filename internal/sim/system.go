@@ -116,10 +116,10 @@ type System struct {
 	// ProcessEvents, when set, is what ProgramEvents returns: a test
 	// announces processes with its Announce. Without it ProgramEvents
 	// fails with ProcessEventsErr, or ErrUnsupported when that is nil
-	// too. Rereads records what the scanners were asked to read afresh.
+	// too. Hints records the scanners' hints.
 	ProcessEvents    *ProgramEvents
 	ProcessEventsErr error
-	Rereads          [][]int
+	Hints            []seam.ScanHint
 	// BootServiceMechanism is the boot service (Windows), nil for none;
 	// NewBootService makes one.
 	BootServiceMechanism *Service
