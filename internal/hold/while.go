@@ -22,10 +22,12 @@ const ScanEvery = time.Second
 
 // Where a hold with --while has an event source (the kernel's process
 // events), it scans EventSettle after an announcement that matters (a
-// burst is one scan), and every EventScanEvery whatever it hears: the
-// source only says when to look.
+// burst is one scan), at most once every EventMinGap while they keep
+// coming (a build starts programs all the time), and every
+// EventScanEvery whatever it hears: the source only says when to look.
 const (
 	EventSettle    = 15 * time.Millisecond
+	EventMinGap    = 250 * time.Millisecond
 	EventScanEvery = 10 * time.Second
 )
 
@@ -132,24 +134,19 @@ type whileHold struct {
 	heldSince time.Time
 	reapplies int
 	// events is the event source (nil: none, or it failed), end what the
-	// hold waits on; ran are the processes announced since the last scan
-	// (reread by it), lost whether announcements were lost, exited
-	// whether a watched process lost a thread (the scan then looks for
-	// every process: one the program forked may run on), and settle the
-	// timer that lets announcements settle before the scan (nil while
-	// none runs).
-	events seam.ProgramEvents
-	end    *endWatch
-	exited bool
+	// hold waits on, settle the timer that lets announcements settle
+	// before they are taken (nil while none runs), and lastAnnounced the
+	// last scan they caused.
+	events        seam.ProgramEvents
+	end           *endWatch
+	settle        *time.Timer
+	lastAnnounced time.Time
 	// tracked are the processes whose exits the source was last told to
 	// announce (Track), nil before the first.
 	tracked []int
 	// every is the scan's interval without events (and while a scan or
 	// a take fails), tick the one the scan ticker runs at.
 	every, tick time.Duration
-	ran         []int
-	lost        bool
-	settle      *time.Timer
 	// scanErr and takeErr are the last scan's and take's failure already
 	// warned of, so that one failing every second is warned of once;
 	// takeErr is forgotten when no program runs, so that the next start's
@@ -232,38 +229,68 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	return rep, nil
 }
 
-// announced takes what the event source gathered: a process that
-// executed a program or renamed itself, or one of the watched processes
-// losing a thread (its last, maybe), or announcements lost, is a reason
-// to scan once the burst has settled (EventSettle); the rest (another
-// process's threads exiting) is not. A source that failed is dropped,
-// and the hold scans every ScanEvery from then on, saying so.
+// announced is the event source saying it gathered announcements: the
+// hold stops listening, and takes them once they have settled
+// (EventSettle, and at least EventMinGap after the last scan they
+// caused), so that a burst is one scan.
 func (h *whileHold) announced() {
+	h.end.announced = nil
+	if h.settle == nil {
+		h.settle = time.NewTimer(max(EventSettle, time.Until(h.lastAnnounced.Add(EventMinGap))))
+	}
+}
+
+// scanAnnounced takes what the event source gathered once it has
+// settled: a process that executed a program or renamed itself, one of
+// the watched processes losing a thread (its last, maybe), or
+// announcements lost, is a reason to scan; the rest (another process's
+// threads exiting) is not. The scan reads the processes announced
+// afresh, and only them and the processes running the programs, unless
+// a watched process lost a thread (then it looks for every process, as
+// its tick's scan does: one the program forked may run on) or
+// announcements were lost (then every process is read afresh). A source
+// that failed is dropped, and the hold scans every ScanEvery from then
+// on, saying so.
+func (h *whileHold) scanAnnounced() {
+	h.settle = nil
 	c := h.events.Take()
-	due := c.Lost || len(c.Ran) > 0
+	h.end.announced = h.events.Ready()
+	due, exited := c.Lost || len(c.Ran) > 0, false
 	for _, pid := range c.Exited {
 		if _, ok := h.running[pid]; ok {
-			due, h.exited = true, true
+			due, exited = true, true
 		}
 	}
-	h.lost = h.lost || c.Lost || len(h.ran)+len(c.Ran) > maxAnnounced
-	if !h.lost {
-		h.ran = append(h.ran, c.Ran...)
-	}
+	lost := c.Lost || len(c.Ran) > maxAnnounced
 	if c.Err != nil {
 		h.events.Close()
 		h.events = nil
 		h.end.announced = nil
 		w := h.rep.While
 		w.Source, w.SourceError, w.ScanEveryNs = SourceScan, c.Err.Error(), int64(h.every)
-		h.exited = true
 		h.pace()
 		h.warn(fmt.Sprintf("process events stopped (%v): looking for %s every %v instead", c.Err, strings.Join(h.programs, ", "), h.every))
-		due = true
+		due, exited = true, true
 	}
-	if due && h.settle == nil {
-		h.settle = time.NewTimer(EventSettle)
+	if !due {
+		return
 	}
+	h.lastAnnounced = time.Now()
+	h.scanner.Hint(seam.ScanHint{PIDs: c.Ran, Only: !exited && !lost, All: lost})
+	h.scan()
+}
+
+// maxAnnounced bounds the processes a scan reads afresh: past it, the
+// scan reads every process afresh.
+const maxAnnounced = 4096
+
+// settled is the channel of the timer before the announced scan, nil
+// while none is due.
+func (h *whileHold) settled() <-chan time.Time {
+	if h.settle == nil {
+		return nil
+	}
+	return h.settle.C
 }
 
 // pace sets the scan ticker: every EventScanEvery while events come and
@@ -297,31 +324,6 @@ func (h *whileHold) track() {
 	}
 	h.tracked = pids
 	h.events.Track(pids)
-}
-
-// maxAnnounced bounds the processes a hold keeps to have reread: past
-// it, the scan rereads every process.
-const maxAnnounced = 4096
-
-// settled is the channel of the timer before the announced scan, nil
-// while none is due.
-func (h *whileHold) settled() <-chan time.Time {
-	if h.settle == nil {
-		return nil
-	}
-	return h.settle.C
-}
-
-// scanAnnounced scans once the announcements have settled, having the
-// processes announced read afresh, and only them and the processes
-// running the programs unless a watched process lost a thread (then it
-// looks for every process, as its tick's scan does) or announcements
-// were lost (then every process is read afresh).
-func (h *whileHold) scanAnnounced() {
-	h.settle = nil
-	h.scanner.Hint(seam.ScanHint{PIDs: h.ran, Only: !h.exited && !h.lost, All: h.lost})
-	h.ran, h.lost, h.exited = nil, false, false
-	h.scan()
 }
 
 // scan looks for the programs, reports each start and exit, and takes or

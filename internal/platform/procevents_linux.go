@@ -197,9 +197,11 @@ const maxGathered = 4096
 // procEvents reads the process-events connector on a goroutine of its
 // own and gathers what a hold needs of it (seam.ProgramEvents).
 type procEvents struct {
-	f     *os.File
-	ready chan struct{}
-	done  chan struct{}
+	f *os.File
+	// ready says something was gathered, taken that it was taken; stop
+	// is closed by Close, done once the reader has ended.
+	ready, taken chan struct{}
+	stop, done   chan struct{}
 
 	mu      sync.Mutex
 	ran     map[int]bool
@@ -247,7 +249,8 @@ func openProcEvents(wait time.Duration) (*procEvents, error) {
 		f.Close()
 		return nil, err
 	}
-	pe := &procEvents{f: f, ready: make(chan struct{}, 1), done: make(chan struct{}), ran: map[int]bool{}, exited: map[int]bool{}}
+	pe := &procEvents{f: f, ready: make(chan struct{}, 1), taken: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		ran: map[int]bool{}, exited: map[int]bool{}}
 	go pe.read()
 	return pe, nil
 }
@@ -312,18 +315,49 @@ func awaitAck(f *os.File, ack uint32, wait time.Duration) error {
 	}
 }
 
-// read gathers the events until Close or a failure.
+// read gathers the events until Close or a failure: it waits for a
+// message, reads every message the socket holds (drain), says so, and
+// waits for the hold to take what it gathered before it reads again, so
+// that a burst is read at once and the hold is woken once for it, not
+// message by message. What comes meanwhile waits in the socket's buffer
+// (an overrun says Lost).
 func (pe *procEvents) read() {
 	defer close(pe.done)
+	rc, err := pe.f.SyscallConn()
+	if err != nil {
+		pe.gather(func() { pe.err = &seam.OSError{Call: "read the process connector", Err: err} })
+		return
+	}
 	buf := make([]byte, 64<<10)
 	for {
-		n, err := pe.f.Read(buf)
-		if errors.Is(err, unix.ENOBUFS) {
-			pe.gather(func() { pe.lost = true })
-			continue
-		}
-		if err == nil && n == 0 {
-			err = errors.New("end of file")
+		var failed error
+		err := rc.Read(func(fd uintptr) bool {
+			some := false
+			for {
+				n, _, err := unix.Recvfrom(int(fd), buf, unix.MSG_DONTWAIT)
+				switch {
+				case err == unix.EINTR:
+					continue
+				case err == unix.EAGAIN:
+					// Nothing more: done if something was read, else wait.
+					return some
+				case err == unix.ENOBUFS:
+					pe.gather(func() { pe.lost = true })
+					some = true
+					continue
+				case err != nil:
+					failed = err
+					return true
+				case n == 0:
+					failed = errors.New("end of file")
+					return true
+				}
+				some = true
+				pe.decode(buf[:n])
+			}
+		})
+		if err == nil {
+			err = failed
 		}
 		if err != nil {
 			pe.mu.Lock()
@@ -334,21 +368,42 @@ func (pe *procEvents) read() {
 			}
 			return
 		}
-		err = decodeProcEvents(buf[:n], func(e procEvent) {
-			switch e.what {
-			case procEventExec, procEventComm:
-				pe.note(pe.ran, e.tgid)
-			case procEventExit:
-				pe.note(pe.exited, e.tgid)
-			}
-		})
-		if err != nil {
-			// The rest of this read cannot be found: anything may be lost.
-			pe.gather(func() { pe.lost = true })
-			continue
-		}
 		pe.signal()
+		pe.mu.Lock()
+		some := pe.pending()
+		pe.mu.Unlock()
+		if some {
+			select {
+			case <-pe.taken:
+			case <-pe.stop:
+				return
+			}
+		}
 	}
+}
+
+// decode gathers what one message holds.
+func (pe *procEvents) decode(msg []byte) {
+	err := decodeProcEvents(msg, func(e procEvent) {
+		switch e.what {
+		case procEventExec, procEventComm:
+			pe.note(pe.ran, e.tgid)
+		case procEventExit:
+			pe.note(pe.exited, e.tgid)
+		}
+	})
+	if err != nil {
+		// The rest of this read cannot be found: anything may be lost.
+		pe.mu.Lock()
+		pe.lost = true
+		pe.mu.Unlock()
+	}
+}
+
+// pending reports whether something was gathered and not taken (pe.mu
+// held).
+func (pe *procEvents) pending() bool {
+	return len(pe.ran) > 0 || len(pe.exited) > 0 || pe.lost || pe.err != nil
 }
 
 // note gathers a process id; past maxGathered, it says Lost instead.
@@ -375,7 +430,7 @@ func (pe *procEvents) gather(change func()) {
 
 func (pe *procEvents) signal() {
 	pe.mu.Lock()
-	some := len(pe.ran) > 0 || len(pe.exited) > 0 || pe.lost || pe.err != nil
+	some := pe.pending()
 	pe.mu.Unlock()
 	if some {
 		select {
@@ -401,6 +456,10 @@ func (pe *procEvents) Take() seam.ProcessChanges {
 	clear(pe.ran)
 	clear(pe.exited)
 	pe.lost = false
+	select {
+	case pe.taken <- struct{}{}:
+	default:
+	}
 	return c
 }
 
@@ -436,6 +495,7 @@ func (pe *procEvents) Close() {
 	}
 	pe.closing = true
 	pe.mu.Unlock()
+	close(pe.stop)
 	pe.f.Close()
 	<-pe.done
 }
