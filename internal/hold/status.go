@@ -2,6 +2,7 @@ package hold
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,11 @@ type StartupState struct {
 	While      []string         `json:"while,omitempty"`
 	HoldingFor []ProgramRunning `json:"holding_for,omitempty"`
 	WhileError string           `json:"while_error,omitempty"`
+	// WhileSource is how the running holder with --while learns that a
+	// program starts or exits: SourceEvents while it listens to the
+	// kernel's process events, SourceScan otherwise (and on every OS
+	// without them); "" when its descriptors could not be read.
+	WhileSource string `json:"while_source,omitempty"`
 	// InForce is whether, while the holder runs, the timer is at or finer
 	// than what it holds (the holder's request, or another program's
 	// finer one: the timer does not say whose).
@@ -174,11 +180,30 @@ func fillDefinition(sys seam.System, s *StartupState, definition []byte, holder 
 		if s.HoldingFor, err = ScanOnce(sys, s.While); err != nil {
 			s.WhileError = fmt.Sprintf("looking for %s: %v", strings.Join(s.While, ", "), err)
 		}
+		s.WhileSource = whileSource(sys, s.PID)
 	}
 	if self, err := sys.Executable(); err == nil {
 		s.Stale = !SamePath(holder(self), installed.Exe, windows)
 	}
 	return installed.HeldSetting()
+}
+
+// whileSource is how the holder pid learns that its programs start or
+// exit (StartupState.WhileSource), "" when it cannot be told.
+func whileSource(sys seam.System, pid int) string {
+	if pid == 0 {
+		return ""
+	}
+	listens, err := sys.ListensToProgramEvents(pid)
+	switch {
+	case errors.Is(err, seam.ErrUnsupported):
+		return SourceScan
+	case err != nil:
+		return ""
+	case listens:
+		return SourceEvents
+	}
+	return SourceScan
 }
 
 // ReadBootService reads the boot service as status shows it: its

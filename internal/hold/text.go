@@ -289,6 +289,13 @@ func WriteStartup(w io.Writer, s *StartupState) {
 		fmt.Fprintf(w, "  %-14s %s\n", "while", printable.Line(strings.Join(s.While, ", ")))
 		switch {
 		case !s.Running:
+		case s.WhileSource == SourceEvents:
+			fmt.Fprintf(w, "  %-14s at each process start and exit the kernel announces, and every %v\n", "looks", EventScanEvery)
+		case s.WhileSource == SourceScan:
+			fmt.Fprintf(w, "  %-14s every %v\n", "looks", ScanEvery)
+		}
+		switch {
+		case !s.Running:
 		case s.WhileError != "":
 			held = " (" + printable.Message(s.WhileError) + ")"
 		case len(s.HoldingFor) > 0:

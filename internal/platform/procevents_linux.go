@@ -1,10 +1,13 @@
 package platform
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -498,4 +501,65 @@ func (pe *procEvents) Close() {
 	close(pe.stop)
 	pe.f.Close()
 	<-pe.done
+}
+
+// ListensToProgramEvents reports whether the process pid holds a process
+// connector socket that joined the process events' group: the sockets
+// /proc/net/netlink lists (this network namespace's) against the
+// process's descriptors, which only its user and root may read.
+func (system) ListensToProgramEvents(pid int) (bool, error) {
+	data, err := os.ReadFile("/proc/net/netlink")
+	if err != nil {
+		return false, &seam.OSError{Call: "read /proc/net/netlink", Err: err}
+	}
+	sockets := connectorSockets(data)
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return false, &seam.OSError{Call: "read " + dir, Err: err}
+	}
+	if len(sockets) == 0 {
+		return false, nil
+	}
+	for _, fd := range fds {
+		link, err := os.Readlink(dir + "/" + fd.Name())
+		if err != nil {
+			continue // closed meanwhile
+		}
+		inode, ok := strings.CutPrefix(link, "socket:[")
+		if !ok {
+			continue
+		}
+		if n, err := strconv.ParseUint(strings.TrimSuffix(inode, "]"), 10, 64); err == nil && sockets[n] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// connectorSockets reads /proc/net/netlink (a header line, then per
+// socket: sk, Eth, Pid, Groups, Rmem, Wmem, Dump, Locks, Drops, Inode)
+// into the inodes of the process connector's sockets (Eth 11,
+// NETLINK_CONNECTOR) that joined the process events' group (the bit of
+// CN_IDX_PROC in Groups, the first 32 groups in hexadecimal). A line it
+// cannot read is skipped.
+func connectorSockets(data []byte) map[uint64]bool {
+	out := map[uint64]bool{}
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		f := bytes.Fields(line)
+		if i == 0 || len(f) < 10 {
+			continue
+		}
+		if eth, err := strconv.Atoi(string(f[1])); err != nil || eth != unix.NETLINK_CONNECTOR {
+			continue
+		}
+		groups, err := strconv.ParseUint(string(f[3]), 16, 32)
+		if err != nil || groups&cnIdxProc == 0 {
+			continue
+		}
+		if inode, err := strconv.ParseUint(string(f[9]), 10, 64); err == nil && inode != 0 {
+			out[inode] = true
+		}
+	}
+	return out
 }

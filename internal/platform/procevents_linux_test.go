@@ -355,3 +355,46 @@ func TestProcEventsTrack(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectorSockets reads /proc/net/netlink's table: only the process
+// connector's sockets that joined the process events' group count.
+func TestConnectorSockets(t *testing.T) {
+	table := "sk               Eth Pid        Groups   Rmem     Wmem     Dump  Locks    Drops    Inode\n" +
+		"00000000d07494fd 0   0          00000000 0        0        0     2        0        4\n" +
+		"0000000099c2e1f2 11  4242       00000001 0        0        0     2        0        9001\n" +
+		"0000000099c2e1f3 11  0          00000000 0        0        0     2        0        9002\n" +
+		"0000000099c2e1f4 11  77         00000003 0        0        0     2        0        9003\n" +
+		"0000000099c2e1f5 11  77         zz 0 0 0 2 0 9004\n" +
+		"short line\n"
+	got := connectorSockets([]byte(table))
+	if len(got) != 2 || !got[9001] || !got[9003] {
+		t.Errorf("connector sockets %v, want 9001 and 9003", got)
+	}
+}
+
+// FuzzConnectorSockets: whatever the table holds, the reader neither
+// panics nor finds a socket of inode 0.
+func FuzzConnectorSockets(f *testing.F) {
+	f.Add([]byte("sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode\n0 11 1 00000001 0 0 0 2 0 5\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if connectorSockets(data)[0] {
+			t.Fatal("a socket of inode 0")
+		}
+	})
+}
+
+// TestListensToProgramEvents: as root where the kernel offers the
+// connector, this process listens while its source is open, and not
+// once it is closed.
+func TestListensToProgramEvents(t *testing.T) {
+	pe := openOrSkip(t)
+	listens, err := system{}.ListensToProgramEvents(os.Getpid())
+	if err != nil || !listens {
+		t.Errorf("with a source open: listens %v, %v", listens, err)
+	}
+	pe.Close()
+	if listens, err := (system{}).ListensToProgramEvents(os.Getpid()); err != nil || listens {
+		t.Errorf("with the source closed: listens %v, %v", listens, err)
+	}
+}

@@ -10,3 +10,9 @@ import "github.com/tickscope/tickscope/internal/seam"
 func (system) ProgramEvents() (seam.ProgramEvents, error) {
 	return nil, seam.ErrUnsupported
 }
+
+// ListensToProgramEvents: no process listens to what tickscope does not
+// read on this OS.
+func (system) ListensToProgramEvents(int) (bool, error) {
+	return false, seam.ErrUnsupported
+}

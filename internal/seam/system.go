@@ -148,6 +148,13 @@ type System interface {
 	// What it announces is a reason to scan, never what runs: a
 	// ProgramScanner decides that.
 	ProgramEvents() (ProgramEvents, error)
+	// ListensToProgramEvents reports whether the process pid (a startup
+	// holder) listens to the kernel's process events (Linux: it holds a
+	// socket of the process connector that joined its group), so that
+	// status says which a holder with --while uses. Where tickscope has
+	// no such source it returns ErrUnsupported; another user's process's
+	// descriptors cannot be read.
+	ListensToProgramEvents(pid int) (bool, error)
 }
 
 // ProgramEvents is a source of announcements that processes may have

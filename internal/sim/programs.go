@@ -145,6 +145,17 @@ func (s *System) ProgramEvents() (seam.ProgramEvents, error) {
 	return nil, seam.ErrUnsupported
 }
 
+// ListensToProgramEvents answers from Listening (ErrUnsupported while it
+// is nil, as where the OS has no event source).
+func (s *System) ListensToProgramEvents(pid int) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Listening == nil {
+		return false, seam.ErrUnsupported
+	}
+	return s.Listening[pid], nil
+}
+
 // ProgramEvents is a fake source of process announcements: a test calls
 // Announce, and the hold takes what it gathered.
 type ProgramEvents struct {

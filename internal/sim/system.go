@@ -120,6 +120,9 @@ type System struct {
 	ProcessEvents    *ProgramEvents
 	ProcessEventsErr error
 	Hints            []seam.ScanHint
+	// Listening are the processes that listen to process events
+	// (ListensToProgramEvents); nil: the OS has none.
+	Listening map[int]bool
 	// BootServiceMechanism is the boot service (Windows), nil for none;
 	// NewBootService makes one.
 	BootServiceMechanism *Service
