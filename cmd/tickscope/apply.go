@@ -189,8 +189,11 @@ USER counts only the processes that user started (Linux: a name or a user id,
 against the real user id; Windows: a name or a SID, against the process token's
 user, which another user's process shows only to an elevated holder). It looks
 every second (Linux: /proc; Windows: a process snapshot), at a cost
-BENCHMARKS.md gives. With --persist the startup holder does the same. Not with
---slack: a process's slack is its own; use run --slack.
+BENCHMARKS.md gives; on Linux, where the kernel announces each program start
+and exit (its process events: outside a container, root before Linux 6.6), it
+looks within milliseconds of each, at most 4 times a second, and every 10 s.
+The waiting line and status say which. With --persist the startup holder does
+the same. Not with --slack: a process's slack is its own; use run --slack.
 
 --simulate SCENARIO holds on the model of Windows timers instead (its
 game-session scenario runs game.exe twice), changing nothing on this machine.
