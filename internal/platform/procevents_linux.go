@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -200,7 +201,11 @@ const maxGathered = 4096
 // procEvents reads the process-events connector on a goroutine of its
 // own and gathers what a hold needs of it (seam.ProgramEvents).
 type procEvents struct {
-	f *os.File
+	f  *os.File
+	rc syscall.RawConn
+	// readMu serialises the reads of the socket (drain), into buf.
+	readMu sync.Mutex
+	buf    []byte
 	// ready says something was gathered, taken that it was taken; stop
 	// is closed by Close, done once the reader has ended.
 	ready, taken chan struct{}
@@ -252,7 +257,12 @@ func openProcEvents(wait time.Duration) (*procEvents, error) {
 		f.Close()
 		return nil, err
 	}
-	pe := &procEvents{f: f, ready: make(chan struct{}, 1), taken: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, &seam.OSError{Call: "the process connector's descriptor", Err: err}
+	}
+	pe := &procEvents{f: f, rc: rc, buf: make([]byte, 64<<10), ready: make(chan struct{}, 1), taken: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		ran: map[int]bool{}, exited: map[int]bool{}}
 	go pe.read()
 	return pe, nil
@@ -320,44 +330,22 @@ func awaitAck(f *os.File, ack uint32, wait time.Duration) error {
 
 // read gathers the events until Close or a failure: it waits for a
 // message, reads every message the socket holds (drain), says so, and
-// waits for the hold to take what it gathered before it reads again, so
-// that a burst is read at once and the hold is woken once for it, not
-// message by message. What comes meanwhile waits in the socket's buffer
-// (an overrun says Lost).
+// waits for the hold to take what it gathered before it waits again, so
+// that the hold is woken once for a burst, not message by message. What
+// comes meanwhile waits in the socket's buffer (an overrun says Lost),
+// and Take reads it first, so that it takes all that came.
 func (pe *procEvents) read() {
 	defer close(pe.done)
-	rc, err := pe.f.SyscallConn()
-	if err != nil {
-		pe.gather(func() { pe.err = &seam.OSError{Call: "read the process connector", Err: err} })
-		return
-	}
-	buf := make([]byte, 64<<10)
 	for {
 		var failed error
-		err := rc.Read(func(fd uintptr) bool {
-			some := false
-			for {
-				n, _, err := unix.Recvfrom(int(fd), buf, unix.MSG_DONTWAIT)
-				switch {
-				case err == unix.EINTR:
-					continue
-				case err == unix.EAGAIN:
-					// Nothing more: done if something was read, else wait.
-					return some
-				case err == unix.ENOBUFS:
-					pe.gather(func() { pe.lost = true })
-					some = true
-					continue
-				case err != nil:
-					failed = err
-					return true
-				case n == 0:
-					failed = errors.New("end of file")
-					return true
-				}
-				some = true
-				pe.decode(buf[:n])
+		err := pe.rc.Read(func(fd uintptr) bool {
+			some, err := pe.drain(int(fd))
+			if err != nil {
+				failed = err
+				return true
 			}
+			// Nothing read: wait until the socket can be read.
+			return some
 		})
 		if err == nil {
 			err = failed
@@ -382,6 +370,35 @@ func (pe *procEvents) read() {
 				return
 			}
 		}
+	}
+}
+
+// drain reads every message the socket fd holds now, without waiting,
+// and gathers what they say; some reports whether any was read. It is
+// called by the reader and by Take, one at a time (readMu).
+func (pe *procEvents) drain(fd int) (some bool, err error) {
+	pe.readMu.Lock()
+	defer pe.readMu.Unlock()
+	for {
+		n, _, err := unix.Recvfrom(fd, pe.buf, unix.MSG_DONTWAIT)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return some, nil
+		case err == unix.ENOBUFS:
+			pe.mu.Lock()
+			pe.lost = true
+			pe.mu.Unlock()
+			some = true
+			continue
+		case err != nil:
+			return some, err
+		case n == 0:
+			return some, errors.New("end of file")
+		}
+		some = true
+		pe.decode(pe.buf[:n])
 	}
 }
 
@@ -445,8 +462,17 @@ func (pe *procEvents) signal() {
 
 func (pe *procEvents) Ready() <-chan struct{} { return pe.ready }
 
-// Take returns what was gathered since the last Take, and forgets it.
+// Take reads what the socket holds, then returns what was gathered
+// since the last Take, and forgets it.
 func (pe *procEvents) Take() seam.ProcessChanges {
+	var failed error
+	if err := pe.rc.Control(func(fd uintptr) { _, failed = pe.drain(int(fd)) }); err == nil && failed != nil {
+		pe.mu.Lock()
+		if !pe.closing {
+			pe.err = &seam.OSError{Call: "read the process connector", Err: failed}
+		}
+		pe.mu.Unlock()
+	}
 	pe.mu.Lock()
 	defer pe.mu.Unlock()
 	c := seam.ProcessChanges{Lost: pe.lost, Err: pe.err}
@@ -475,12 +501,8 @@ func (pe *procEvents) Track(pids []int) {
 	case pids == nil:
 		pids = []int{}
 	}
-	sc, err := pe.f.SyscallConn()
-	if err != nil {
-		return
-	}
 	var ferr error
-	if err := sc.Control(func(fd uintptr) { ferr = attachFilter(int(fd), pids) }); err != nil || ferr != nil {
+	if err := pe.rc.Control(func(fd uintptr) { ferr = attachFilter(int(fd), pids) }); err != nil || ferr != nil {
 		// The filter before stays, which may drop the exits of a process
 		// that now runs a program: the source has failed, and the hold
 		// scans without it.
