@@ -229,10 +229,10 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	return rep, nil
 }
 
-// announced is the event source saying it gathered announcements: the
-// hold stops listening, and takes them once they have settled
-// (EventSettle, and at least EventMinGap after the last scan they
-// caused), so that a burst is one scan.
+// announced is the event source saying that something was announced:
+// the hold stops listening, and takes it once it has settled
+// (EventSettle, and at least EventMinGap after the last scan
+// announcements caused), so that a burst is one scan.
 func (h *whileHold) announced() {
 	h.end.announced = nil
 	if h.settle == nil {
@@ -240,21 +240,39 @@ func (h *whileHold) announced() {
 	}
 }
 
-// scanAnnounced takes what the event source gathered once it has
-// settled: a process that executed a program or renamed itself, one of
-// the watched processes losing a thread (its last, maybe), or
-// announcements lost, is a reason to scan; the rest (another process's
-// threads exiting) is not. The scan reads the processes announced
-// afresh, and only them and the processes running the programs, unless
-// a watched process lost a thread (then it looks for every process, as
-// its tick's scan does: one the program forked may run on) or
-// announcements were lost (then every process is read afresh). A source
-// that failed is dropped, and the hold scans every ScanEvery from then
-// on, saying so.
+// scanAnnounced takes what was announced once it has settled, and scans
+// when it matters (announcedScan). After a scan it takes again
+// EventMinGap later without listening, so that a steady stream of
+// announcements (a build) wakes it at that pace only; once a take finds
+// nothing that matters it listens again.
 func (h *whileHold) scanAnnounced() {
 	h.settle = nil
-	c := h.events.Take()
-	h.end.announced = h.events.Ready()
+	if !h.announcedScan(h.events.Take(false)) {
+		if h.events == nil {
+			return
+		}
+		h.end.announced = h.events.Ready()
+		if !h.announcedScan(h.events.Take(true)) {
+			return
+		}
+		h.end.announced = nil
+	}
+	if h.events != nil {
+		h.settle = time.NewTimer(EventMinGap)
+	}
+}
+
+// announcedScan scans for what was announced, and reports whether it
+// did: a process that executed a program or renamed itself, one of the
+// watched processes losing a thread (its last, maybe), or announcements
+// lost, is a reason to scan; the rest (another process's threads
+// exiting) is not. The scan reads the processes announced afresh, and
+// only them and the processes running the programs, unless a watched
+// process lost a thread (then it looks for every process, as its tick's
+// scan does: one the program forked may run on) or announcements were
+// lost (then every process is read afresh). A source that failed is
+// dropped, and the hold scans every ScanEvery from then on, saying so.
+func (h *whileHold) announcedScan(c seam.ProcessChanges) bool {
 	due, exited := c.Lost || len(c.Ran) > 0, false
 	for _, pid := range c.Exited {
 		if _, ok := h.running[pid]; ok {
@@ -270,14 +288,16 @@ func (h *whileHold) scanAnnounced() {
 		w.Source, w.SourceError, w.ScanEveryNs = SourceScan, c.Err.Error(), int64(h.every)
 		h.pace()
 		h.warn(fmt.Sprintf("process events stopped (%v): looking for %s every %v instead", c.Err, strings.Join(h.programs, ", "), h.every))
-		due, exited = true, true
+		h.scan()
+		return false
 	}
 	if !due {
-		return
+		return false
 	}
 	h.lastAnnounced = time.Now()
 	h.scanner.Hint(seam.ScanHint{PIDs: c.Ran, Only: !exited && !lost, All: lost})
 	h.scan()
+	return true
 }
 
 // maxAnnounced bounds the processes a scan reads afresh: past it, the

@@ -206,10 +206,11 @@ type procEvents struct {
 	// readMu serialises the reads of the socket (drain), into buf.
 	readMu sync.Mutex
 	buf    []byte
-	// ready says something was gathered, taken that it was taken; stop
-	// is closed by Close, done once the reader has ended.
-	ready, taken chan struct{}
-	stop, done   chan struct{}
+	// ready says something was gathered, wake asks the reader to wait
+	// for the socket; stop is closed by Close, done once the reader has
+	// ended.
+	ready, wake chan struct{}
+	stop, done  chan struct{}
 
 	mu      sync.Mutex
 	ran     map[int]bool
@@ -262,8 +263,9 @@ func openProcEvents(wait time.Duration) (*procEvents, error) {
 		f.Close()
 		return nil, &seam.OSError{Call: "the process connector's descriptor", Err: err}
 	}
-	pe := &procEvents{f: f, rc: rc, buf: make([]byte, 64<<10), ready: make(chan struct{}, 1), taken: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	pe := &procEvents{f: f, rc: rc, buf: make([]byte, 64<<10), ready: make(chan struct{}, 1), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		ran: map[int]bool{}, exited: map[int]bool{}}
+	pe.askWake()
 	go pe.read()
 	return pe, nil
 }
@@ -328,15 +330,21 @@ func awaitAck(f *os.File, ack uint32, wait time.Duration) error {
 	}
 }
 
-// read gathers the events until Close or a failure: it waits for a
-// message, reads every message the socket holds (drain), says so, and
-// waits for the hold to take what it gathered before it waits again, so
-// that the hold is woken once for a burst, not message by message. What
-// comes meanwhile waits in the socket's buffer (an overrun says Lost),
-// and Take reads it first, so that it takes all that came.
+// read waits for a message while the hold wants to be told (wake), reads
+// every message the socket holds (drain), and says so on Ready; then it
+// waits for the next Take with wake before it waits for the socket
+// again. A hold that takes on its own (Take without wake: a steady
+// stream of announcements, taken at its own pace) is not woken, nor is
+// this reader: what comes waits in the socket's buffer (an overrun says
+// Lost), and Take reads it first.
 func (pe *procEvents) read() {
 	defer close(pe.done)
 	for {
+		select {
+		case <-pe.wake:
+		case <-pe.stop:
+			return
+		}
 		var failed error
 		err := pe.rc.Read(func(fd uintptr) bool {
 			some, err := pe.drain(int(fd))
@@ -359,17 +367,23 @@ func (pe *procEvents) read() {
 			}
 			return
 		}
-		pe.signal()
 		pe.mu.Lock()
 		some := pe.pending()
 		pe.mu.Unlock()
-		if some {
-			select {
-			case <-pe.taken:
-			case <-pe.stop:
-				return
-			}
+		if !some {
+			// Taken meanwhile: wait for the socket again.
+			pe.askWake()
+			continue
 		}
+		pe.signal()
+	}
+}
+
+// askWake has the reader wait for the socket.
+func (pe *procEvents) askWake() {
+	select {
+	case pe.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -463,8 +477,12 @@ func (pe *procEvents) signal() {
 func (pe *procEvents) Ready() <-chan struct{} { return pe.ready }
 
 // Take reads what the socket holds, then returns what was gathered
-// since the last Take, and forgets it.
-func (pe *procEvents) Take() seam.ProcessChanges {
+// since the last Take, and forgets it; with wake, the reader then waits
+// for the socket.
+func (pe *procEvents) Take(wake bool) seam.ProcessChanges {
+	if wake {
+		defer pe.askWake()
+	}
 	var failed error
 	if err := pe.rc.Control(func(fd uintptr) { _, failed = pe.drain(int(fd)) }); err == nil && failed != nil {
 		pe.mu.Lock()
@@ -485,10 +503,6 @@ func (pe *procEvents) Take() seam.ProcessChanges {
 	clear(pe.ran)
 	clear(pe.exited)
 	pe.lost = false
-	select {
-	case pe.taken <- struct{}{}:
-	default:
-	}
 	return c
 }
 

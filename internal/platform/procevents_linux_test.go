@@ -160,7 +160,7 @@ func TestProcEventsSeeAChild(t *testing.T) {
 		case <-timeout:
 			t.Fatalf("after 10 s, process %d announced: executed %v, exited %v", pid, ran, exited)
 		}
-		c := pe.Take()
+		c := pe.Take(true)
 		if c.Err != nil {
 			t.Fatal(c.Err)
 		}
@@ -185,7 +185,7 @@ func TestProcEventsClose(t *testing.T) {
 	default:
 		t.Fatal("the reader still runs after Close")
 	}
-	if c := pe.Take(); c.Err != nil {
+	if c := pe.Take(true); c.Err != nil {
 		t.Errorf("Close was taken for a failure: %v", c.Err)
 	}
 }
@@ -341,7 +341,7 @@ func TestProcEventsTrack(t *testing.T) {
 		case <-timeout:
 			t.Fatalf("after 10 s: exec of %d announced %v, exit %v", pid, ran, exited)
 		}
-		c := pe.Take()
+		c := pe.Take(true)
 		if c.Err != nil {
 			t.Fatal(c.Err)
 		}

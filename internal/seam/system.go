@@ -158,14 +158,18 @@ type System interface {
 }
 
 // ProgramEvents is a source of announcements that processes may have
-// started or stopped running a program (System.ProgramEvents). It
-// gathers them between Takes, so that a burst is taken at once.
+// started or stopped running a program (System.ProgramEvents). What is
+// announced between Takes is taken at once.
 type ProgramEvents interface {
-	// Ready receives a value when something was gathered since the last
-	// Take.
+	// Ready receives a value when something was announced since the last
+	// Take, once the source was asked to tell (Take's wake; from the
+	// start).
 	Ready() <-chan struct{}
-	// Take returns what was gathered since the last Take, and forgets it.
-	Take() ProcessChanges
+	// Take returns what was announced since the last Take, and forgets
+	// it. With wake, the source then tells on Ready when something more
+	// comes; without, it waits for the next Take, which takes what came
+	// meanwhile, and costs nothing until then.
+	Take(wake bool) ProcessChanges
 	// Track says whose exits are wanted: those of the threads of pids
 	// (the watched processes running), and no other process's (until the
 	// first Track, every exit). The source may announce more.

@@ -191,8 +191,9 @@ func (e *ProgramEvents) Announce(c seam.ProcessChanges) {
 
 func (e *ProgramEvents) Ready() <-chan struct{} { return e.ready }
 
-// Take returns what was gathered, and tells Taken of it.
-func (e *ProgramEvents) Take() seam.ProcessChanges {
+// Take returns what was gathered, and tells Taken of it; Ready tells of
+// every Announce, whatever wake says.
+func (e *ProgramEvents) Take(bool) seam.ProcessChanges {
 	e.mu.Lock()
 	c := e.pending
 	e.pending = seam.ProcessChanges{}

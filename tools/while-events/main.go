@@ -206,7 +206,7 @@ func run(span time.Duration, starts int) error {
 		for {
 			select {
 			case <-execs.Ready():
-				n += len(execs.Take().Ran)
+				n += len(execs.Take(true).Ran)
 			case counted <- n:
 				n = 0
 			}
