@@ -81,6 +81,10 @@ func TestHostileFilesCostLittle(t *testing.T) {
 	thirtyThousand := write("30000.json", compareText(t, 30_000, 1, 1, 0, 1e6))
 	// Zeros behind a valid start: the reader stops at the first zero byte.
 	zeros := write("zeros.json", append([]byte(`{"format":"tickscope-raw","version":1,"points":[`), make([]byte, 50<<20)...))
+	// A string of 60 MB: the reader stops at MaxStringBytes, where a
+	// tokenizer that gathers each token whole held 193 MB.
+	longString := write("string.json", append(append([]byte(`{"format":"tickscope-raw","version":1,"tool":{"name":"`),
+		bytes.Repeat([]byte("a"), 60<<20)...), `"}}`...))
 
 	tests := []struct{ name, path, want string }{
 		{"/dev/zero", "/dev/zero", "a character device, not a regular file"},
@@ -93,6 +97,7 @@ func TestHostileFilesCostLittle(t *testing.T) {
 		{"MaxSamplesPerPoint+1", pointPlusOne, "more than 100000 samples in one point"},
 		{"30,000 compare points", thirtyThousand, "more than 2004 points"},
 		{"50 MB of zeros", zeros, "byte 0x00"},
+		{"a 60 MB string", longString, "a string over 4096 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
