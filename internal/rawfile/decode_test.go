@@ -9,12 +9,16 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // FuzzPieces: the decoder reads its input in pieces and takes a fast path
 // for samples wholly inside a piece; read one byte at a time, every value
-// crosses a boundary, and the result must be the same.
+// crosses a boundary, and the result must be the same. What it accepts is
+// I-JSON (RFC 7493: UTF-8, unique names, escapes that are characters) as
+// jsontext, a tokenizer with its own conformance tests, validates it.
 func FuzzPieces(f *testing.F) {
 	file := &File{Format: FormatName, Version: Version, Tool: Tool{Name: "tickscope", Version: "t"},
 		Created: time.Date(2026, 11, 30, 1, 2, 3, 0, time.UTC), Command: "measure", Method: "clock-abs", DelayNs: 1e6,
@@ -33,6 +37,8 @@ func FuzzPieces(f *testing.F) {
 			t.Fatalf("whole: %v; one byte at a time: %v", errWhole, errPieces)
 		case !reflect.DeepEqual(whole, pieces):
 			t.Fatalf("whole and one byte at a time decode differently")
+		case errWhole == nil && !jsontext.Value(data).IsValid():
+			t.Fatalf("accepted a document that is not I-JSON: %q", data)
 		}
 	})
 }
