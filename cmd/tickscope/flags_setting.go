@@ -88,15 +88,7 @@ func registerRun(fl *pflag.FlagSet, f *hold.RunFlags) {
 // checks them, as it checks tickscope ui's Hold, Start at logon and slack
 // forms, so that a value is refused in the same words.
 func registerApply(fl *pflag.FlagSet, f *hold.ApplyFlags) {
-	registerSetting(fl, settingVars{
-		resolution: &f.Resolution, resolutionSet: &f.ResolutionSet,
-		ms: &f.MS, msSet: &f.MSSet,
-		dmaLatency: &f.DMALatency, dmaLatencySet: &f.DMALatencySet,
-	}, settingHelp{
-		resolution: "Windows: hold this timer period, in 100 ns units",
-		ms:         "Windows: hold this timer period, in milliseconds",
-		dmaLatency: "Linux: hold /dev/cpu_dma_latency at this many µs (0.." + strconv.Itoa(timerinfo.DMALatencyDefaultUs) + "; root)",
-	})
+	registerHeldSetting(fl, f)
 	fl.IntVar(&f.PID, "pid", 0, "Linux: the process whose timer slack --slack sets")
 	markGiven(fl, "pid", &f.PIDSet)
 	registerSetting(fl, settingVars{slack: &f.Slack, slackSet: &f.SlackSet}, settingHelp{
@@ -109,11 +101,38 @@ func registerApply(fl *pflag.FlagSet, f *hold.ApplyFlags) {
 	fl.BoolVar(&f.NoEsc, "no-esc", false, "do not watch the ESC key")
 	fl.BoolVar(&f.Persist, "persist", false, "start this holder at every logon (Windows) or boot (Linux); undo with tickscope startup remove")
 	fl.BoolVar(&f.DryRun, "dry-run", false, "with --persist: print the task or unit it would install, and change nothing")
-	fl.BoolVar(&f.AsStartup, "as-startup", false, "hold as the startup holder, which status reports and startup remove ends (the task and unit pass it)")
 	fl.BoolVar(&f.Boot, "boot", false, "Windows, with --persist: install a service that holds from boot, before anyone logs on (elevated)")
-	fl.BoolVar(&f.AsService, "as-service", false, "Windows: hold as the boot service, under the service manager (the service passes it)")
-	markGiven(fl, "as-service", &f.AsServiceSet)
 	fl.StringVar(&f.Listen, "listen", "", "serve the holder's state as Prometheus metrics on ADDR/metrics (PORT or :PORT bind 127.0.0.1)")
+	registerWhile(fl, f)
+	// The command lines of the startup holders and boot services that
+	// earlier versions installed, which still run them: the holder
+	// command is theirs now (registerHolder), and apply's help no longer
+	// shows them.
+	fl.BoolVar(&f.AsStartup, "as-startup", false, "hold as the startup holder, as the tasks and units earlier versions installed run it (now tickscope holder)")
+	fl.BoolVar(&f.AsService, "as-service", false, "Windows: hold as the boot service, as the services earlier versions installed run it (now tickscope holder --as-service)")
+	markGiven(fl, "as-service", &f.AsServiceSet)
+	for _, name := range []string{"as-startup", "as-service"} {
+		if err := fl.MarkHidden(name); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// registerHeldSetting declares the settings apply and the holder hold.
+func registerHeldSetting(fl *pflag.FlagSet, f *hold.ApplyFlags) {
+	registerSetting(fl, settingVars{
+		resolution: &f.Resolution, resolutionSet: &f.ResolutionSet,
+		ms: &f.MS, msSet: &f.MSSet,
+		dmaLatency: &f.DMALatency, dmaLatencySet: &f.DMALatencySet,
+	}, settingHelp{
+		resolution: "Windows: hold this timer period, in 100 ns units",
+		ms:         "Windows: hold this timer period, in milliseconds",
+		dmaLatency: "Linux: hold /dev/cpu_dma_latency at this many µs (0.." + strconv.Itoa(timerinfo.DMALatencyDefaultUs) + "; root)",
+	})
+}
+
+// registerWhile declares --while and --while-user.
+func registerWhile(fl *pflag.FlagSet, f *hold.ApplyFlags) {
 	fl.StringVar(&f.While, "while", "", hold.WhileUsage)
 	markGiven(fl, "while", &f.WhileSet)
 	fl.StringVar(&f.WhileUser, "while-user", "", "with --while: count only the processes this user started (Linux: a name or a user id; Windows: a name or a SID)")

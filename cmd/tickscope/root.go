@@ -170,7 +170,7 @@ than from one number; it changes nothing unless a command says so.`,
 			return a.ui(cmd.Context(), machineHost(), sim.Choice{}, false)
 		},
 	}
-	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand(), a.whoCommand(), a.watchCommand(), a.explainCommand(), a.uiCommand())
+	root.AddCommand(a.queryCommand(), a.measureCommand(), a.benchCommand(), a.analyzeCommand(), a.curveCommand(), a.compareCommand(), a.applyCommand(), a.globalCommand(), a.startupCommand(), a.statusCommand(), a.runCommand(), a.verifyGlobalCommand(), a.whoCommand(), a.watchCommand(), a.explainCommand(), a.uiCommand(), a.holderCommand())
 	root.SetOut(a.stdout) // before harden, which adds cobra's completion command
 	root.SetErr(a.stderr)
 	harden(root) // the rules every command shares: last, once the tree is whole

@@ -166,7 +166,7 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 		}
 		plan.Setting = timerinfo.Setting{Resolution100ns: period}
 		resolution := strconv.FormatUint(uint64(period), 10)
-		plan.HolderArgs = withWhile([]string{"apply", "--resolution", resolution, "--no-console", "--no-esc", "--as-startup"}, plan.While)
+		plan.HolderArgs = withWhile([]string{"holder", "--resolution", resolution, "--no-console", "--no-esc"}, plan.While)
 		if plan.WhileUser != nil {
 			// The SID, not the name: a name may name another account
 			// later (renamed, or a domain's the holder cannot reach at
@@ -176,7 +176,7 @@ func PlanApply(q *timerinfo.Report, f ApplyFlags) (*ApplyPlan, error) {
 		if f.Boot {
 			// A service has no console and no keyboard: it holds until the
 			// service manager stops it.
-			plan.HolderArgs = []string{"apply", "--resolution", resolution, "--no-esc", "--as-service"}
+			plan.HolderArgs = []string{"holder", "--as-service", "--resolution", resolution, "--no-esc"}
 		}
 		return plan, nil
 	case q.Linux != nil:
@@ -221,7 +221,7 @@ func planLinux(plan *ApplyPlan, f ApplyFlags) (*ApplyPlan, error) {
 	}
 	value := f.DMALatency
 	plan.Setting = timerinfo.Setting{CPUDMALatencyUs: &value}
-	plan.HolderArgs = withWhile([]string{"apply", "--dma-latency", strconv.Itoa(int(value)), "--no-esc", "--as-startup"}, plan.While)
+	plan.HolderArgs = withWhile([]string{"holder", "--dma-latency", strconv.Itoa(int(value)), "--no-esc"}, plan.While)
 	if plan.WhileUser != nil {
 		// The user id, not the name: the holder starts at boot, maybe
 		// before the user database (LDAP, sssd) answers, and the user the

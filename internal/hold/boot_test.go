@@ -19,7 +19,7 @@ import (
 // Program Files, which the fake's boot service protects.
 const bootExe = `C:\Program Files\tickscope\tickscope.exe`
 
-var bootArgs = []string{"apply", "--resolution", "10000", "--no-esc", "--as-service"}
+var bootArgs = []string{"holder", "--as-service", "--resolution", "10000", "--no-esc"}
 
 // bootMachine is an elevated Windows machine whose requests are global,
 // with the logon task and the boot service mechanisms and nothing
@@ -238,7 +238,7 @@ func TestPersistBootDryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`BINARY_PATH_NAME    : "C:\Program Files\tickscope\tickscope.exe" apply --resolution 10000 --no-esc --as-service`,
+		`BINARY_PATH_NAME    : "C:\Program Files\tickscope\tickscope.exe" holder --as-service --resolution 10000 --no-esc`,
 		`SERVICE_START_NAME  : NT AUTHORITY\LocalService`,
 		"START_TYPE          : AUTO_START",
 		"[tickscope holder, build test]",

@@ -138,7 +138,7 @@ func TestPlanApplyPlans(t *testing.T) {
 	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
 	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true})
 	if err != nil || plan.Kind != hold.InstallHolder || plan.Setting.Resolution100ns != 10000 ||
-		strings.Join(plan.HolderArgs, " ") != "apply --resolution 10000 --no-console --no-esc --as-startup" {
+		strings.Join(plan.HolderArgs, " ") != "holder --resolution 10000 --no-console --no-esc" {
 		t.Errorf("Windows --persist: %+v, %v", plan, err)
 	}
 	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatency: 0, DMALatencySet: true})

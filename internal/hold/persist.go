@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -237,9 +238,13 @@ func LogHolderOutput(sys seam.System, args []string, stdout, stderr *io.Writer) 
 	return func() { f.Close() }
 }
 
-// asStartup reports whether args run the startup holder (apply
-// --as-startup, as the task and unit pass it).
+// asStartup reports whether args run the startup holder: the holder
+// command without --as-service, as the task and unit pass it, or apply
+// --as-startup, as those of earlier versions do.
 func asStartup(args []string) bool {
+	if len(args) > 0 && args[0] == "holder" {
+		return !slices.Contains(args, "--as-service") && !slices.Contains(args, "--as-service=true")
+	}
 	for _, a := range args {
 		if a == "--as-startup" || a == "--as-startup=true" {
 			return true

@@ -418,12 +418,12 @@ func TestPlanApplyWhile(t *testing.T) {
 	win := query(t, newWindows(t, "knee-26100"))
 	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
 	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: `game.exe,C:\Games\other.exe`, WhileSet: true})
-	if err != nil || strings.Join(plan.HolderArgs, " ") != `apply --resolution 10000 --no-console --no-esc --as-startup --while game.exe,C:\Games\other.exe` ||
+	if err != nil || strings.Join(plan.HolderArgs, " ") != `holder --resolution 10000 --no-console --no-esc --while game.exe,C:\Games\other.exe` ||
 		len(plan.While) != 2 {
 		t.Errorf("Windows --persist --while: %+v, %v", plan, err)
 	}
 	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game", WhileSet: true})
-	if err != nil || strings.Join(plan.HolderArgs, " ") != "apply --dma-latency 0 --no-esc --as-startup --while game" {
+	if err != nil || strings.Join(plan.HolderArgs, " ") != "holder --dma-latency 0 --no-esc --while game" {
 		t.Errorf("Linux --persist --while: %+v, %v", plan, err)
 	}
 	for _, tt := range []struct {
@@ -668,7 +668,7 @@ func TestPlanApplyWhileUser(t *testing.T) {
 	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
 	plan, err := hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game", WhileSet: true, WhileUser: "root", WhileUserSet: true})
 	if err != nil || plan.WhileUser == nil || plan.WhileUser.UID != 0 ||
-		strings.Join(plan.HolderArgs, " ") != "apply --dma-latency 0 --no-esc --as-startup --while game --while-user 0" {
+		strings.Join(plan.HolderArgs, " ") != "holder --dma-latency 0 --no-esc --while game --while-user 0" {
 		t.Errorf("--while-user root: %+v, %v; want the startup holder given the user id, not the name", plan, err)
 	}
 	plan, err = hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, While: "game", WhileSet: true, WhileUser: "1000", WhileUserSet: true})
@@ -745,7 +745,7 @@ func TestPlanApplyWindowsWhileUser(t *testing.T) {
 	win := query(t, newWindows(t, "knee-26100"))
 	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: "game.exe", WhileSet: true, WhileUser: "alice", WhileUserSet: true})
 	if err != nil || plan.WhileUser == nil || plan.WhileUser.SID != sid || plan.WhileUser.UID != -1 ||
-		strings.Join(plan.HolderArgs, " ") != "apply --resolution 10000 --no-console --no-esc --as-startup --while game.exe --while-user "+sid {
+		strings.Join(plan.HolderArgs, " ") != "holder --resolution 10000 --no-console --no-esc --while game.exe --while-user "+sid {
 		t.Errorf("--while-user alice: %+v, %v; want the startup holder given the SID", plan, err)
 	}
 	for _, tt := range []struct {

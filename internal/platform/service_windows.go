@@ -438,7 +438,7 @@ func (system) RunService(name string, serve func(ctx context.Context, run seam.S
 	}
 	if err := svc.Run(name, handler); err != nil {
 		if errors.Is(err, windows.ERROR_FAILED_SERVICE_CONTROLLER_CONNECT) {
-			return fmt.Errorf("this process was not started by the service manager (StartServiceCtrlDispatcherW: %w): --as-service is for the %s service alone", err, name)
+			return fmt.Errorf("this process was not started by the service manager (StartServiceCtrlDispatcherW: %w): this command line is the %s service's own", err, name)
 		}
 		return &seam.OSError{Call: "StartServiceCtrlDispatcherW", Err: err}
 	}

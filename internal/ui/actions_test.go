@@ -438,7 +438,7 @@ func TestHoldWhile(t *testing.T) {
 		t.Errorf("a program given twice: %+v", out)
 	}
 	out = post(t, s, "persist", `{"ms":"1","while":"game.exe"}`)
-	if out.Command != "tickscope apply --resolution 10000 --while game.exe --persist"+modelOnly || !strings.Contains(out.Text, "--as-startup --while game.exe at logon") {
+	if out.Command != "tickscope apply --resolution 10000 --while game.exe --persist"+modelOnly || !strings.Contains(out.Text, "holder --resolution 10000 --no-console --no-esc --while game.exe at logon") {
 		t.Errorf("persist --while: %+v", out)
 	}
 }
