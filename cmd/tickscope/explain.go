@@ -33,7 +33,7 @@ func (a *app) explainCommand() *cobra.Command {
 	var o explainOptions
 	cmd := &cobra.Command{
 		Use:   "explain",
-		Short: "Measure waits as measure does and say why each late one was late (Linux)",
+		Short: "Measure waits as measure does and say why each late one was late (Linux, Windows)",
 		Long: `Measure waits as measure does and say why each late one was late: for every
 wait later than the threshold (the run's own p99 lateness, or --over), its
 lateness split into causes, in µs and as a share, then the aggregate of all
@@ -77,7 +77,7 @@ layer 1 it holds the untraced chunks' waits too.`,
 	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d)", sample.MaxSamples))
 	registerMeasureSetting(f, &o.setting)
 	f.DurationVar(&o.over, "over", 0, "explain the waits later than this (default: later than the run's own p99 lateness)")
-	f.StringVar(&o.layer, "layer", "auto", "auto, 0 (schedstat and /proc counters, no root) or 1 (tracefs, root)")
+	f.StringVar(&o.layer, "layer", "auto", "auto, 0 (Linux: schedstat and /proc counters, no root) or 1 (a trace: Linux tracefs as root, Windows ETW elevated)")
 	f.IntVar(&o.worst, "worst", 10, fmt.Sprintf("late waits shown one by one (1..%d)", explain.MaxWorst))
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file, as measure does (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
@@ -115,7 +115,7 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 	defer raw.Close()
 	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, "explaining "+spec.Method)
 	res, file, err := explain.Run(cmd.Context(), host, q, explain.NewSystem(), opts, explain.Reporting{Progress: bar.UpdateTotal, Finished: bar.Finish, TraceWaiting: func() {
-		a.warnf("another run is tracing with the instance %s: waiting for it to end (Ctrl+C stops)", tracefs.InstanceName)
+		a.warnf("another tickscope explain is tracing (%s): waiting for it to end (Ctrl+C stops)", tracefs.InstanceName)
 	}})
 	if err != nil {
 		return err

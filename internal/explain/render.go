@@ -106,7 +106,11 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 	}
 	if r.Trace != nil {
 		t := r.Trace
-		fmt.Fprintf(w, "trace: instance %s, %d events, %d lost", printable.Line(t.Instance), t.Events, t.Lost)
+		kind := t.Kind
+		if kind == "" {
+			kind = "instance"
+		}
+		fmt.Fprintf(w, "trace: %s %s, %d events, %d lost", kind, printable.Line(t.Instance), t.Events, t.Lost)
 		if t.Removed {
 			fmt.Fprint(w, ", removed after the run")
 		}
@@ -115,10 +119,10 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 			fmt.Fprintln(w, "trace: tracefs was not mounted: mounted for the run and unmounted after")
 		}
 		if t.RemovedLeftover {
-			fmt.Fprintln(w, "trace: a leftover instance of ours was removed first")
+			fmt.Fprintf(w, "trace: a leftover %s of ours, from a run that did not end, was ended first\n", kind)
 		}
 		if len(t.Missing) > 0 {
-			fmt.Fprintf(w, "trace: events this kernel lacks: %s\n", strings.Join(t.Missing, ", "))
+			fmt.Fprintf(w, "trace: events this system lacks: %s\n", strings.Join(t.Missing, ", "))
 		}
 	}
 	if e := r.ObserverEffect; e != nil {

@@ -52,6 +52,9 @@ type Trace interface {
 
 // TraceInfo is what a trace says about itself.
 type TraceInfo struct {
+	// Kind is what Instance names, for the text: "instance" (a tracefs
+	// instance's directory) or "ETW session" (a session's name).
+	Kind            string   `json:"-"`
 	Instance        string   `json:"instance"`
 	Mounted         bool     `json:"mounted"`
 	RemovedLeftover bool     `json:"removed_leftover"`
