@@ -27,6 +27,17 @@ type WaitCheck struct {
 	Samples int    `json:"samples"`
 	P50Ns   int64  `json:"p50_ns"`
 	P99Ns   int64  `json:"p99_ns"`
+	// Simulated says the waits were the model's, not measured (the
+	// report's simulated says so in JSON).
+	Simulated bool `json:"-"`
+}
+
+// taken is how the text says where the check's waits came from.
+func (c *WaitCheck) taken() string {
+	if c.Simulated {
+		return "simulated"
+	}
+	return "measured"
 }
 
 // checkBudget is about how long a quick check may take when every 1 ms
@@ -58,7 +69,7 @@ func Check(ctx context.Context, host seam.Host, q *timerinfo.Report, setting tim
 		return nil, fmt.Errorf("checking %s(1 ms): %w", method.Name, err)
 	}
 	s := stats.Summarize(points[0].Running()) // not the samples taken while not running
-	return &WaitCheck{Method: method.Name, DelayNs: int64(time.Millisecond), Samples: s.Count, P50Ns: s.P50, P99Ns: s.P99}, nil
+	return &WaitCheck{Method: method.Name, DelayNs: int64(time.Millisecond), Samples: s.Count, P50Ns: s.P50, P99Ns: s.P99, Simulated: q.Arch == "simulated"}, nil
 }
 
 // holdSetting requests a setting from the calling (locked) thread; release

@@ -40,7 +40,7 @@ func WriteHolding(w io.Writer, rep *HoldReport) {
 		fmt.Fprintf(w, "  in force       cpu_dma_latency %d µs (the smallest request of all processes)\n", *rep.Granted.CPUDMALatencyUs)
 	}
 	c := rep.Check
-	fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, measured)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
+	fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, %s)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples, c.taken())
 	if windows {
 		fmt.Fprintf(w, "  request model  %s\n", rep.RequestModel)
 		fmt.Fprintf(w, "  reaches        %s\n", rep.Reach)
@@ -116,7 +116,7 @@ func WriteProgramEvent(w io.Writer, state WhileState, e *ProgramEvent) {
 	}
 	fmt.Fprintf(w, "%s  %s (pid %d) %s: %s\n", e.Time.Format("15:04:05.000"), e.Program, e.PID, what, did)
 	if c := e.Check; c != nil {
-		fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, measured)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
+		fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, %s)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples, c.taken())
 	}
 }
 

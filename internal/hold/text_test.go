@@ -33,6 +33,13 @@ func TestHoldTexts(t *testing.T) {
 		}, "holding\n  requested      cpu_dma_latency 0 µs\n  in force       cpu_dma_latency 0 µs (the smallest request of all processes)\n" +
 			"  check          sleep 1 ms takes p50 1.9960 ms, p99 2.5000 ms now (50 waits, measured)\n" +
 			"  reaches        every CPU's idle-state choice, for as long as tickscope runs\nholding until Ctrl+C\n"},
+		{"a check on the model", func(b *bytes.Buffer) {
+			simulated := *check
+			simulated.Simulated = true
+			hold.WriteProgramEvent(b, hold.WhileState{Holding: true}, &hold.ProgramEvent{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local), Event: hold.EventStarted,
+				Program: "game.exe", PID: 42, Setting: hold.SettingHeld, Granted: &timerinfo.Setting{Resolution100ns: 9998}, Check: &simulated})
+		}, "03:04:05.000  game.exe (pid 42) started: holding, granted 0.9998 ms\n" +
+			"  check          sleep 1 ms takes p50 1.9960 ms, p99 2.5000 ms now (50 waits, simulated)\n"},
 		{"released", func(b *bytes.Buffer) {
 			hold.WriteReleased(b, &hold.HoldReport{HeldNs: 1_000_400_000, EndedBy: "for"})
 		},
