@@ -117,6 +117,12 @@ func lockSession(ctx context.Context, waiting func()) (release func(), err error
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
 		h, err := windows.CreateMutex(nil, false, name)
 		if h == 0 {
+			if errors.Is(err, windows.ERROR_ACCESS_DENIED) {
+				// Another user made the mutex first and keeps it from
+				// us: as a lock held too long, it decides nothing.
+				got <- errLockTimeout
+				return
+			}
 			got <- &seam.OSError{Call: `CreateMutexW(Global\` + etwkernel.SessionName + ")", Err: err}
 			return
 		}
@@ -246,8 +252,9 @@ type windowsTrace struct {
 	*etwTrace // set by Stop
 	sys       *windowsSystem
 	release   func()
-	handle    uint64 // StartTraceW's
-	consumer  uint64 // OpenTraceW's
+	handle    uint64    // StartTraceW's
+	consumer  uint64    // OpenTraceW's
+	handles   [1]uint64 // ProcessTrace's, holding consumer
 	logfile   *winapi.EventTraceLogfile
 	pin       runtime.Pinner
 	freq      int64
@@ -324,13 +331,18 @@ func (s *windowsSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace
 		t.consumer = 0
 		return nil, &seam.OSError{Call: "OpenTraceW(" + etwkernel.SessionName + ")", Err: err}
 	}
+	// The handle array is the trace's, pinned: the callback runs Go code
+	// on the consuming goroutine during ProcessTrace, and a stack that
+	// grows would move an array of its own.
+	t.handles[0] = t.consumer
+	t.pin.Pin(&t.handles[0])
 	go func() {
 		defer close(t.ended)
 		// The callback runs on this thread, which blocks in ProcessTrace
 		// until the session stops.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		err := winapi.ProcessTrace([]uint64{t.consumer}, nil, nil)
+		err := winapi.ProcessTrace(t.handles[:], nil, nil)
 		if err != nil && !errors.Is(err, windows.ERROR_CANCELLED) {
 			t.delivered = &seam.OSError{Call: "ProcessTrace(" + etwkernel.SessionName + ")", Err: err}
 		}
@@ -443,8 +455,10 @@ func (t *windowsTrace) endDelivery() error {
 }
 
 // lostCounts keeps what ETW says was lost.
+// Lost counts events: a real-time buffer lost held many, and is said
+// apart (the trace's notes).
 func (t *windowsTrace) lostCounts(events, buffers uint32) {
-	t.info.Lost = uint64(events) + uint64(buffers)
+	t.info.Lost = uint64(events)
 	t.pendingLost = [2]uint64{uint64(events), uint64(buffers)}
 }
 
@@ -480,7 +494,13 @@ func (t *windowsTrace) Close() error {
 	}
 	t.closed = true
 	err := t.endDelivery()
-	t.pin.Unpin()
+	select {
+	case <-t.ended:
+		t.pin.Unpin()
+	default:
+		// ProcessTrace has not returned: ETW may still write to what is
+		// pinned, which is left pinned (leaked) rather than freed.
+	}
 	t.release()
 	return err
 }
