@@ -205,10 +205,12 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 		}
 		fmt.Fprintf(w, "  %-11s %s\n", "idle", strings.Join(parts, ", "))
 	}
+	// Notes carry the OS's error texts, which may quote what another user
+	// named (a path, a process).
 	for _, n := range win.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		fmt.Fprintf(w, "  note: %s\n", printable.Message(n))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", printable.Message(n))
 	}
 }
