@@ -215,7 +215,7 @@ func (in *Instance) lock(ctx context.Context, waiting func()) error {
 		select {
 		case <-ctx.Done():
 			unix.Close(fd)
-			return ErrBusy
+			return fmt.Errorf("%w: %w", ErrBusy, ctx.Err())
 		case <-tick.C:
 		}
 	}
