@@ -115,7 +115,7 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 	defer raw.Close()
 	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, "explaining "+spec.Method)
 	res, file, err := explain.Run(cmd.Context(), host, q, explain.NewSystem(), opts, explain.Reporting{Progress: bar.UpdateTotal, Finished: bar.Finish, TraceWaiting: func() {
-		a.warnf("another tickscope explain is tracing (%s): waiting for it to end (Ctrl+C stops)", tracefs.InstanceName)
+		a.warnf("the lock of the trace %s is held, by another tickscope explain or another program: waiting for it (Ctrl+C stops)", tracefs.InstanceName)
 	}})
 	if err != nil {
 		return err
