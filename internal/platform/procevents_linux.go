@@ -218,6 +218,8 @@ type procEvents struct {
 	lost    bool
 	err     error
 	closing bool
+	// tracked are the pids of the last Track (Track's goroutine only).
+	tracked map[int]bool
 }
 
 // openProcEvents opens a netlink connector socket, filters it
@@ -521,6 +523,28 @@ func (pe *procEvents) Track(pids []int) {
 		// that now runs a program: the source has failed, and the hold
 		// scans without it.
 		pe.gather(func() { pe.err = errors.Join(err, ferr) })
+		return
+	}
+	// A process newly tracked may have exited after the scan that found
+	// it and before its filter: the filter before dropped that exit. Each
+	// is announced as exited once, so that the hold looks whether it
+	// still runs instead of holding for it until its next look.
+	var added []int
+	for _, pid := range pids {
+		if !pe.tracked[pid] {
+			added = append(added, pid)
+		}
+	}
+	pe.tracked = make(map[int]bool, len(pids))
+	for _, pid := range pids {
+		pe.tracked[pid] = true
+	}
+	if len(added) > 0 {
+		pe.gather(func() {
+			for _, pid := range added {
+				pe.exited[pid] = true
+			}
+		})
 	}
 }
 
