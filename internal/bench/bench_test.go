@@ -6,43 +6,15 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/bench"
-	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/plantest"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sweep"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// host offers methods and nothing else: planning never measures.
-type host struct {
-	seam.Host
-	methods []seam.Method
-}
-
-func (h host) Methods() []seam.Method { return h.methods }
-
-var (
-	windowsHost = host{methods: []seam.Method{{Name: "sleep", WholeMilliseconds: true}, {Name: "waitable-hr"}, {Name: "timesetevent", Schedule: seam.Periodic, WholeMilliseconds: true}}}
-	windows     = &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{Finest100ns: 5000, Coarsest100ns: 156250, Current100ns: 156250}}
-	linux       = &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}}
-	linuxRoot   = &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{Root: true}}
-)
-
-// usage checks that err is a usage error with the message want ("" no
-// error).
-func usage(t *testing.T, err error, want string) {
-	t.Helper()
-	var u *options.UsageError
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("err = %v, want none", err)
-	case want != "" && (!errors.As(err, &u) || err.Error() != want):
-		t.Errorf("err = %v, want the usage error %q", err, want)
-	}
-}
-
 func TestBenchRange(t *testing.T) {
-	win := windows.Windows
+	win := plantest.Windows.Windows
 	for _, tt := range []struct {
 		name             string
 		from             uint32
@@ -59,7 +31,7 @@ func TestBenchRange(t *testing.T) {
 		{"from above to", 6000, true, 5500, true, 0, 0, "--from 6000 is above --to 5500"},
 	} {
 		from, to, err := bench.Range(win, tt.from, tt.fromSet, tt.to, tt.toSet)
-		usage(t, err, tt.err)
+		plantest.Usage(t, err, tt.err)
 		if from != tt.wantFrom || to != tt.wantTo {
 			t.Errorf("%s: %d..%d, want %d..%d", tt.name, from, to, tt.wantFrom, tt.wantTo)
 		}
@@ -80,7 +52,7 @@ func TestPreferences(t *testing.T) {
 		{"latency", ms, ms, 0, "--budget-lateness 0s: must be above 0"},
 	} {
 		prefs, err := bench.Preferences(tt.prefer, tt.p50, tt.p95, tt.lateness)
-		usage(t, err, tt.err)
+		plantest.Usage(t, err, tt.err)
 		if err == nil && prefs != (sweep.Preferences{Prefer: tt.prefer, BudgetP50: int64(tt.p50), BudgetP95: int64(tt.p95), BudgetLateness: int64(tt.lateness)}) {
 			t.Errorf("prefs = %+v", prefs)
 		}
@@ -99,20 +71,20 @@ func TestNewBench(t *testing.T) {
 		warns   int
 		err     string
 	}{
-		{"windows", windows, 200, "", "sleep", 0, 0, ""},
+		{"windows", plantest.Windows, 200, "", "sleep", 0, 0, ""},
 		{"windows, held elsewhere", held, 200, "", "sleep", 0, 1, ""},
-		{"linux", linux, 200, "", "clock-abs", 1, 0, ""},
-		{"linux as root", linuxRoot, 200, "", "clock-abs", 0, 0, ""},
-		{"a Windows flag on Linux", linux, 200, "budget-p95", "", 0, 0, "--budget-p95 is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)"},
-		{"--from on Linux", linux, 200, "from", "", 0, 0, "--from is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)"},
-		{"a Linux flag on Windows", windows, 200, "budget-lateness", "", 0, 0, "--budget-lateness is a Linux bench flag; the Windows bench sweeps timer periods (see --budget-p50 and --budget-p95)"},
-		{"samples", windows, 10, "", "", 0, 0, "--samples 10: allowed 20..1000"},
+		{"linux", plantest.Linux, 200, "", "clock-abs", 1, 0, ""},
+		{"linux as root", plantest.LinuxRoot, 200, "", "clock-abs", 0, 0, ""},
+		{"a Windows flag on Linux", plantest.Linux, 200, "budget-p95", "", 0, 0, "--budget-p95 is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)"},
+		{"--from on Linux", plantest.Linux, 200, "from", "", 0, 0, "--from is a Windows bench flag; the Linux bench sweeps timer slack (see --budget-lateness)"},
+		{"a Linux flag on Windows", plantest.Windows, 200, "budget-lateness", "", 0, 0, "--budget-lateness is a Linux bench flag; the Windows bench sweeps timer periods (see --budget-p50 and --budget-p95)"},
+		{"samples", plantest.Windows, 10, "", "", 0, 0, "--samples 10: allowed 20..1000"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := bench.New(windowsHost, tt.q, &rawfile.File{Command: "bench", Query: tt.q}, bench.Options{
+			b, err := bench.New(plantest.WindowsHost, tt.q, &rawfile.File{Command: "bench", Query: tt.q}, bench.Options{
 				Samples: tt.samples, Prefs: sweep.DefaultPreferences(), Changed: func(flag string) bool { return flag == tt.changed },
 			})
-			usage(t, err, tt.err)
+			plantest.Usage(t, err, tt.err)
 			if err != nil {
 				return
 			}
@@ -124,7 +96,7 @@ func TestNewBench(t *testing.T) {
 			}
 		})
 	}
-	if _, err := bench.New(windowsHost, &timerinfo.Report{OS: "darwin"}, &rawfile.File{}, bench.Options{Samples: 200}); !errors.Is(err, seam.ErrUnsupported) {
+	if _, err := bench.New(plantest.WindowsHost, &timerinfo.Report{OS: "darwin"}, &rawfile.File{}, bench.Options{Samples: 200}); !errors.Is(err, seam.ErrUnsupported) {
 		t.Errorf("bench elsewhere: %v, want seam.ErrUnsupported", err)
 	}
 }

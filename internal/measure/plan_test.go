@@ -1,68 +1,37 @@
 package measure_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/measure"
-	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/plantest"
 	"github.com/tickscope/tickscope/internal/rawfile"
-	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
-
-// host offers methods and nothing else: planning never measures.
-type host struct {
-	seam.Host
-	methods []seam.Method
-}
-
-func (h host) Methods() []seam.Method { return h.methods }
-
-var (
-	windowsHost = host{methods: []seam.Method{{Name: "sleep", WholeMilliseconds: true}, {Name: "waitable-hr"}, {Name: "timesetevent", Schedule: seam.Periodic, WholeMilliseconds: true}}}
-	linuxHost   = host{methods: []seam.Method{{Name: "clock-abs", Schedule: seam.Periodic}, {Name: "nanosleep"}, {Name: "epoll", WholeMilliseconds: true}, {Name: "spin", Schedule: seam.Periodic}}}
-	windows     = &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{Finest100ns: 5000, Coarsest100ns: 156250, Current100ns: 156250}}
-	linux       = &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}}
-	linuxRoot   = &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{Root: true}}
-)
-
-// usage checks that err is a usage error with the message want ("" no
-// error).
-func usage(t *testing.T, err error, want string) {
-	t.Helper()
-	var u *options.UsageError
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("err = %v, want none", err)
-	case want != "" && (!errors.As(err, &u) || err.Error() != want):
-		t.Errorf("err = %v, want the usage error %q", err, want)
-	}
-}
 
 func TestMeasure(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
-		h       host
+		h       plantest.Host
 		method  string
 		delay   time.Duration
 		samples int
 		want    string // the method chosen
 		err     string
 	}{
-		{"the default is the first method", linuxHost, "", time.Millisecond, 100, "clock-abs", ""},
-		{"a named method", linuxHost, "nanosleep", 500 * time.Microsecond, 100, "nanosleep", ""},
-		{"samples first", linuxHost, "bogus", 0, 0, "", "--samples 0: allowed 1..100000"},
-		{"too many samples", linuxHost, "", time.Millisecond, 100_001, "", "--samples 100001: allowed 1..100000"},
-		{"unknown method", linuxHost, "sleep", time.Millisecond, 10, "", "--method sleep: valid methods on here: clock-abs, nanosleep, epoll, spin"},
-		{"delay bound", linuxHost, "", 2 * time.Second, 10, "", "--delay 2s: allowed above 0 and at most 1s"},
-		{"whole milliseconds", windowsHost, "sleep", 1500 * time.Microsecond, 10, "", "--delay 1.5ms: method sleep waits whole milliseconds: use 1ms, 2ms, ..."},
+		{"the default is the first method", plantest.LinuxHost, "", time.Millisecond, 100, "clock-abs", ""},
+		{"a named method", plantest.LinuxHost, "nanosleep", 500 * time.Microsecond, 100, "nanosleep", ""},
+		{"samples first", plantest.LinuxHost, "bogus", 0, 0, "", "--samples 0: allowed 1..100000"},
+		{"too many samples", plantest.LinuxHost, "", time.Millisecond, 100_001, "", "--samples 100001: allowed 1..100000"},
+		{"unknown method", plantest.LinuxHost, "sleep", time.Millisecond, 10, "", "--method sleep: valid methods on here: clock-abs, nanosleep, epoll, spin"},
+		{"delay bound", plantest.LinuxHost, "", 2 * time.Second, 10, "", "--delay 2s: allowed above 0 and at most 1s"},
+		{"whole milliseconds", plantest.WindowsHost, "sleep", 1500 * time.Microsecond, 10, "", "--delay 1.5ms: method sleep waits whole milliseconds: use 1ms, 2ms, ..."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			spec, err := measure.Measure(tt.h, "here", tt.method, tt.delay, tt.samples)
-			usage(t, err, tt.err)
+			plantest.Usage(t, err, tt.err)
 			if err == nil && (spec.Method != tt.want || spec.Delay != tt.delay || spec.Samples != tt.samples || spec.Warmup < 5) {
 				t.Errorf("spec = %+v", spec)
 			}
@@ -74,7 +43,7 @@ func TestCurve(t *testing.T) {
 	ms := time.Millisecond
 	for _, tt := range []struct {
 		name           string
-		h              host
+		h              plantest.Host
 		method         string
 		from, to, step time.Duration
 		samples        int
@@ -82,19 +51,19 @@ func TestCurve(t *testing.T) {
 		points         int
 		err            string
 	}{
-		{"the default is the first relative method", linuxHost, "", ms, 100 * ms, ms, 10, "nanosleep", 100, ""},
-		{"from to in steps", windowsHost, "sleep", 2 * ms, 10 * ms, 2 * ms, 3, "sleep", 5, ""},
-		{"from not below to", linuxHost, "", 10 * ms, 10 * ms, ms, 10, "", 0, "--from 10ms is not below --to 10ms"},
-		{"to bound", linuxHost, "", ms, 2 * time.Second, ms, 10, "", 0, "--to 2s: allowed above 0 and at most 1s"},
-		{"step zero", linuxHost, "", ms, 10 * ms, 0, 10, "", 0, "--step 0s: must be above 0"},
-		{"too many points", linuxHost, "", ms, time.Second, 100 * time.Microsecond, 10, "", 0, "--step 100µs: gives 9991 points from 1ms to 1s; at most 1000"},
-		{"samples", linuxHost, "", ms, 10 * ms, ms, 0, "", 0, "--samples 0: allowed 1..1000"},
-		{"whole milliseconds", windowsHost, "", ms, 10 * ms, 500 * time.Microsecond, 10, "", 0, "--from 1ms and --step 500µs: method sleep waits whole milliseconds"},
-		{"unknown method", windowsHost, "bogus", ms, 10 * ms, ms, 10, "", 0, "--method bogus: valid methods on the model: sleep, waitable-hr, timesetevent"},
+		{"the default is the first relative method", plantest.LinuxHost, "", ms, 100 * ms, ms, 10, "nanosleep", 100, ""},
+		{"from to in steps", plantest.WindowsHost, "sleep", 2 * ms, 10 * ms, 2 * ms, 3, "sleep", 5, ""},
+		{"from not below to", plantest.LinuxHost, "", 10 * ms, 10 * ms, ms, 10, "", 0, "--from 10ms is not below --to 10ms"},
+		{"to bound", plantest.LinuxHost, "", ms, 2 * time.Second, ms, 10, "", 0, "--to 2s: allowed above 0 and at most 1s"},
+		{"step zero", plantest.LinuxHost, "", ms, 10 * ms, 0, 10, "", 0, "--step 0s: must be above 0"},
+		{"too many points", plantest.LinuxHost, "", ms, time.Second, 100 * time.Microsecond, 10, "", 0, "--step 100µs: gives 9991 points from 1ms to 1s; at most 1000"},
+		{"samples", plantest.LinuxHost, "", ms, 10 * ms, ms, 0, "", 0, "--samples 0: allowed 1..1000"},
+		{"whole milliseconds", plantest.WindowsHost, "", ms, 10 * ms, 500 * time.Microsecond, 10, "", 0, "--from 1ms and --step 500µs: method sleep waits whole milliseconds"},
+		{"unknown method", plantest.WindowsHost, "bogus", ms, 10 * ms, ms, 10, "", 0, "--method bogus: valid methods on the model: sleep, waitable-hr, timesetevent"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			specs, err := measure.Curve(tt.h, "the model", tt.method, tt.from, tt.to, tt.step, tt.samples)
-			usage(t, err, tt.err)
+			plantest.Usage(t, err, tt.err)
 			if err != nil {
 				return
 			}
@@ -112,10 +81,10 @@ func TestCompareSettings(t *testing.T) {
 		q    *timerinfo.Report
 		want string
 	}{
-		{"windows", windows, "none timebeginperiod-1 nt-1ms nt-0.5ms"},
-		{"windows without 0.5 ms", narrow, "none timebeginperiod-1 nt-1ms"},
-		{"linux", linux, "default slack-1ns"},
-		{"linux as root", linuxRoot, "default slack-1ns dma-0"},
+		{"windows", plantest.Windows, "none timebeginperiod-1 nt-1ms nt-0.5ms"},
+		{"plantest.Windows without 0.5 ms", narrow, "none timebeginperiod-1 nt-1ms"},
+		{"linux", plantest.Linux, "default slack-1ns"},
+		{"linux as root", plantest.LinuxRoot, "default slack-1ns dma-0"},
 		{"elsewhere", &timerinfo.Report{}, "none"},
 	} {
 		var names []string
@@ -144,7 +113,7 @@ func TestPick(t *testing.T) {
 		{"a\nb", "", `--methods "a\nb": unknown "a\nb"; valid here: a, b, c`},
 	} {
 		got, err := measure.Pick("methods", tt.selection, valid)
-		usage(t, err, tt.err)
+		plantest.Usage(t, err, tt.err)
 		if strings.Join(got, " ") != tt.want {
 			t.Errorf("Pick(%q) = %v, want %s", tt.selection, got, tt.want)
 		}
@@ -154,7 +123,7 @@ func TestPick(t *testing.T) {
 func TestCompare(t *testing.T) {
 	for _, tt := range []struct {
 		name              string
-		h                 host
+		h                 plantest.Host
 		q                 *timerinfo.Report
 		interval          time.Duration
 		cycles            int
@@ -162,20 +131,20 @@ func TestCompare(t *testing.T) {
 		cells             int
 		err               string
 	}{
-		{"every method and setting", linuxHost, linuxRoot, time.Millisecond, 100, "", "", 12, ""},
-		{"a selection", linuxHost, linux, time.Millisecond, 100, "spin", "slack-1ns", 1, ""},
-		{"whole-millisecond methods are left out of all", windowsHost, windows, 500 * time.Microsecond, 100, "", "none", 1, ""},
-		{"a named whole-millisecond method is refused", windowsHost, windows, 500 * time.Microsecond, 100, "sleep", "", 0, "--interval 500µs: method sleep (--methods) waits whole milliseconds: use 1ms, 2ms, ..., or leave sleep out"},
-		{"refused among others", linuxHost, linux, 1500 * time.Microsecond, 100, "clock-abs,epoll", "default", 0, "--interval 1.5ms: method epoll (--methods) waits whole milliseconds: use 1ms, 2ms, ..., or leave epoll out"},
-		{"a whole interval takes it", linuxHost, linux, 2 * time.Millisecond, 100, "epoll", "default", 1, ""},
-		{"duplicate settings", linuxHost, linux, time.Millisecond, 100, "", "default,default", 0, "--settings default,default: default is named twice; name each once (valid here: default, slack-1ns)"},
-		{"interval bound", linuxHost, linux, 0, 100, "", "", 0, "--interval 0s: allowed above 0 and at most 1s"},
-		{"cycles bound", linuxHost, linux, time.Millisecond, 5, "", "", 0, "--cycles 5: allowed 10..100000"},
-		{"unknown setting", linuxHost, linux, time.Millisecond, 100, "", "dma-0", 0, `--settings dma-0: unknown "dma-0"; valid here: default, slack-1ns`},
+		{"every method and setting", plantest.LinuxHost, plantest.LinuxRoot, time.Millisecond, 100, "", "", 12, ""},
+		{"a selection", plantest.LinuxHost, plantest.Linux, time.Millisecond, 100, "spin", "slack-1ns", 1, ""},
+		{"whole-millisecond methods are left out of all", plantest.WindowsHost, plantest.Windows, 500 * time.Microsecond, 100, "", "none", 1, ""},
+		{"a named whole-millisecond method is refused", plantest.WindowsHost, plantest.Windows, 500 * time.Microsecond, 100, "sleep", "", 0, "--interval 500µs: method sleep (--methods) waits whole milliseconds: use 1ms, 2ms, ..., or leave sleep out"},
+		{"refused among others", plantest.LinuxHost, plantest.Linux, 1500 * time.Microsecond, 100, "clock-abs,epoll", "default", 0, "--interval 1.5ms: method epoll (--methods) waits whole milliseconds: use 1ms, 2ms, ..., or leave epoll out"},
+		{"a whole interval takes it", plantest.LinuxHost, plantest.Linux, 2 * time.Millisecond, 100, "epoll", "default", 1, ""},
+		{"duplicate settings", plantest.LinuxHost, plantest.Linux, time.Millisecond, 100, "", "default,default", 0, "--settings default,default: default is named twice; name each once (valid here: default, slack-1ns)"},
+		{"interval bound", plantest.LinuxHost, plantest.Linux, 0, 100, "", "", 0, "--interval 0s: allowed above 0 and at most 1s"},
+		{"cycles bound", plantest.LinuxHost, plantest.Linux, time.Millisecond, 5, "", "", 0, "--cycles 5: allowed 10..100000"},
+		{"unknown setting", plantest.LinuxHost, plantest.Linux, time.Millisecond, 100, "", "dma-0", 0, `--settings dma-0: unknown "dma-0"; valid here: default, slack-1ns`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := measure.Compare(tt.h, tt.q, tt.interval, tt.cycles, tt.methods, tt.settings)
-			usage(t, err, tt.err)
+			plantest.Usage(t, err, tt.err)
 			if err != nil {
 				return
 			}
@@ -196,7 +165,7 @@ func TestCompare(t *testing.T) {
 // TestCompareSaysWhatItLeavesOut: a matrix of all methods leaves out those
 // that cannot wait the interval, and says which, rather than rows of "-".
 func TestCompareSaysWhatItLeavesOut(t *testing.T) {
-	m, err := measure.Compare(windowsHost, windows, 1500*time.Microsecond, 100, "", "none")
+	m, err := measure.Compare(plantest.WindowsHost, plantest.Windows, 1500*time.Microsecond, 100, "", "none")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +175,10 @@ func TestCompareSaysWhatItLeavesOut(t *testing.T) {
 }
 
 func TestWhere(t *testing.T) {
-	if got := measure.Where(linux, ""); got != "linux" {
+	if got := measure.Where(plantest.Linux, ""); got != "linux" {
 		t.Errorf("Where = %q", got)
 	}
-	if got := measure.Where(windows, "narrow-band"); got != "the model" {
+	if got := measure.Where(plantest.Windows, "narrow-band"); got != "the model" {
 		t.Errorf("Where simulated = %q", got)
 	}
 }

@@ -48,6 +48,7 @@ var Of = map[string]Tier{
 	"internal/timerinfo":               Base,
 	"internal/version":                 Base,
 	"internal/testlock":                Base,
+	"internal/plantest":                Base,
 	"internal/nativewait":              Base,
 	"internal/winapi":                  Base,
 	"internal/httpserver":              Base,
