@@ -115,8 +115,9 @@ type Band struct {
 	// among them by the tail and then the coarsest period.
 	Equivalent bool `json:"equivalent,omitempty"`
 	// P50VsBest is, for the latency pick's other candidates, the middle
-	// row's p50 minus the lowest candidate's, with its 95 % interval: the
-	// test that found it equivalent or not.
+	// row's p50 minus the lowest candidate's, with its interval: the test
+	// that found it equivalent or not. The intervals of all the bands hold
+	// at once with 95 % (pairAlpha: the lowest is chosen by the samples).
 	P50VsBest *stats.Interval `json:"p50_vs_best,omitempty"`
 	// DominatedBy is the index of a band whose middle row's p50 is lower
 	// than this band's beyond the noise and whose p99 is lower: the latency

@@ -76,8 +76,9 @@ type SlackRow struct {
 	// the best's (chooseLatency) when the latency pick chose among them.
 	Equivalent bool `json:"equivalent,omitempty"`
 	// P50VsBest is, for the latency pick's other candidates, this p50
-	// minus the lowest candidate's, with its 95 % interval: the test that
-	// found it equivalent or not.
+	// minus the lowest candidate's, with its interval: the test that found
+	// it equivalent or not. The intervals of all the settings hold at once
+	// with 95 % (pairAlpha: the lowest is chosen by the samples).
 	P50VsBest *stats.Interval `json:"p50_vs_best,omitempty"`
 	// DominatedBy is the index of a setting whose p50 is lower than this
 	// one's beyond the noise and whose p99 is lower: the latency pick never
