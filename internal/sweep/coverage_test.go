@@ -171,8 +171,9 @@ func unbounded(iv stats.Interval) bool { return iv.Unbounded }
 // order of its table: the recommendation's intervals; each equivalence
 // mark's p50 minus the lowest candidate's ("p50 vs best", every printed
 // one, and "p50 vs best, all at once", the benches where every one of
-// them held).
-var coverageIntervals = []string{"p50", "p99", "margin p50", "margin p99", "p50 vs best", "p50 vs best, all at once"}
+// them held); and "no false dominance", the benches where no candidate
+// was marked dominated by one whose true p50 is not lower.
+var coverageIntervals = []string{"p50", "p99", "margin p50", "margin p99", "p50 vs best", "p50 vs best, all at once", "no false dominance"}
 
 // candidateMarks is how the latency pick marked one candidate (a Linux
 // setting, a Windows band's middle row): the true p50 of its setting, its
@@ -186,7 +187,7 @@ type candidateMarks struct {
 	isCandidate bool
 }
 
-// countMarks adds one bench's equivalence marks to out.
+// countMarks adds one bench's equivalence and dominance marks to out.
 func countMarks(out map[string]*intervalCount, marks []candidateMarks) {
 	best := -1
 	for i, m := range marks {
@@ -198,7 +199,11 @@ func countMarks(out map[string]*intervalCount, marks []candidateMarks) {
 		return
 	}
 	all := intervalCount{}
+	falseDominance := false
 	for _, m := range marks {
+		if m.dominated && m.dominator >= m.truth {
+			falseDominance = true
+		}
 		if m.vsBest != nil {
 			out["p50 vs best"].add(*m.vsBest, m.truth-marks[best].truth)
 			all.add(*m.vsBest, m.truth-marks[best].truth)
@@ -209,6 +214,10 @@ func countMarks(out map[string]*intervalCount, marks []candidateMarks) {
 		if all.held == all.judged {
 			out["p50 vs best, all at once"].held++
 		}
+	}
+	out["no false dominance"].judged++
+	if !falseDominance {
+		out["no false dominance"].held++
 	}
 }
 
@@ -282,9 +291,10 @@ func coverageOf(s coverageScenario, replicates int, seed uint64) map[string]*int
 // (three binomial standard errors), when drawn from known distributions:
 // one setting clearly best, and the pick chosen among equivalent settings
 // by its lowest observed p99, where the winner's curse biases its own p99
-// low. So do the equivalence marks beside the other candidates, all of a
-// bench's at once: their differences from the lowest p50, which the same
-// samples chose. Simulated: it checks the intervals' construction, not a
+// low. So do the marks beside the other candidates, all of a bench's at
+// once: the equivalence marks' differences from the lowest p50, chosen
+// by the same samples, and the dominance marks' "lower p50 beyond the
+// noise". Simulated: it checks the intervals' construction, not a
 // machine.
 func TestIntervalCoverage(t *testing.T) {
 	reps := *coverageReplicates

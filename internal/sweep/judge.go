@@ -120,8 +120,8 @@ type Band struct {
 	// at once with 95 % (pairAlpha: the lowest is chosen by the samples).
 	P50VsBest *stats.Interval `json:"p50_vs_best,omitempty"`
 	// DominatedBy is the index of a band whose middle row's p50 is lower
-	// than this band's beyond the noise and whose p99 is lower: the latency
-	// pick never takes it.
+	// than this band's beyond the noise (at pairAlpha, as every pair is
+	// tested) and whose p99 is lower: the latency pick never takes it.
 	DominatedBy *int `json:"dominated_by,omitempty"`
 }
 

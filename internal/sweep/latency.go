@@ -145,14 +145,25 @@ func pairAlpha(k int) float64 {
 }
 
 // beats reports whether a's p50 is lower than b's beyond the noise (the
-// upper end of the 95 % interval of a − b below zero) and a's p99 is lower
-// than b's in the samples. The p99's part claims only what was observed:
-// no interval of a difference of two p99s of a few hundred samples holds
-// its level (Price and Bonett's construction held 52-92 % for its nominal
-// 95 %, BENCHMARKS.md), and the distribution-free one needs about 440
-// samples a setting for either end.
-func beats(a, b candidate) bool {
-	return a.p99 < b.p99 && stats.MedianDiffCI(a.sorted, b.sorted).Hi < 0
+// upper end of the interval of a − b at alpha below zero) and a's p99 is
+// lower than b's in the samples. The p99's part claims only what was
+// observed: no interval of a difference of two p99s of a few hundred
+// samples holds its level (Price and Bonett's construction held 52-92 %
+// for its nominal 95 %, BENCHMARKS.md), and the distribution-free one
+// needs about 440 samples a setting for either end.
+//
+// chooseLatency tests every pair of its k candidates, and alpha is
+// pairAlpha(k): each pair's test at 95 % would mark, among ten identical
+// settings, one dominated in half the benches (BENCHMARKS.md), where the
+// user reads "beyond the noise". A false mark needs the pair's interval
+// to miss, so at pairAlpha the marks are all true at once with at least
+// 95 %, and with the same intervals as the equivalence marks. Holm's
+// step-down would reject more pairs at the same family-wise level, but
+// its tests have no intervals to match them; the pick prints the
+// interval of each difference it compared, and one interval per pair
+// keeps what is printed and what was decided the same.
+func beats(a, b candidate, alpha float64) bool {
+	return a.p99 < b.p99 && stats.MedianDiffCIAt(a.sorted, b.sorted, alpha).Hi < 0
 }
 
 // noticeablyAbove reports whether a difference is noticeable: the lower
@@ -169,9 +180,9 @@ func noticeablyAbove(d stats.Interval, noticeable float64) bool {
 // latency, the delay for the Linux lateness), and share the noticeable
 // share of it.
 //
-//  1. A candidate another beats on p50 beyond the noise and on p99 (beats)
-//     is out, whatever else it has for it: it is worse on every measure
-//     the user was shown.
+//  1. A candidate another beats on p50 beyond the noise and on p99 (beats,
+//     at pairAlpha: every pair is tested) is out, whatever else it has for
+//     it: it is worse on every measure the user was shown.
 //  2. Of the rest, those whose p50 is not noticeably above the lowest p50
 //     (noticeablyAbove, with share of the lowest p50) are equivalent:
 //     each difference from the lowest is taken at pairAlpha, which
@@ -193,7 +204,7 @@ func chooseLatency(cands []candidate, origin, share float64) choice {
 	for i := range cands {
 		ch.dominatedBy[i] = -1
 		for j := range cands {
-			if j != i && beats(cands[j], cands[i]) {
+			if j != i && beats(cands[j], cands[i], alpha) {
 				ch.dominatedBy[i] = j
 				break
 			}

@@ -81,8 +81,8 @@ type SlackRow struct {
 	// with 95 % (pairAlpha: the lowest is chosen by the samples).
 	P50VsBest *stats.Interval `json:"p50_vs_best,omitempty"`
 	// DominatedBy is the index of a setting whose p50 is lower than this
-	// one's beyond the noise and whose p99 is lower: the latency pick never
-	// takes it.
+	// one's beyond the noise (at pairAlpha, as every pair is tested) and
+	// whose p99 is lower: the latency pick never takes it.
 	DominatedBy *int `json:"dominated_by,omitempty"`
 
 	sorted []int64
