@@ -152,12 +152,9 @@ func pairAlpha(k int) float64 {
 // for its nominal 95 %, BENCHMARKS.md), and the distribution-free one
 // needs about 440 samples a setting for either end.
 //
-// chooseLatency tests every pair of its k candidates, and alpha is
-// pairAlpha(k): each pair's test at 95 % would mark, among ten identical
-// settings, one dominated in half the benches (BENCHMARKS.md), where the
-// user reads "beyond the noise". A false mark needs the pair's interval
-// to miss, so at pairAlpha the marks are all true at once with at least
-// 95 %, and with the same intervals as the equivalence marks. Holm's
+// chooseLatency tests every pair of its k candidates, so alpha is
+// pairAlpha(k): with each pair at 95 %, one of ten identical settings
+// would be marked dominated in half the benches (BENCHMARKS.md). Holm's
 // step-down would reject more pairs at the same family-wise level, but
 // its tests have no intervals to match them; the pick prints the
 // interval of each difference it compared, and one interval per pair
