@@ -1,29 +1,20 @@
 package sample_test
 
 import (
-	"errors"
-	"strings"
+	"runtime"
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/plantest"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
-// methodsHost offers methods and nothing else.
-type methodsHost struct {
-	seam.Host
-	methods []seam.Method
-}
-
-func (h methodsHost) Methods() []seam.Method { return h.methods }
-
-var linuxHost = methodsHost{methods: []seam.Method{{Name: "clock-abs", Schedule: seam.Periodic}}}
+var linuxHost = plantest.Host{WaitMethods: []seam.Method{{Name: "clock-abs", Schedule: seam.Periodic}}}
 
 // threadClockHost is a host that reads thread clocks, as Linux's and Windows'
 // do.
-type threadClockHost struct{ methodsHost }
+type threadClockHost struct{ plantest.Host }
 
 func (threadClockHost) ThreadCPU() (func() time.Duration, func(), error) {
 	return func() time.Duration { return 0 }, func() {}, nil
@@ -33,6 +24,7 @@ func (threadClockHost) ThreadCPU() (func() time.Duration, func(), error) {
 // clocks (macOS) it is refused as not offered, exit 2, as it is on the
 // model; 0 is no load, whatever the host.
 func TestLoadRequest(t *testing.T) {
+	const noCPUs = " and has no CPUs to load; --load measures this machine"
 	one, zero := 1, 0
 	for _, tc := range []struct {
 		name     string
@@ -44,10 +36,10 @@ func TestLoadRequest(t *testing.T) {
 	}{
 		{"none", &linuxHost, nil, "", "", false},
 		{"one", &threadClockHost{linuxHost}, &one, "", "", true},
-		{"no thread clocks", &linuxHost, &one, "", "--load 1: not offered on ", false},
+		{"no thread clocks", &linuxHost, &one, "", "--load 1: not offered on " + runtime.GOOS + ": " + sample.ErrNoThreadClock.Error(), false},
 		{"0 without thread clocks", &linuxHost, &zero, "", "", false},
-		{"the model", &threadClockHost{linuxHost}, &one, "narrow-band", "--load 1: the model of Windows timers (--simulate narrow-band) runs on a virtual clock", false},
-		{"0 on the model", &threadClockHost{linuxHost}, &zero, "narrow-band", "--load 0: the model of Windows timers (--simulate narrow-band) runs on a virtual clock", false},
+		{"the model", &threadClockHost{linuxHost}, &one, "narrow-band", "--load 1: the model of Windows timers (--simulate narrow-band) runs on a virtual clock" + noCPUs, false},
+		{"0 on the model", &threadClockHost{linuxHost}, &zero, "narrow-band", "--load 0: the model of Windows timers (--simulate narrow-band) runs on a virtual clock" + noCPUs, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var l sample.LoadRequest
@@ -55,13 +47,7 @@ func TestLoadRequest(t *testing.T) {
 				l = sample.LoadRequest{Threads: *tc.load, Given: true}
 			}
 			got, load, err := l.Host(tc.host, tc.scenario)
-			var u *options.UsageError
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("err = %v", err)
-			case tc.want != "" && (!errors.As(err, &u) || !strings.HasPrefix(err.Error(), tc.want)):
-				t.Fatalf("err = %v, want a usage error starting %q", err, tc.want)
-			case tc.want != "":
+			if plantest.Usage(t, err, tc.want); err != nil {
 				return
 			}
 			if (load != nil) != tc.loaded || !tc.loaded && got != tc.host {
