@@ -31,8 +31,8 @@ type Wait struct {
 type TickModel struct {
 	// Period is the timer period in force during the wait.
 	Period time.Duration
-	// Ticks are the ticks' expected times (QPC), ascending (TickTimes
-	// makes them from one tick's time). Nil: the phase is unknown, and the
+	// Ticks are the ticks' expected times (QPC), ascending. Nil: the
+	// phase is unknown (explain's session does not learn it), and the
 	// model allows the most the period allows, a whole period.
 	Ticks []int64
 }
@@ -142,16 +142,6 @@ type Attribution struct {
 	CState int `json:"cstate"`
 	// Notes say what the events did not show.
 	Notes []string `json:"notes,omitempty"`
-}
-
-// Time is the time of cause c.
-func (a Attribution) Time(c Cause) time.Duration {
-	for _, s := range a.Causes {
-		if s.Cause == c {
-			return s.Time
-		}
-	}
-	return 0
 }
 
 // ErrInput is an Input that cannot be attributed.

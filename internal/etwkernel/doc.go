@@ -54,8 +54,8 @@
 // read, the convention of Microsoft's TraceEvent parser (Event.Meta's
 // Extended says so). The PerfInfo events of the PERF_TIMER and
 // PERF_CLOCK_INTERRUPT group masks have no documented payload and are
-// not decoded. BuildRecord and Encode lay out records as Windows would,
-// for the tests' fixtures and for the model of Windows timers.
+// not decoded. The tests lay out records as Windows would (BuildRecord
+// and Encode, in fixture_test.go).
 //
 // # The attribution of one late wait
 //

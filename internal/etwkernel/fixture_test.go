@@ -3,11 +3,14 @@ package etwkernel
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
+	"math/bits"
+	"time"
 	"unicode/utf16"
 )
 
 // Header is what a synthetic EVENT_RECORD's header says: the fixtures of
-// the tests, and the events the model of Windows timers logs.
+// the tests.
 type Header struct {
 	Provider GUID
 	Opcode   uint8
@@ -140,4 +143,69 @@ func Encode(ev Event) (rec, userData []byte, err error) {
 		return nil, nil, fmt.Errorf("encode: %d bytes of user data: %w", len(userData), ErrSize)
 	}
 	return BuildRecord(h, len(userData)), userData, nil
+}
+
+// TickTimes are the clock's ticks from phase on, every period, that fall
+// in [from, to] (QPC ticks at freq): the tick model's input when the
+// period in force and one tick's time are known. Tick k is at
+// phase + k·period rounded to the nearest QPC tick, so that a period that
+// is not a whole number of QPC ticks does not drift.
+func TickTimes(phase int64, period time.Duration, freq, from, to int64) ([]int64, error) {
+	if period <= 0 || freq <= 0 || to < from {
+		return nil, ErrClock
+	}
+	// k·period·freq/1e9 in 128 bits: k is bounded by the span.
+	at := func(k uint64) (int64, bool) {
+		hi, lo := bits.Mul64(k, uint64(period))
+		if hi != 0 {
+			return 0, false
+		}
+		hi, lo = bits.Mul64(lo, uint64(freq))
+		if hi >= uint64(time.Second) {
+			return 0, false
+		}
+		q, r := bits.Div64(hi, lo, uint64(time.Second))
+		if 2*r >= uint64(time.Second) {
+			q++
+		}
+		if q > math.MaxInt64-uint64(max(phase, 0)) {
+			return 0, false
+		}
+		return phase + int64(q), true
+	}
+	var k uint64
+	if from > phase {
+		// Start just before from: k = floor((from-phase)·1e9 / (period·freq)).
+		span := toDuration(from-phase, freq)
+		k = uint64(span / period)
+		if k > 0 {
+			k--
+		}
+	}
+	const maxTicks = 1 << 20
+	var out []int64
+	for n := 0; n < maxTicks+2; n++ {
+		t, ok := at(k)
+		if !ok || t > to {
+			break
+		}
+		if t >= from {
+			out = append(out, t)
+			if len(out) > maxTicks {
+				return nil, ErrClock
+			}
+		}
+		k++
+	}
+	return out, nil
+}
+
+// Time is the time of cause c.
+func (a Attribution) Time(c Cause) time.Duration {
+	for _, s := range a.Causes {
+		if s.Cause == c {
+			return s.Time
+		}
+	}
+	return 0
 }
