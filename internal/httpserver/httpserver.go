@@ -139,9 +139,6 @@ func New(handler http.Handler, limits Limits, errorLog *log.Logger) *Server {
 	}
 }
 
-// Limits are the server's bounds, Defaults filled in.
-func (s *Server) Limits() Limits { return s.limits }
-
 // Serve accepts connections on l as they arrive, at most MaxConns open at
 // once (a new one closing the one waiting longest without a request),
 // until Shutdown or Close; it then returns http.ErrServerClosed.
