@@ -170,7 +170,7 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	rep.While = &WhileReport{Programs: o.While, ScanEveryNs: int64(every), Source: SourceScan, Events: []ProgramEvent{}, Running: []ProgramRunning{}}
 	// The source is subscribed to before the first scan, so that nothing
 	// that happens after that scan read a process goes unannounced.
-	events, err := sys.ProgramEvents()
+	events, err := sys.ProgramEvents(o.While)
 	switch {
 	case err == nil:
 		defer func() {

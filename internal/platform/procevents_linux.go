@@ -6,21 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
 // ProgramEvents subscribes to the kernel's process-events connector
 // (procEvents).
-func (system) ProgramEvents() (seam.ProgramEvents, error) {
-	return openProcEvents(time.Second)
+func (system) ProgramEvents(programs []string) (seam.ProgramEvents, error) {
+	return openProcEvents(programs, time.Second)
 }
 
 // The process-events connector's numbers (include/uapi/linux/connector.h
@@ -45,6 +46,9 @@ const (
 	cnMsgLen       = 20
 	procEventAt    = nlmsgHeaderLen + cnMsgLen
 	procDataAt     = 16
+	// procCommAt is where a rename's new comm (16 bytes, NUL-padded)
+	// starts in its event's data.
+	procCommAt = procDataAt + 8
 	// procWhatAt, procPIDAt and procTGIDAt are offsets in a message.
 	procWhatAt = procEventAt
 	procPIDAt  = procEventAt + procDataAt
@@ -59,6 +63,8 @@ type procEvent struct {
 	pid, tgid uint32
 	ackErr    uint32
 	ack       uint32
+	// comm is a rename's new comm ("" for other events).
+	comm string
 }
 
 // decodeProcEvents decodes the netlink messages a read of the connector
@@ -103,6 +109,13 @@ func decodeProcEvents(buf []byte, each func(procEvent)) error {
 			e.ackErr = ne.Uint32(ev[procDataAt : procDataAt+4])
 		} else {
 			e.pid, e.tgid = ne.Uint32(ev[procDataAt:procDataAt+4]), ne.Uint32(ev[procDataAt+4:procDataAt+8])
+		}
+		if e.what == procEventComm && len(ev) >= procCommAt+options.CommLen+1 {
+			comm := ev[procCommAt : procCommAt+options.CommLen+1]
+			if i := bytes.IndexByte(comm, 0); i >= 0 {
+				comm = comm[:i]
+			}
+			e.comm = string(comm)
 		}
 		each(e)
 	}
@@ -200,9 +213,26 @@ const maxGathered = 4096
 
 // procEvents reads the process-events connector on a goroutine of its
 // own and gathers what a hold needs of it (seam.ProgramEvents).
+//
+// An exec or a rename is gathered only when the process may run one of
+// the programs (mayRun): what every other program started on the machine
+// announces is read by this reader and goes no further, so that the hold,
+// which runs on a locked thread whose every wake-up costs the runtime a
+// hand-off between threads, is woken only for what it may have to look at
+// (BENCHMARKS.md: a stream of other programs' starts cost it more than a
+// scan every second did). The socket's filter cannot tell that itself: an
+// exec's event carries no name.
+//
+// The socket is not given to Go's poller: it registers a descriptor
+// edge-triggered for good, and wakes its poller thread for every message
+// that arrives, whether a goroutine reads or not, which is a wake-up of
+// the runtime for every exec on the machine. The reader waits in poll(2)
+// itself, on the socket and on wakeClose, an eventfd Close writes to.
 type procEvents struct {
-	f  *os.File
-	rc syscall.RawConn
+	// fd is the socket, -1 once Close closed it (readMu held).
+	fd, wakeClose int
+	// programs are the programs watched, nil for every process.
+	programs []options.Program
 	// readMu serialises the reads of the socket (drain), into buf.
 	readMu sync.Mutex
 	buf    []byte
@@ -218,8 +248,12 @@ type procEvents struct {
 	lost    bool
 	err     error
 	closing bool
-	// tracked are the pids of the last Track (Track's goroutine only).
+	// tracked are the pids of the last Track (Track's goroutine only),
+	// watched a copy the reader reads (mu held).
 	tracked map[int]bool
+	watched map[int]bool
+	// comm is the buffer mayRun reads a comm into (readMu held).
+	comm []byte
 }
 
 // openProcEvents opens a netlink connector socket, filters it
@@ -228,8 +262,10 @@ type procEvents struct {
 // kernel's acknowledgement: before Linux 6.6 a process without
 // CAP_NET_ADMIN is refused with EPERM (since, any user may listen), and
 // one outside the initial user and pid namespaces (a container) gets no
-// answer at all.
-func openProcEvents(wait time.Duration) (*procEvents, error) {
+// answer at all. Execs and renames are gathered for the processes that
+// may run one of programs (mayRun), for every process when programs is
+// nil.
+func openProcEvents(programs []string, wait time.Duration) (*procEvents, error) {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, unix.NETLINK_CONNECTOR)
 	if err != nil {
 		return nil, &seam.OSError{Call: "socket(AF_NETLINK, NETLINK_CONNECTOR)", Err: err}
@@ -248,25 +284,30 @@ func openProcEvents(wait time.Duration) (*procEvents, error) {
 		unix.Close(fd)
 		return nil, &seam.OSError{Call: "bind the process connector's group", Err: err}
 	}
-	f := os.NewFile(uintptr(fd), "process connector")
 	// The kernel numbers what it sends itself, but answers a request's
 	// ack number plus one, to every listener: ours is told by it.
 	ack := uint32(os.Getpid())<<8 | uint32(time.Now().UnixNano()&0xff)
-	if _, err := f.Write(listenMessage(ack)); err != nil {
-		f.Close()
+	if _, err := unix.Write(fd, listenMessage(ack)); err != nil {
+		unix.Close(fd)
 		return nil, &seam.OSError{Call: "send PROC_CN_MCAST_LISTEN", Err: err}
 	}
-	if err := awaitAck(f, ack, wait); err != nil {
-		f.Close()
+	if err := awaitAck(fd, ack, wait); err != nil {
+		unix.Close(fd)
 		return nil, err
 	}
-	rc, err := f.SyscallConn()
+	wakeClose, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
 	if err != nil {
-		f.Close()
-		return nil, &seam.OSError{Call: "the process connector's descriptor", Err: err}
+		unix.Close(fd)
+		return nil, &seam.OSError{Call: "eventfd", Err: err}
 	}
-	pe := &procEvents{f: f, rc: rc, buf: make([]byte, 64<<10), ready: make(chan struct{}, 1), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		ran: map[int]bool{}, exited: map[int]bool{}}
+	pe := &procEvents{fd: fd, wakeClose: wakeClose, buf: make([]byte, 64<<10), ready: make(chan struct{}, 1), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		ran: map[int]bool{}, exited: map[int]bool{}, watched: map[int]bool{}, comm: make([]byte, 64)}
+	if programs != nil {
+		pe.programs = make([]options.Program, 0, len(programs))
+		for _, program := range programs {
+			pe.programs = append(pe.programs, options.NewProgram(program, false, filepath.EvalSymlinks))
+		}
+	}
 	pe.askWake()
 	go pe.read()
 	return pe, nil
@@ -298,17 +339,21 @@ var errNoAnswer = errors.New("no answer from the process connector (a container'
 // whose ack number is ack (sent to every listener: it is the one that
 // answers ack+1), skipping the events and other listeners'
 // acknowledgements that come before it.
-func awaitAck(f *os.File, ack uint32, wait time.Duration) error {
-	if err := f.SetReadDeadline(time.Now().Add(wait)); err != nil {
-		return &seam.OSError{Call: "set a deadline on the process connector", Err: err}
-	}
+func awaitAck(fd int, ack uint32, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
 	buf := make([]byte, 8192)
 	for {
-		n, err := f.Read(buf)
-		switch {
-		case errors.Is(err, os.ErrDeadlineExceeded):
+		left := time.Until(deadline)
+		if left <= 0 {
 			return errNoAnswer
-		case errors.Is(err, unix.ENOBUFS):
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, int(left.Milliseconds())+1); err != nil && err != unix.EINTR {
+			return &seam.OSError{Call: "poll the process connector", Err: err}
+		}
+		n, _, err := unix.Recvfrom(fd, buf, unix.MSG_DONTWAIT)
+		switch {
+		case err == unix.EAGAIN, err == unix.EINTR, err == unix.ENOBUFS:
 			continue
 		case err != nil:
 			return &seam.OSError{Call: "read the process connector", Err: err}
@@ -328,12 +373,13 @@ func awaitAck(f *os.File, ack uint32, wait time.Duration) error {
 		if ackErr != 0 {
 			return &seam.OSError{Call: "PROC_CN_MCAST_LISTEN", Err: unix.Errno(ackErr)}
 		}
-		return f.SetReadDeadline(time.Time{})
+		return nil
 	}
 }
 
-// read waits for a message while the hold wants to be told (wake), reads
-// every message the socket holds (drain), and says so on Ready; then it
+// read waits for a message while the hold wants to be told (wake), at
+// its pace (readPace), reads every message the socket holds (drain), and
+// says so on Ready when it gathered something; then it
 // waits for the next Take with wake before it waits for the socket
 // again. A hold that takes on its own (Take without wake: a steady
 // stream of announcements, taken at its own pace) is not woken, nor is
@@ -341,25 +387,27 @@ func awaitAck(f *os.File, ack uint32, wait time.Duration) error {
 // Lost), and Take reads it first.
 func (pe *procEvents) read() {
 	defer close(pe.done)
+	pace := newReadPace(readEvery, readBurst, time.Now())
 	for {
 		select {
 		case <-pe.wake:
 		case <-pe.stop:
 			return
 		}
-		var failed error
-		err := pe.rc.Read(func(fd uintptr) bool {
-			some, err := pe.drain(int(fd))
-			if err != nil {
-				failed = err
-				return true
+		if wait := pace.wait(time.Now()); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-pe.stop:
+				t.Stop()
+				return
 			}
-			// Nothing read: wait until the socket can be read.
-			return some
-		})
-		if err == nil {
-			err = failed
 		}
+		closed, err := pe.await()
+		if closed {
+			return
+		}
+		pace.spend(time.Now())
 		if err != nil {
 			pe.mu.Lock()
 			closing := pe.closing
@@ -381,6 +429,76 @@ func (pe *procEvents) read() {
 	}
 }
 
+// The reader's pace (readPace): while messages keep coming it is woken
+// for them readBurst times at once, then once every readEvery, and what
+// came between is read in one go; the socket's buffer holds it meanwhile
+// (an overrun says Lost). Each wake-up of a Go program costs its runtime
+// a round of its threads (the poller, sysmon, a spinning thread):
+// BENCHMARKS.md measured a reader woken for every exec on a busy machine
+// costing more than a scan of /proc every second.
+const (
+	readEvery = time.Second
+	readBurst = 4
+)
+
+// readPace is a token bucket of reads: burst reads at once, then one
+// every every.
+type readPace struct {
+	every  time.Duration
+	burst  int
+	credit time.Duration
+	last   time.Time
+}
+
+func newReadPace(every time.Duration, burst int, now time.Time) readPace {
+	return readPace{every: every, burst: burst, credit: time.Duration(burst) * every, last: now}
+}
+
+// refill adds the time since the last refill to the credit, up to
+// burst reads.
+func (p *readPace) refill(now time.Time) {
+	if d := now.Sub(p.last); d > 0 {
+		p.credit = min(p.credit+d, time.Duration(p.burst)*p.every)
+	}
+	p.last = now
+}
+
+// wait is how long after now the next read may be made.
+func (p *readPace) wait(now time.Time) time.Duration {
+	p.refill(now)
+	return max(p.every-p.credit, 0)
+}
+
+// spend counts a read made at now.
+func (p *readPace) spend(now time.Time) {
+	p.refill(now)
+	p.credit = max(p.credit-p.every, 0)
+}
+
+// await reads what the socket holds, waiting in poll(2) until it holds
+// something; closed says Close woke it.
+func (pe *procEvents) await() (closed bool, err error) {
+	for {
+		some, err := pe.drain()
+		if err != nil || some {
+			return false, err
+		}
+		pe.readMu.Lock()
+		fd := pe.fd
+		pe.readMu.Unlock()
+		if fd < 0 {
+			return true, nil
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(pe.wakeClose), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+			return false, err
+		}
+		if fds[1].Revents != 0 {
+			return true, nil
+		}
+	}
+}
+
 // askWake has the reader wait for the socket.
 func (pe *procEvents) askWake() {
 	select {
@@ -389,14 +507,14 @@ func (pe *procEvents) askWake() {
 	}
 }
 
-// drain reads every message the socket fd holds now, without waiting,
+// drain reads every message the socket holds now, without waiting,
 // and gathers what they say; some reports whether any was read. It is
 // called by the reader and by Take, one at a time (readMu).
-func (pe *procEvents) drain(fd int) (some bool, err error) {
+func (pe *procEvents) drain() (some bool, err error) {
 	pe.readMu.Lock()
 	defer pe.readMu.Unlock()
-	for {
-		n, _, err := unix.Recvfrom(fd, pe.buf, unix.MSG_DONTWAIT)
+	for pe.fd >= 0 {
+		n, _, err := unix.Recvfrom(pe.fd, pe.buf, unix.MSG_DONTWAIT)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -416,14 +534,17 @@ func (pe *procEvents) drain(fd int) (some bool, err error) {
 		some = true
 		pe.decode(pe.buf[:n])
 	}
+	return some, nil
 }
 
-// decode gathers what one message holds.
+// decode gathers what one message holds (readMu held).
 func (pe *procEvents) decode(msg []byte) {
 	err := decodeProcEvents(msg, func(e procEvent) {
 		switch e.what {
 		case procEventExec, procEventComm:
-			pe.note(pe.ran, e.tgid)
+			if pe.mayRun(e) {
+				pe.note(pe.ran, e.tgid)
+			}
 		case procEventExit:
 			pe.note(pe.exited, e.tgid)
 		}
@@ -434,6 +555,65 @@ func (pe *procEvents) decode(msg []byte) {
 		pe.lost = true
 		pe.mu.Unlock()
 	}
+}
+
+// mayRun reports whether the process an exec or a rename announced may
+// run one of the programs, as a scan would tell it first: a watched
+// process (tracked: an exec may end its match, whatever its name is
+// now), or one whose comm (a rename's, carried by its event; an exec's,
+// read from /proc/PID/comm, which the kernel set before it announced
+// the exec) is a program's short name (options.Program's
+// ShortNameMatches, by which a scan matches or passes a process). A
+// process that has gone meanwhile may not; one whose comm cannot be read
+// otherwise (out of descriptors) may, and the scan says why it cannot
+// look. A later rename or exec is announced on its own, and read then.
+// readMu held.
+func (pe *procEvents) mayRun(e procEvent) bool {
+	if pe.programs == nil {
+		return true
+	}
+	pe.mu.Lock()
+	watched := pe.watched[int(e.tgid)]
+	pe.mu.Unlock()
+	if watched {
+		return true
+	}
+	comm := e.comm
+	if e.what == procEventExec {
+		read, gone := pe.readComm(int(e.tgid))
+		if gone {
+			return false
+		}
+		if read == nil {
+			return true
+		}
+		comm = string(read)
+	}
+	for _, p := range pe.programs {
+		if p.ShortNameMatches(comm) {
+			return true
+		}
+	}
+	return false
+}
+
+// readComm reads the comm of the process tgid, with its newline cut:
+// gone when it has exited (or never was one), nil when it could not be
+// read for another reason (readMu held).
+func (pe *procEvents) readComm(tgid int) (comm []byte, gone bool) {
+	if tgid <= 0 {
+		return nil, true
+	}
+	fd, err := unix.Open("/proc/"+strconv.Itoa(tgid)+"/comm", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err == unix.ENOENT || err == unix.ESRCH
+	}
+	defer unix.Close(fd)
+	n, err := unix.Read(fd, pe.comm)
+	if err != nil {
+		return nil, err == unix.ESRCH
+	}
+	return bytes.TrimSuffix(pe.comm[:n], []byte("\n")), false
 }
 
 // pending reports whether something was gathered and not taken (pe.mu
@@ -485,8 +665,7 @@ func (pe *procEvents) Take(wake bool) seam.ProcessChanges {
 	if wake {
 		defer pe.askWake()
 	}
-	var failed error
-	if err := pe.rc.Control(func(fd uintptr) { _, failed = pe.drain(int(fd)) }); err == nil && failed != nil {
+	if _, failed := pe.drain(); failed != nil {
 		pe.mu.Lock()
 		if !pe.closing {
 			pe.err = &seam.OSError{Call: "read the process connector", Err: failed}
@@ -509,20 +688,33 @@ func (pe *procEvents) Take(wake bool) seam.ProcessChanges {
 }
 
 // Track keeps only the exits of the threads of pids (seam.ProgramEvents),
-// by the socket's filter; past maxTracked, every exit.
+// by the socket's filter; past maxTracked, every exit. Their execs and
+// renames are gathered whatever their names (mayRun).
 func (pe *procEvents) Track(pids []int) {
+	watched := make(map[int]bool, len(pids))
+	for _, pid := range pids {
+		watched[pid] = true
+	}
+	pe.mu.Lock()
+	pe.watched = watched
+	pe.mu.Unlock()
 	switch {
 	case len(pids) > maxTracked:
 		pids = nil
 	case pids == nil:
 		pids = []int{}
 	}
-	var ferr error
-	if err := pe.rc.Control(func(fd uintptr) { ferr = attachFilter(int(fd), pids) }); err != nil || ferr != nil {
+	pe.readMu.Lock()
+	err := os.ErrClosed
+	if pe.fd >= 0 {
+		err = attachFilter(pe.fd, pids)
+	}
+	pe.readMu.Unlock()
+	if err != nil {
 		// The filter before stays, which may drop the exits of a process
 		// that now runs a program: the source has failed, and the hold
 		// scans without it.
-		pe.gather(func() { pe.err = errors.Join(err, ferr) })
+		pe.gather(func() { pe.err = err })
 		return
 	}
 	// A process newly tracked may have exited after the scan that found
@@ -559,8 +751,15 @@ func (pe *procEvents) Close() {
 	pe.closing = true
 	pe.mu.Unlock()
 	close(pe.stop)
-	pe.f.Close()
+	one := make([]byte, 8)
+	binary.NativeEndian.PutUint64(one, 1)
+	_, _ = unix.Write(pe.wakeClose, one)
 	<-pe.done
+	pe.readMu.Lock()
+	unix.Close(pe.fd)
+	pe.fd = -1
+	pe.readMu.Unlock()
+	unix.Close(pe.wakeClose)
 }
 
 // ListensToProgramEvents reports whether the process pid holds a process

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
@@ -130,7 +132,7 @@ func TestListenMessage(t *testing.T) {
 // without CAP_NET_ADMIN).
 func openOrSkip(t *testing.T) *procEvents {
 	t.Helper()
-	pe, err := openProcEvents(2 * time.Second)
+	pe, err := openProcEvents(nil, 2*time.Second)
 	if errors.Is(err, errNoAnswer) || errors.Is(err, unix.EPERM) {
 		t.Skipf("no process connector here: %v", err)
 	}
@@ -410,5 +412,133 @@ func TestListensToProgramEvents(t *testing.T) {
 	pe.Close()
 	if listens, err := (system{}).ListensToProgramEvents(os.Getpid()); err != nil || listens {
 		t.Errorf("with the source closed: listens %v, %v", listens, err)
+	}
+}
+
+// TestProcEventsOnlyPrograms: as root, a source opened for a program
+// announces that program's exec, and not the exec of another program
+// that came before it (the kernel sends one socket's events in order).
+func TestProcEventsOnlyPrograms(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip(err)
+	}
+	data, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	program := filepath.Join(t.TempDir(), "tsc-ev-"+strconv.Itoa(os.Getpid()%100000))
+	if err := os.WriteFile(program, data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pe, err := openProcEvents([]string{program}, 2*time.Second)
+	if errors.Is(err, errNoAnswer) || errors.Is(err, unix.EPERM) {
+		t.Skipf("no process connector here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pe.Close()
+	pe.Track([]int{})
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	watched := exec.Command(program, "30")
+	if err := watched.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { watched.Process.Kill(); watched.Wait() }()
+	timeout := time.After(10 * time.Second)
+	for ran := false; !ran; {
+		select {
+		case <-pe.Ready():
+		case <-timeout:
+			t.Fatalf("after 10 s: the exec of %d (%s) not announced", watched.Process.Pid, program)
+		}
+		c := pe.Take(true)
+		if c.Err != nil {
+			t.Fatal(c.Err)
+		}
+		if c.Lost {
+			t.Skip("events were lost (the machine is busy)")
+		}
+		if slices.Contains(c.Ran, other.Process.Pid) {
+			t.Errorf("the exec of %d, running sleep, was announced", other.Process.Pid)
+		}
+		ran = slices.Contains(c.Ran, watched.Process.Pid)
+	}
+}
+
+// TestMayRun: an exec is kept when the process's comm is a program's
+// short name, or the process is watched whatever its name; a rename by
+// the name its event carries; an exec of a process gone is not; with no
+// programs, everything is.
+func TestMayRun(t *testing.T) {
+	self := os.Getpid()
+	comm, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSuffix(string(comm), "\n")
+	const gone = 1<<22 + 1 // past any pid_max
+	exec := procEvent{what: procEventExec, pid: uint32(self), tgid: uint32(self)}
+	for _, c := range []struct {
+		what     string
+		programs []string
+		watched  []int
+		e        procEvent
+		want     bool
+	}{
+		{"exec of a program's name", []string{"other", name}, nil, exec, true},
+		{"exec of another name", []string{"other"}, nil, exec, false},
+		{"exec of a watched process", []string{"other"}, []int{self}, exec, true},
+		{"exec of a process gone", []string{name}, nil, procEvent{what: procEventExec, pid: gone, tgid: gone}, false},
+		{"rename to a program's name", []string{"other"}, nil, procEvent{what: procEventComm, pid: gone, tgid: gone, comm: "other"}, true},
+		{"rename to another name", []string{"other"}, nil, procEvent{what: procEventComm, pid: gone, tgid: gone, comm: "else"}, false},
+		{"no programs", nil, nil, procEvent{what: procEventExec, pid: gone, tgid: gone}, true},
+	} {
+		pe := &procEvents{watched: map[int]bool{}, comm: make([]byte, 64)}
+		if c.programs != nil {
+			for _, p := range c.programs {
+				pe.programs = append(pe.programs, options.NewProgram(p, false, nil))
+			}
+		}
+		for _, pid := range c.watched {
+			pe.watched[pid] = true
+		}
+		if got := pe.mayRun(c.e); got != c.want {
+			t.Errorf("%s: %v, want %v", c.what, got, c.want)
+		}
+	}
+}
+
+// TestReadPace: readBurst reads at once, then one every readEvery; a
+// pause earns the burst back, and no more.
+func TestReadPace(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	p := newReadPace(time.Second, 3, t0)
+	for i := range 3 {
+		if w := p.wait(t0); w != 0 {
+			t.Fatalf("read %d of the burst waits %v", i, w)
+		}
+		p.spend(t0)
+	}
+	if w := p.wait(t0); w != time.Second {
+		t.Fatalf("after the burst: wait %v, want 1s", w)
+	}
+	if w := p.wait(t0.Add(400 * time.Millisecond)); w != 600*time.Millisecond {
+		t.Fatalf("0.4 s later: wait %v, want 0.6s", w)
+	}
+	t1 := t0.Add(time.Minute)
+	for i := range 3 {
+		if w := p.wait(t1); w != 0 {
+			t.Fatalf("after a pause, read %d waits %v", i, w)
+		}
+		p.spend(t1)
+	}
+	if w := p.wait(t1); w != time.Second {
+		t.Fatalf("a pause earned more than the burst: wait %v", w)
 	}
 }

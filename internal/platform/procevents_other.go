@@ -7,7 +7,7 @@ import "github.com/tickscope/tickscope/internal/seam"
 // ProgramEvents: tickscope reads no process announcements on this OS (on
 // Windows, ETW's kernel process provider would be one), so a hold with
 // --while scans.
-func (system) ProgramEvents() (seam.ProgramEvents, error) {
+func (system) ProgramEvents([]string) (seam.ProgramEvents, error) {
 	return nil, seam.ErrUnsupported
 }
 

@@ -146,8 +146,12 @@ type System interface {
 	// ErrUnsupported where the OS has no such source in tickscope, else
 	// why it could not be had (not root on an older kernel, a container).
 	// What it announces is a reason to scan, never what runs: a
-	// ProgramScanner decides that.
-	ProgramEvents() (ProgramEvents, error)
+	// ProgramScanner decides that. programs are the programs watched, as
+	// ScanPrograms takes them: the source may leave out the execs and
+	// renames of processes that cannot be running one of them (whose
+	// name is none of theirs), but never a watched process's (Track);
+	// nil keeps every process's.
+	ProgramEvents(programs []string) (ProgramEvents, error)
 	// ListensToProgramEvents reports whether the process pid (a startup
 	// holder) listens to the kernel's process events (Linux: it holds a
 	// socket of the process connector that joined its group), so that

@@ -132,8 +132,9 @@ func (s *System) HintsSoFar() []seam.ScanHint {
 }
 
 // ProgramEvents returns ProcessEvents, or fails as the fake's OS does
-// where it has none (ProcessEventsErr, else ErrUnsupported).
-func (s *System) ProgramEvents() (seam.ProgramEvents, error) {
+// where it has none (ProcessEventsErr, else ErrUnsupported); what it
+// announces is the test's, whatever the programs.
+func (s *System) ProgramEvents([]string) (seam.ProgramEvents, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {

@@ -64,7 +64,7 @@ func main() {
 // scans every second, as where the kernel offers none.
 type noEvents struct{ seam.System }
 
-func (noEvents) ProgramEvents() (seam.ProgramEvents, error) { return nil, seam.ErrUnsupported }
+func (noEvents) ProgramEvents([]string) (seam.ProgramEvents, error) { return nil, seam.ErrUnsupported }
 
 // holder runs a hold with --while program and prints its source, then
 // each start and exit it sees: "started|exited PID UNIXNANO", the time
@@ -194,7 +194,7 @@ func run(span time.Duration, starts int) error {
 	// The tool counts the programs started on the machine meanwhile
 	// (execs and main-thread renames the kernel announces), with a
 	// source of its own: "idle" is the machine as it is.
-	execs, err := platform.NewSystem().ProgramEvents()
+	execs, err := platform.NewSystem().ProgramEvents(nil)
 	if err != nil {
 		return err
 	}
