@@ -9,13 +9,13 @@
 // It reads each holder's CPU time (the sum of its threads'
 // /proc/PID/task/TID/schedstat run time, and utime + stime in 10 ms
 // ticks) over -for while nothing starts, then over -for while an
-// unrelated process (true(1)) is started every 200 ms; then it starts
+// unrelated process (true(1)) is started every -every (200 ms); then it starts
 // and kills the watched program -starts times, at random moments, and
 // takes how long after the start (just before fork) and the kill each
 // holder's scan that saw it ran (the event's time, taken as the scan
 // began, before the setting is taken and checked).
 //
-//	go run ./tools/while-events [-for 2m] [-starts 20]
+//	go run ./tools/while-events [-for 2m] [-starts 20] [-every 200ms]
 package main
 
 import (
@@ -40,6 +40,7 @@ import (
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/tools/internal/cpushare"
 )
 
 func main() {
@@ -47,12 +48,13 @@ func main() {
 	program := flag.String("program", "", "the holder's program")
 	span := flag.Duration("for", 2*time.Minute, "how long each CPU reading lasts")
 	starts := flag.Int("starts", 20, "how many times the program is started and killed")
+	every := flag.Duration("every", 200*time.Millisecond, "how often the churn starts a process")
 	flag.Parse()
 	var err error
 	if *role != "" {
 		err = holder(*role, *program)
 	} else {
-		err = run(*span, *starts)
+		err = run(*span, *starts, *every)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "while-events:", err)
@@ -157,7 +159,7 @@ func (c *child) await(event string, pid int) (time.Time, error) {
 	}
 }
 
-func run(span time.Duration, starts int) error {
+func run(span time.Duration, starts int, every time.Duration) error {
 	if os.Geteuid() != 0 {
 		return errors.New("run as root: the holders open /dev/cpu_dma_latency")
 	}
@@ -226,7 +228,7 @@ func run(span time.Duration, starts int) error {
 	churned := make(chan int)
 	go func() {
 		n := 0
-		t := time.NewTicker(200 * time.Millisecond)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
@@ -285,13 +287,13 @@ func run(span time.Duration, starts int) error {
 	fmt.Printf("\nCPU over %v each (schedstat; utime+stime in ticks of 10 ms); processes the churn started: %d\n", span, n)
 	fmt.Printf("programs started on the machine (announced): %.1f/s idle, %.1f/s with the churn\n",
 		float64(idleExecs)/span.Seconds(), float64(busyExecs)/span.Seconds())
-	fmt.Println("| holder | idle | share of one core | a process every 200 ms | share of one core |")
+	fmt.Printf("| holder | idle | share of one core | a process every %v | share of one core |\n", every)
 	fmt.Println("| --- | --- | --- | --- | --- |")
 	for i, c := range holders {
 		fmt.Printf("| %s | %.1f ms (%d ms) | %.4f %% | %.1f ms (%d ms) | %.4f %% |\n", c.role,
-			ms(idle[i].ns), idle[i].ticks*10, share(idle[i].ns, span), ms(busy[i].ns), busy[i].ticks*10, share(busy[i].ns, span))
+			ms(idle[i].Ns), idle[i].Ticks*1000/cpushare.ClockTicks, idle[i].Share(span), ms(busy[i].Ns), busy[i].Ticks*1000/cpushare.ClockTicks, busy[i].Share(span))
 	}
-	fmt.Printf("| events / scan | %.2f | | %.2f | |\n", float64(idle[0].ns)/float64(idle[1].ns), float64(busy[0].ns)/float64(busy[1].ns))
+	fmt.Printf("| events / scan | %.2f | | %.2f | |\n", float64(idle[0].Ns)/float64(idle[1].Ns), float64(busy[0].Ns)/float64(busy[1].Ns))
 	fmt.Printf("\nReaction over %d starts and kills (median, 90th percentile, max):\n", starts)
 	fmt.Println("| holder | start seen after | exit seen after |")
 	fmt.Println("| --- | --- | --- |")
@@ -304,63 +306,28 @@ func run(span time.Duration, starts int) error {
 	return nil
 }
 
-type cpu struct{ ticks, ns int64 }
-
 // cpuOver is each holder's CPU time over span.
-func cpuOver(holders []*child, span time.Duration) ([]cpu, error) {
-	before := make([]cpu, len(holders))
+func cpuOver(holders []*child, span time.Duration) ([]cpushare.Time, error) {
+	before := make([]cpushare.Time, len(holders))
 	for i, c := range holders {
 		var err error
-		if before[i].ticks, before[i].ns, err = cpuTime(c.cmd.Process.Pid); err != nil {
+		if before[i], err = cpushare.Read(c.cmd.Process.Pid); err != nil {
 			return nil, err
 		}
 	}
 	time.Sleep(span)
-	out := make([]cpu, len(holders))
+	out := make([]cpushare.Time, len(holders))
 	for i, c := range holders {
-		ticks, ns, err := cpuTime(c.cmd.Process.Pid)
+		now, err := cpushare.Read(c.cmd.Process.Pid)
 		if err != nil {
 			return nil, err
 		}
-		out[i] = cpu{ticks - before[i].ticks, ns - before[i].ns}
+		out[i] = now.Sub(before[i])
 	}
 	return out, nil
 }
 
-// cpuTime reads a process's utime + stime (ticks) and the sum of its
-// threads' schedstat run time (ns).
-func cpuTime(pid int) (ticks, ns int64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, task := range tasks {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, task.Name()))
-		if err != nil {
-			continue // the thread ended
-		}
-		run, err := strconv.ParseInt(strings.Fields(string(data))[0], 10, 64)
-		if err != nil {
-			return 0, 0, err
-		}
-		ns += run
-	}
-	return utime + stime, ns, nil
-}
-
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
-
-func share(ns int64, span time.Duration) float64 { return 100 * float64(ns) / float64(span) }
 
 func quantile(d []time.Duration, q float64) time.Duration {
 	s := slices.Clone(d)

@@ -36,11 +36,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
-)
 
-// clockTicks is CLK_TCK, the unit of /proc/PID/stat's utime and stime, on
-// every Linux this runs on (sysconf(_SC_CLK_TCK)).
-const clockTicks = 100
+	"github.com/tickscope/tickscope/tools/internal/cpushare"
+)
 
 // noConstraint is the /dev/cpu_dma_latency value that constrains nothing.
 const noConstraint = "2000000000"
@@ -67,8 +65,8 @@ func main() {
 type holder struct {
 	name string
 	cmd  *exec.Cmd
-	// ticks and ns are the CPU time read after settling.
-	ticks, ns int64
+	// cpu is the CPU time read after settling.
+	cpu cpushare.Time
 }
 
 func run(exe string, span, settle time.Duration) error {
@@ -115,7 +113,7 @@ func run(exe string, span, settle time.Duration) error {
 	processesBefore := countProcesses()
 	time.Sleep(settle)
 	for _, h := range holders {
-		if h.ticks, h.ns, err = cpuTime(h.cmd.Process.Pid); err != nil {
+		if h.cpu, err = cpushare.Read(h.cmd.Process.Pid); err != nil {
 			return err
 		}
 	}
@@ -126,56 +124,23 @@ func run(exe string, span, settle time.Duration) error {
 	fmt.Println("| holder | CPU time (utime+stime) | CPU time (threads' schedstat) | % of one core | VmRSS | VmHWM | threads |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
 	for _, h := range holders {
-		ticks, ns, err := cpuTime(h.cmd.Process.Pid)
+		now, err := cpushare.Read(h.cmd.Process.Pid)
 		if err != nil {
 			return err
 		}
+		used := now.Sub(h.cpu)
 		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", h.cmd.Process.Pid))
 		if err != nil {
 			return err
 		}
-		cpuNs := ns - h.ns
-		fmt.Printf("| %s | %d ms | %.1f ms | %.4f %% | %s | %s | %s |\n", h.name, (ticks-h.ticks)*1000/clockTicks, float64(cpuNs)/1e6,
-			100*float64(cpuNs)/float64(span), field(status, "VmRSS"), field(status, "VmHWM"), field(status, "Threads"))
+		fmt.Printf("| %s | %d ms | %.1f ms | %.4f %% | %s | %s | %s |\n", h.name, used.Ticks*1000/cpushare.ClockTicks, float64(used.Ns)/1e6,
+			used.Share(span), field(status, "VmRSS"), field(status, "VmHWM"), field(status, "Threads"))
 	}
 	for _, h := range holders {
 		h.cmd.Process.Signal(syscall.SIGINT)
 		h.cmd.Wait()
 	}
 	return nil
-}
-
-// cpuTime is a process's utime + stime in clock ticks, and the sum of its
-// threads' run time in ns (the first field of each thread's schedstat).
-func cpuTime(pid int) (ticks, ns int64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	// The fields after the command name (in parentheses, which may hold
-	// spaces): utime and stime are the 14th and 15th of the line.
-	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, task := range tasks {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, task.Name()))
-		if err != nil {
-			continue // the thread ended
-		}
-		run, err := strconv.ParseInt(strings.Fields(string(data))[0], 10, 64)
-		if err != nil {
-			return 0, 0, err
-		}
-		ns += run
-	}
-	return utime + stime, ns, nil
 }
 
 // countProcesses counts the processes in /proc.
