@@ -191,7 +191,8 @@ user, which another user's process shows only to an elevated holder). It looks
 every second (Linux: /proc; Windows: a process snapshot), at a cost
 BENCHMARKS.md gives; on Linux, where the kernel announces each program start
 and exit (its process events: outside a container, root before Linux 6.6), it
-looks within milliseconds of each, at most 4 times a second, and every 10 s.
+looks within milliseconds of each start of one of them (within about a second
+while other programs keep starting), at most 4 times a second, and every 10 s.
 The waiting line and status say which. With --persist the startup holder does
 the same. Not with --slack: a process's slack is its own; use run --slack.
 
