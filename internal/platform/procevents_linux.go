@@ -219,8 +219,7 @@ const maxGathered = 4096
 // announces is read by this reader and goes no further, so that the hold,
 // which runs on a locked thread whose every wake-up costs the runtime a
 // hand-off between threads, is woken only for what it may have to look at
-// (BENCHMARKS.md: a stream of other programs' starts cost it more than a
-// scan every second did). The socket's filter cannot tell that itself: an
+// (BENCHMARKS.md measures it against a scan every second). The socket's filter cannot tell that itself: an
 // exec's event carries no name.
 //
 // The socket is not given to Go's poller: it registers a descriptor
@@ -433,9 +432,9 @@ func (pe *procEvents) read() {
 // for them readBurst times at once, then once every readEvery, and what
 // came between is read in one go; the socket's buffer holds it meanwhile
 // (an overrun says Lost). Each wake-up of a Go program costs its runtime
-// a round of its threads (the poller, sysmon, a spinning thread):
-// BENCHMARKS.md measured a reader woken for every exec on a busy machine
-// costing more than a scan of /proc every second.
+// a round of its threads (the poller, sysmon, a spinning thread): a
+// reader woken for every exec on a busy machine cost more than a scan of
+// /proc every second.
 const (
 	readEvery = time.Second
 	readBurst = 4
