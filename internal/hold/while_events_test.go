@@ -69,6 +69,11 @@ func TestWhileOnEventsScansWhenAnnounced(t *testing.T) {
 	if d := recv(t, e.tickers, "scan ticker"); d != hold.EventScanEvery {
 		t.Fatalf("scan ticker %v on events, want %v", d, hold.EventScanEvery)
 	}
+	// The game starts after the first scan, which found nothing, so that
+	// only the announcement can make the hold see it.
+	if pids := recv(t, e.events.Tracks(), "the first scan's track"); len(pids) != 0 {
+		t.Fatalf("the first scan tracked %v, want none", pids)
+	}
 	e.procs.set(game(4242, "game.exe"))
 	e.announce(seam.ProcessChanges{Ran: []int{4242}})
 	if c := e.next(); c.event.Event != hold.EventStarted || c.event.PID != 4242 || c.event.Setting != hold.SettingHeld {

@@ -164,13 +164,14 @@ type ProgramEvents struct {
 	ready   chan struct{}
 	pending seam.ProcessChanges
 	takes   chan seam.ProcessChanges
+	tracks  chan []int
 	tracked [][]int
 	closed  bool
 }
 
 // NewProgramEvents makes a fake source.
 func NewProgramEvents() *ProgramEvents {
-	return &ProgramEvents{ready: make(chan struct{}, 1), takes: make(chan seam.ProcessChanges, 100)}
+	return &ProgramEvents{ready: make(chan struct{}, 1), takes: make(chan seam.ProcessChanges, 100), tracks: make(chan []int, 100)}
 }
 
 // Announce gathers c (its lists appended, Lost and Err kept once set) and
@@ -206,12 +207,20 @@ func (e *ProgramEvents) Take(bool) seam.ProcessChanges {
 	return c
 }
 
-// Track records pids as Tracked.
+// Track records pids as Tracked, and tells Tracks of them.
 func (e *ProgramEvents) Track(pids []int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.tracked = append(e.tracked, slices.Clone(pids))
+	select {
+	case e.tracks <- slices.Clone(pids):
+	default:
+	}
 }
+
+// Tracks receives each Track's pids (the last 100 not received), so that
+// a test waits for a scan to have ended.
+func (e *ProgramEvents) Tracks() <-chan []int { return e.tracks }
 
 // Tracked is what Track was given, call by call.
 func (e *ProgramEvents) Tracked() [][]int {
