@@ -2,6 +2,7 @@ package attribution
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -59,11 +60,11 @@ type Cause struct {
 	// NMI's handler; "" for the kinds no one did.
 	Name string
 	// Context is where, or in what state, for the kinds that happen to
-	// a CPU rather than being done by someone: an IRQ delay's CPU and
-	// what it was doing ("cpu1 running comm:pid", "cpu1 in idle state 2",
-	// "cpu1 idle"), a remote wake-up's or an idle exit's CPU, the CPU
-	// events were lost on. It is not a name: the thread an IRQ delay
-	// found running did not delay the interrupt as far as events show.
+	// a CPU rather than being done by someone: an IRQ delay's idle CPU
+	// ("cpu1 in idle state 2", "cpu1 idle"), a remote wake-up's or an
+	// idle exit's CPU, the CPU events were lost on. It is not a name.
+	// An IRQ delay is only ever an idle CPU's: on a busy one no event
+	// shows what held the interrupt off, and that time is unexplained.
 	Context string
 	NS      int64
 }
@@ -260,10 +261,11 @@ func (x *explainer) run() {
 
 	tl := x.line(tc, X)
 	I := X.Time
-	if tl.timerFrom >= 0 {
+	irqSeen := tl.timerFrom >= 0
+	if irqSeen {
 		I = tl.timerFrom
 	} else {
-		x.reason("no IRQ entry around the timer's expiry on cpu" + strconv.Itoa(tc) + ": the IRQ delay runs to the expiry itself")
+		x.reason("no IRQ entry around the timer's expiry on cpu" + strconv.Itoa(tc) + ": the time from expires to the expiry is unexplained")
 	}
 	I = max(I, S)
 	if l, ok := tl.at(E); ok && l.kind == ctxThread {
@@ -282,10 +284,35 @@ func (x *explainer) run() {
 				x.add(KindNMI, l.name, t-f)
 			case l.kind == ctxIRQ && !l.timer:
 				x.add(KindIRQ, l.name, t-f)
-			default:
+			case !irqSeen:
+				// No traced interrupt says when the timer's IRQ came:
+				// what the CPU was last seen doing is not its cause.
+				x.add(KindUnexplained, "", t-f)
+			case l.kind == ctxThread && l.known && l.pid == 0:
+				// An idle CPU: its idle state's exit, or the host.
 				x.addAt(KindIRQDelay, delayContext(tc, l), t-f)
+			case l.kind == ctxThread && l.known:
+				// A thread ran, but no event shows that it (interrupts
+				// off) or the host held the interrupt off.
+				x.add(KindUnexplained, "", t-f)
+				x.reason("the timer's IRQ came late on cpu" + strconv.Itoa(tc) + " while " + thread(l.comm, l.pid) + " ran: no event shows what held it off")
+			case l.kind == ctxThread:
+				x.add(KindUnexplained, "", t-f)
+				x.reason("the timer's IRQ came late on cpu" + strconv.Itoa(tc) + " and no sched_switch says what the CPU ran")
+			default:
+				// A softirq ran (hard IRQs on): it did not hold the
+				// timer's IRQ off as far as events show.
+				x.add(KindUnexplained, "", t-f)
+				x.reason("the timer's IRQ came late on cpu" + strconv.Itoa(tc) + " during " + l.name + ": no event shows what held it off")
 			}
 		})
+	}
+	// Woken but never seen switched in before the clock read: the
+	// threads that ran after the wake-up are not known to have kept ours
+	// waiting (the interrupts that ran are still theirs).
+	unseen := int64(math.MaxInt64)
+	if wi >= 0 && ri < 0 {
+		unseen = win[wi].Time
 	}
 	// From the IRQ on, the innermost context of the CPU holding the wait.
 	for i, h := range holds {
@@ -318,6 +345,15 @@ func (x *explainer) run() {
 				x.add(KindSelfBlock, "", e-f)
 				f = e
 			}
+			if f < t && lb.kind == ctxThread && t > unseen {
+				if f < unseen {
+					x.classify(cpu, tc, lb, unseen-f)
+					f = unseen
+				}
+				x.add(KindUnexplained, "", t-f)
+				x.reason("woken, but no sched_switch to the thread before the wait ended: its run-queue time is unexplained")
+				f = t
+			}
 			if f < t {
 				x.classify(cpu, tc, lb, t-f)
 			}
@@ -329,18 +365,14 @@ func (x *explainer) run() {
 	x.finish()
 }
 
-// delayContext is an IRQ delay's context: its CPU and what it was doing.
+// delayContext is an IRQ delay's context: its idle CPU and, when traced,
+// its idle state.
 func delayContext(cpu int, l label) string {
 	c := "cpu" + strconv.Itoa(cpu)
-	switch {
-	case l.kind != ctxThread || !l.known:
-		return c
-	case l.pid == 0 && l.idleKnown && l.idle != IdleExit:
+	if l.idleKnown && l.idle != IdleExit {
 		return c + " in idle state " + strconv.Itoa(l.idle)
-	case l.pid == 0:
-		return c + " idle"
 	}
-	return c + " running " + thread(l.comm, l.pid)
+	return c + " idle"
 }
 
 func (x *explainer) classify(cpu, tc int, l label, ns int64) {

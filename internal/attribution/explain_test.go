@@ -123,8 +123,9 @@ func TestIRQDelayFromIdleState(t *testing.T) {
 	}
 }
 
-// An IRQ delay while a thread ran names it: the interrupt was held off
-// on a busy CPU (interrupts off, or delivered late by the host).
+// An IRQ delay while a thread ran is unexplained: the interrupt was held
+// off on a busy CPU (interrupts off, or delivered late by the host), and
+// no event says which; the thread is not its cause.
 func TestIRQDelayWhileBusy(t *testing.T) {
 	w, b := wait(1000, 1000, 1400)
 	b.sw(200, 0, 0, "swapper/0", 55, "hog")
@@ -132,7 +133,7 @@ func TestIRQDelayWhileBusy(t *testing.T) {
 	b.sw(1350, 0, 55, "hog", tid, "waiter")
 	a := Explain(w, b.evs, nil)
 	check(t, a,
-		Cause{KindIRQDelay, "", "cpu0 running hog:55", 300},
+		Cause{KindUnexplained, "", "", 300},
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindBlocking, "hog:55", "", 20},
 		Cause{KindReturn, "", "", 50})
@@ -436,5 +437,87 @@ func TestNoStateFromBeforeAGap(t *testing.T) {
 	check(t, a, Cause{KindNotAttributed, "", "", 400})
 	if len(a.Reasons) != 1 || !strings.Contains(a.Reasons[0], "not recording") {
 		t.Errorf("reasons %q", a.Reasons)
+	}
+}
+
+// What the events do not show is unexplained, not credited to the thread,
+// the interrupt or the state nearest to it.
+func TestUnseenIsUnexplained(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func() (Wait, *tl)
+		want  []Cause
+	}{{
+		// The timer's IRQ came late on a CPU busy with another thread:
+		// nothing traced says what held it off.
+		name: "late IRQ on a busy CPU",
+		build: func() (Wait, *tl) {
+			w, b := wait(1000, 1000, 1400)
+			b.sw(200, 0, 0, "swapper/0", 55, "hog")
+			b.timerIRQ(0, 1300, 1330, 0)
+			b.sw(1350, 0, 55, "hog", tid, "waiter")
+			return w, b
+		},
+		want: []Cause{{KindUnexplained, "", "", 300}, {KindTimerIRQ, "LOC", "", 30}, {KindBlocking, "hog:55", "", 20}, {KindReturn, "", "", 50}},
+	}, {
+		// A softirq ran when the timer was due: hard IRQs are on in
+		// it, so it is not what held the timer's IRQ off.
+		name: "late IRQ during a softirq",
+		build: func() (Wait, *tl) {
+			w, b := wait(1000, 1000, 1400)
+			b.add(Event{Time: 900, CPU: 0, Kind: SoftirqEntry, Vec: 3})
+			b.timerIRQ(0, 1300, 1330, 0)
+			b.add(Event{Time: 1340, CPU: 0, Kind: SoftirqExit, Vec: 3})
+			b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
+			return w, b
+		},
+		want: []Cause{{KindUnexplained, "", "", 300}, {KindTimerIRQ, "LOC", "", 30}, {KindSoftirq, "NET_RX", "", 10}, {KindIdleExit, "", "cpu0", 10}, {KindReturn, "", "", 50}},
+	}, {
+		// The expiry was traced but no interrupt entry around it: the
+		// time up to it is not the idle CPU's IRQ delay.
+		name: "expiry with no IRQ entry",
+		build: func() (Wait, *tl) {
+			w, b := wait(1000, 1000, 1400)
+			b.add(Event{Time: 120, CPU: 0, Kind: CPUIdle, State: 2})
+			b.add(Event{Time: 1300, CPU: 0, Kind: HrtimerExpireEntry, Hrtimer: timer})
+			b.add(Event{Time: 1310, CPU: 0, Kind: Wakeup, TargetPID: tid, TargetCPU: 0, Name: "waiter"})
+			b.add(Event{Time: 1320, CPU: 0, Kind: HrtimerExpireExit, Hrtimer: timer})
+			b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
+			return w, b
+		},
+		want: []Cause{{KindUnexplained, "", "", 300}, {KindIdleExit, "", "cpu0", 50}, {KindReturn, "", "", 50}},
+	}, {
+		// No expiry of this timer at all in the window.
+		name: "no expiry traced",
+		build: func() (Wait, *tl) {
+			w, b := wait(1000, 1000, 1400)
+			b.sw(200, 0, 0, "swapper/0", 55, "hog")
+			b.sw(1350, 0, 55, "hog", tid, "waiter")
+			return w, b
+		},
+		want: []Cause{{KindUnexplained, "", "", 400}},
+	}, {
+		// Woken, never seen switched in: what ran after the wake-up is
+		// not known to have held our thread; the IRQ that woke it is.
+		name: "woken, never switched in",
+		build: func() (Wait, *tl) {
+			w, b := wait(1000, 1000, 1400)
+			b.timerIRQ(0, 1000, 1030, 0)
+			b.sw(1100, 0, 0, "swapper/0", 55, "hog")
+			return w, b
+		},
+		want: []Cause{{KindUnexplained, "", "", 370}, {KindTimerIRQ, "LOC", "", 30}},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, b := tc.build()
+			a := Explain(w, b.evs, nil)
+			check(t, a, tc.want...)
+			if a.Explained() != a.LatenessNS-tc.want[0].NS && tc.want[0].Kind == KindUnexplained {
+				t.Errorf("explained %d of %d", a.Explained(), a.LatenessNS)
+			}
+			if len(a.Reasons) == 0 {
+				t.Error("no reason")
+			}
+		})
 	}
 }

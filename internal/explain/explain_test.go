@@ -308,12 +308,11 @@ func TestByNameHoldsOnlyNames(t *testing.T) {
 		contexts []string // cause/context
 	}{
 		{
-			name: "IRQ delay on a busy CPU",
-			evs: slices.Concat(start(sw(110, tid, "waiter", 0, "swapper/0")),
-				[]attribution.Event{sw(200, 0, "swapper/0", 55, "hog")}, timerIRQ,
-				[]attribution.Event{sw(1350, 55, "hog", tid, "waiter")}),
-			names:    []string{"LOC", "hog:55"},
-			contexts: []string{"IRQ delay/cpu0 running hog:55"},
+			name: "IRQ delay on an idle CPU",
+			evs: slices.Concat(start(sw(110, tid, "waiter", 0, "swapper/0")), timerIRQ,
+				[]attribution.Event{sw(1350, 0, "swapper/0", tid, "waiter")}),
+			names:    []string{"LOC"},
+			contexts: []string{"IRQ delay/cpu0 idle", "idle exit/cpu0"},
 		},
 		{
 			name: "IRQ delay in an idle state",
