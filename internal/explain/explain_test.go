@@ -173,6 +173,28 @@ func TestTextNamesPrintable(t *testing.T) {
 	}
 }
 
+// The text says what became of a tracefs the run mounted: unmounted, or
+// left mounted because it was in use.
+func TestTextTracefsMount(t *testing.T) {
+	for _, tc := range []struct {
+		info      TraceInfo
+		want, not string
+	}{
+		{TraceInfo{Mounted: true}, "mounted for the run and unmounted after", "left mounted"},
+		{TraceInfo{Mounted: true, LeftMounted: "/sys/kernel/tracing"}, "tracefs left mounted at /sys/kernel/tracing: in use", "unmounted after"},
+		{TraceInfo{LeftMounted: "/sys/kernel/tracing"}, "tracefs left mounted at /sys/kernel/tracing: in use", "mounted for the run"},
+		{TraceInfo{}, "", "mounted"},
+	} {
+		tc.info.Instance, tc.info.Missing = "/x", []string{}
+		r := &Result{Layer: 1, LayerWhy: "test", Trace: &tc.info}
+		var b bytes.Buffer
+		r.WriteText(&b, 10)
+		if !strings.Contains(b.String(), tc.want) || strings.Contains(b.String(), tc.not) {
+			t.Errorf("%+v: want %q and not %q in:\n%s", tc.info, tc.want, tc.not, b.String())
+		}
+	}
+}
+
 // A fake host on a virtual clock, each wait late by its scripted amount,
 // and a fake System whose thread's run-queue wait grows by each wait's
 // lateness: Run gives run-queue wait as the whole explained part.

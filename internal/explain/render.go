@@ -115,8 +115,14 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 			fmt.Fprint(w, ", removed after the run")
 		}
 		fmt.Fprintln(w)
-		if t.Mounted {
+		switch {
+		case t.Mounted && t.LeftMounted == "":
 			fmt.Fprintln(w, "trace: tracefs was not mounted: mounted for the run and unmounted after")
+		case t.Mounted:
+			fmt.Fprintln(w, "trace: tracefs was not mounted: mounted for the run")
+		}
+		if t.LeftMounted != "" {
+			fmt.Fprintf(w, "trace: tracefs left mounted at %s: in use\n", printable.Line(t.LeftMounted))
 		}
 		if t.RemovedLeftover {
 			fmt.Fprintf(w, "trace: a leftover %s of ours, from a run that did not end, was ended first\n", kind)

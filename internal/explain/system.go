@@ -54,9 +54,12 @@ type Trace interface {
 type TraceInfo struct {
 	// Kind is what Instance names, for the text: "instance" (a tracefs
 	// instance's directory) or "ETW session" (a session's name).
-	Kind            string   `json:"-"`
-	Instance        string   `json:"instance"`
-	Mounted         bool     `json:"mounted"`
+	Kind     string `json:"-"`
+	Instance string `json:"instance"`
+	Mounted  bool   `json:"mounted"`
+	// LeftMounted is where tracefs, which a run of ours mounted, was
+	// left mounted because it was in use when the run ended; "" when not.
+	LeftMounted     string   `json:"left_mounted"`
 	RemovedLeftover bool     `json:"removed_leftover"`
 	Missing         []string `json:"missing_events"`
 	// Events is how many were decoded; Lost how many the kernel's

@@ -214,6 +214,9 @@ func (t *linuxTrace) Close() error {
 	}
 	err := t.in.Close()
 	t.info.Removed = err == nil
+	if t.in.LeftMounted {
+		t.info.LeftMounted = t.in.Root
+	}
 	if _, serr := os.Stat(t.in.Dir); serr == nil {
 		t.info.Removed = false
 	}

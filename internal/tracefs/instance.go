@@ -44,6 +44,10 @@ type Instance struct {
 	// Mounted is true when tracefs was not mounted and Open mounted it at
 	// Root: Close unmounts it, and the caller should say so.
 	Mounted bool
+	// LeftMounted is true when Close could not unmount tracefs, which
+	// a run of ours mounted, because it was in use (EBUSY): it stays
+	// mounted at Root, and the caller should say so.
+	LeftMounted bool
 	// RemovedLeftover is true when an instance of ours, left behind by a
 	// run that did not end cleanly, was removed first.
 	RemovedLeftover bool
@@ -55,6 +59,9 @@ type Instance struct {
 	readers map[*CPUReader]bool
 	closed  bool
 	lockFD  int // the instances directory, flocked; -1 when not held
+	// ours is true while tracefs is mounted by a run of ours: this Open,
+	// or one before it that could not unmount it; Close unmounts it.
+	ours bool
 }
 
 // ErrBusy is Open's error when ctx ended while another run held the
@@ -75,7 +82,9 @@ var ErrBusy = errors.New("tracefs: another run holds the instance " + InstanceNa
 func Open(ctx context.Context, opts Options) (*Instance, error) { return open(ctx, opts) }
 
 // Close stops the instance, closes its CPU readers, removes it, and
-// unmounts tracefs if Open mounted it.
+// unmounts tracefs if Open mounted it, or an earlier run of ours did and
+// left it mounted; when tracefs is in use, it leaves it mounted
+// (LeftMounted) and that is not an error.
 func (in *Instance) Close() error {
 	if in.closed {
 		return nil

@@ -25,11 +25,30 @@ const defaultMount = "/sys/kernel/tracing"
 // mount table (/sys/kernel/debug/tracing, debugfs's automount, on older
 // systems), or "" if none.
 func findTracefs() (string, error) {
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
+	ms, err := tracefsMounts()
+	if err != nil || len(ms) == 0 {
 		return "", err
 	}
-	first := ""
+	for _, m := range ms {
+		if m.point == defaultMount {
+			return m.point, nil
+		}
+	}
+	return ms[0].point, nil
+}
+
+// mount is a tracefs mount: its mount point and mountinfo's mount ID,
+// which a new mount at the same point does not share.
+type mount struct{ point, id string }
+
+// tracefsMounts gives the tracefs mounts of this process's mount table,
+// in its order.
+func tracefsMounts() ([]mount, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	var ms []mount
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		// "36 35 0:31 / /sys/kernel/tracing rw,... shared:15 - tracefs nodev rw"
@@ -38,15 +57,40 @@ func findTracefs() (string, error) {
 		if !ok || len(f) < 5 || len(g) < 1 || g[0] != "tracefs" {
 			continue
 		}
-		mp := unescapeMount(f[4])
-		if mp == defaultMount {
-			return mp, nil
-		}
-		if first == "" {
-			first = mp
+		ms = append(ms, mount{unescapeMount(f[4]), f[0]})
+	}
+	return ms, sc.Err()
+}
+
+// mountID is the ID of the last tracefs mount at point, "" if none.
+func mountID(point string) string {
+	ms, _ := tracefsMounts()
+	id := ""
+	for _, m := range ms {
+		if m.point == point {
+			id = m.id
 		}
 	}
-	return first, sc.Err()
+	return id
+}
+
+// markerPath records the tracefs mount an Open of ours made, as
+// "ID POINT", for as long as it stays mounted: a run that finds it
+// mounted (it waited on the first for the instance) unmounts it when it
+// closes last. /run is a tmpfs, gone with the mount at a reboot.
+var markerPath = "/run/tickscope-explain.tracefs"
+
+// unmount is unix.Unmount; a test replaces it.
+var unmount = unix.Unmount
+
+// markedOurs reports whether the marker names the mount at point now.
+func markedOurs(point string) bool {
+	b, err := os.ReadFile(markerPath)
+	if err != nil {
+		return false
+	}
+	id, p, ok := strings.Cut(strings.TrimSpace(string(b)), " ")
+	return ok && p == point && id != "" && id == mountID(point)
 }
 
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).
@@ -88,7 +132,12 @@ func open(ctx context.Context, opts Options) (in *Instance, err error) {
 		if err := unix.Mount("nodev", defaultMount, "tracefs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 			return nil, fmt.Errorf("tracefs: not mounted, and mounting it at %s failed: %w", defaultMount, err)
 		}
-		in.Root, in.Mounted = defaultMount, true
+		in.Root, in.Mounted, in.ours = defaultMount, true, true
+		if id := mountID(defaultMount); id != "" {
+			// Best effort: without the marker a run that waited on this
+			// one leaves tracefs mounted, and says so.
+			_ = os.WriteFile(markerPath, []byte(id+" "+defaultMount+"\n"), 0o600)
+		}
 	}
 	in.Dir = filepath.Join(in.Root, "instances", InstanceName)
 	defer func() {
@@ -102,6 +151,11 @@ func open(ctx context.Context, opts Options) (in *Instance, err error) {
 	}
 	if err := in.lock(ctx, opts.Waiting); err != nil {
 		return in, err
+	}
+	if !in.ours && markedOurs(in.Root) {
+		// An earlier run of ours mounted it and could not unmount it
+		// (this one waited on it): the last of ours to close does.
+		in.ours = true
 	}
 	if _, err := os.Stat(in.Dir); err == nil {
 		if err := removeInstance(in.Dir); err != nil {
@@ -237,14 +291,29 @@ func (in *Instance) close() error {
 		unix.Close(in.lockFD) // drops the flock
 		in.lockFD = -1
 	}
-	if in.Mounted {
-		if err := unix.Unmount(in.Root, 0); err != nil {
-			errs = append(errs, fmt.Errorf("tracefs: unmounting %s, which Open mounted: %w", in.Root, err))
-		} else {
-			in.Mounted = false
-		}
+	if in.ours {
+		errs = append(errs, in.unmount())
 	}
 	return errors.Join(errs...)
+}
+
+// unmount unmounts tracefs, which a run of ours mounted. Busy (EBUSY:
+// another process, perhaps another run of ours waiting for the instance,
+// has a file of it open) is not an error: it stays mounted, LeftMounted
+// says so, and the marker lets the next run of ours that closes unmount
+// it.
+func (in *Instance) unmount() error {
+	err := unmount(in.Root, 0)
+	switch {
+	case err == nil:
+		in.ours = false
+		_ = os.Remove(markerPath)
+		return nil
+	case errors.Is(err, unix.EBUSY):
+		in.LeftMounted = true
+		return nil
+	}
+	return fmt.Errorf("tracefs: unmounting %s, which a run of ours mounted: %w", in.Root, err)
 }
 
 func (in *Instance) openCPU(cpu int) (*CPUReader, error) {
