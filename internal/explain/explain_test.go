@@ -195,6 +195,16 @@ func TestTextTracefsMount(t *testing.T) {
 	}
 }
 
+// A trace's kind follows what it names: a tracefs instance's directory,
+// or an ETW session's name.
+func TestTraceInfoKind(t *testing.T) {
+	for in, want := range map[string]string{"/sys/kernel/tracing/instances/tickscope-explain": "instance", "tickscope-explain": "ETW session"} {
+		if got := (TraceInfo{Instance: in}).Kind(); got != want {
+			t.Errorf("%q: kind %q, want %q", in, got, want)
+		}
+	}
+}
+
 // A fake host on a virtual clock, each wait late by its scripted amount,
 // and a fake System whose thread's run-queue wait grows by each wait's
 // lateness: Run gives run-queue wait as the whole explained part.

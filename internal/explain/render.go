@@ -106,10 +106,7 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 	}
 	if r.Trace != nil {
 		t := r.Trace
-		kind := t.Kind
-		if kind == "" {
-			kind = "instance"
-		}
+		kind := t.Kind()
 		fmt.Fprintf(w, "trace: %s %s, %d events, %d lost", kind, printable.Line(t.Instance), t.Events, t.Lost)
 		if t.Removed {
 			fmt.Fprint(w, ", removed after the run")

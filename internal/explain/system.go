@@ -2,6 +2,7 @@ package explain
 
 import (
 	"context"
+	"strings"
 
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/procstat"
@@ -52,9 +53,8 @@ type Trace interface {
 
 // TraceInfo is what a trace says about itself.
 type TraceInfo struct {
-	// Kind is what Instance names, for the text: "instance" (a tracefs
-	// instance's directory) or "ETW session" (a session's name).
-	Kind     string `json:"-"`
+	// Instance is a tracefs instance's directory or an ETW session's
+	// name (Kind says which).
 	Instance string `json:"instance"`
 	Mounted  bool   `json:"mounted"`
 	// LeftMounted is where tracefs, which a run of ours mounted, was
@@ -68,6 +68,15 @@ type TraceInfo struct {
 	Lost   uint64 `json:"lost_events"`
 	// Removed is true once Close removed the instance.
 	Removed bool `json:"removed"`
+}
+
+// Kind is what Instance names, for the text: "instance" for a tracefs
+// instance's directory (a path), "ETW session" for a session's name.
+func (t TraceInfo) Kind() string {
+	if strings.Contains(t.Instance, "/") {
+		return "instance"
+	}
+	return "ETW session"
 }
 
 // Supported is nil where explain can run, ErrUnsupported elsewhere.

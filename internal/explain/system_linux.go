@@ -74,7 +74,7 @@ func (linuxSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace, err
 		return nil, err
 	}
 	t := &linuxTrace{in: in, pages: map[int][][]byte{}, stop: make(chan struct{}), done: make(chan struct{})}
-	t.info = TraceInfo{Kind: "instance", Instance: in.Dir, Mounted: in.Mounted, RemovedLeftover: in.RemovedLeftover, Missing: slices.Clone(in.Missing)}
+	t.info = TraceInfo{Instance: in.Dir, Mounted: in.Mounted, RemovedLeftover: in.RemovedLeftover, Missing: slices.Clone(in.Missing)}
 	if t.info.Missing == nil {
 		t.info.Missing = []string{}
 	}

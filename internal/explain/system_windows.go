@@ -288,7 +288,7 @@ func (s *windowsSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace
 		return nil, lerr
 	}
 	t := &windowsTrace{sys: s, release: release, freq: winapi.QPCFrequency(), ended: make(chan struct{}), seen: map[string]bool{},
-		info: TraceInfo{Kind: "ETW session", Instance: etwkernel.SessionName, Missing: []string{}}}
+		info: TraceInfo{Instance: etwkernel.SessionName, Missing: []string{}}}
 	defer func() {
 		if err != nil {
 			t.Close()
