@@ -57,8 +57,8 @@ type TraceInfo struct {
 	// name (Kind says which).
 	Instance string `json:"instance"`
 	Mounted  bool   `json:"mounted"`
-	// LeftMounted is where tracefs, which a run of ours mounted, was
-	// left mounted because it was in use when the run ended; "" when not.
+	// LeftMounted is where tracefs, which the run mounted, was left
+	// mounted because it was in use when the run ended; "" when not.
 	LeftMounted     string   `json:"left_mounted"`
 	RemovedLeftover bool     `json:"removed_leftover"`
 	Missing         []string `json:"missing_events"`

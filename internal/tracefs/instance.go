@@ -45,8 +45,8 @@ type Instance struct {
 	// Root: Close unmounts it, and the caller should say so.
 	Mounted bool
 	// LeftMounted is true when Close could not unmount tracefs, which
-	// a run of ours mounted, because it was in use (EBUSY): it stays
-	// mounted at Root, and the caller should say so.
+	// Open mounted, because it was in use (EBUSY): it stays mounted at
+	// Root, and the caller should say so.
 	LeftMounted bool
 	// RemovedLeftover is true when an instance of ours, left behind by a
 	// run that did not end cleanly, was removed first.
@@ -59,9 +59,6 @@ type Instance struct {
 	readers map[*CPUReader]bool
 	closed  bool
 	lockFD  int // the instances directory, flocked; -1 when not held
-	// ours is true while tracefs is mounted by a run of ours: this Open,
-	// or one before it that could not unmount it; Close unmounts it.
-	ours bool
 }
 
 // ErrBusy is Open's error when ctx ended while another run held the
@@ -77,14 +74,15 @@ var ErrBusy = errors.New("tracefs: another run holds the instance " + InstanceNa
 //
 // One run at a time owns the instance: Open holds an exclusive flock(2) on
 // the instances directory until Close, and waits while another run holds
-// it (opts.Waiting says so), so that a second run never takes the first's
-// instance for a leftover and removes it.
+// it (opts.Waiting says so, once), so that a second run never takes the
+// first's instance for a leftover and removes it. A run that waits holds
+// no file of tracefs open between its tries, so the run it waits on can
+// unmount the tracefs it mounted; the waiting run then mounts its own.
 func Open(ctx context.Context, opts Options) (*Instance, error) { return open(ctx, opts) }
 
 // Close stops the instance, closes its CPU readers, removes it, and
-// unmounts tracefs if Open mounted it, or an earlier run of ours did and
-// left it mounted; when tracefs is in use, it leaves it mounted
-// (LeftMounted) and that is not an error.
+// unmounts tracefs if Open mounted it; when tracefs is in use, it leaves
+// it mounted (LeftMounted) and that is not an error.
 func (in *Instance) Close() error {
 	if in.closed {
 		return nil

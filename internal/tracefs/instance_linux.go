@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,26 +30,20 @@ func findTracefs() (string, error) {
 	if err != nil || len(ms) == 0 {
 		return "", err
 	}
-	for _, m := range ms {
-		if m.point == defaultMount {
-			return m.point, nil
-		}
+	if slices.Contains(ms, defaultMount) {
+		return defaultMount, nil
 	}
-	return ms[0].point, nil
+	return ms[0], nil
 }
 
-// mount is a tracefs mount: its mount point and mountinfo's mount ID,
-// which a new mount at the same point does not share.
-type mount struct{ point, id string }
-
-// tracefsMounts gives the tracefs mounts of this process's mount table,
-// in its order.
-func tracefsMounts() ([]mount, error) {
+// tracefsMounts gives the mount points of tracefs in this process's
+// mount table, in its order.
+func tracefsMounts() ([]string, error) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, err
 	}
-	var ms []mount
+	var ms []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		// "36 35 0:31 / /sys/kernel/tracing rw,... shared:15 - tracefs nodev rw"
@@ -57,41 +52,13 @@ func tracefsMounts() ([]mount, error) {
 		if !ok || len(f) < 5 || len(g) < 1 || g[0] != "tracefs" {
 			continue
 		}
-		ms = append(ms, mount{unescapeMount(f[4]), f[0]})
+		ms = append(ms, unescapeMount(f[4]))
 	}
 	return ms, sc.Err()
 }
 
-// mountID is the ID of the last tracefs mount at point, "" if none.
-func mountID(point string) string {
-	ms, _ := tracefsMounts()
-	id := ""
-	for _, m := range ms {
-		if m.point == point {
-			id = m.id
-		}
-	}
-	return id
-}
-
-// markerPath records the tracefs mount an Open of ours made, as
-// "ID POINT", for as long as it stays mounted: a run that finds it
-// mounted (it waited on the first for the instance) unmounts it when it
-// closes last. /run is a tmpfs, gone with the mount at a reboot.
-var markerPath = "/run/tickscope-explain.tracefs"
-
 // unmount is unix.Unmount; a test replaces it.
 var unmount = unix.Unmount
-
-// markedOurs reports whether the marker names the mount at point now.
-func markedOurs(point string) bool {
-	b, err := os.ReadFile(markerPath)
-	if err != nil {
-		return false
-	}
-	id, p, ok := strings.Cut(strings.TrimSpace(string(b)), " ")
-	return ok && p == point && id != "" && id == mountID(point)
-}
 
 // unescapeMount undoes mountinfo's octal escapes (\040 for a space).
 func unescapeMount(s string) string {
@@ -114,7 +81,32 @@ func unescapeMount(s string) string {
 
 func littleEndianHost() bool { return binary.NativeEndian.Uint16([]byte{1, 0}) == 1 }
 
-func open(ctx context.Context, opts Options) (in *Instance, err error) {
+// errUnmounted is lock's when the tracefs it waited on was unmounted
+// meanwhile (by the run that held the instance and had mounted it).
+var errUnmounted = errors.New("tracefs: unmounted while waiting for the instance")
+
+func open(ctx context.Context, opts Options) (*Instance, error) {
+	waiting := opts.Waiting
+	if waiting != nil {
+		said := false
+		waiting = func() {
+			if !said {
+				said = true
+				opts.Waiting()
+			}
+		}
+	}
+	for {
+		in, err := openOnce(ctx, opts, waiting)
+		if !errors.Is(err, errUnmounted) {
+			return in, err
+		}
+		// Look for tracefs again, and mount it if none is left: this run
+		// then unmounts it.
+	}
+}
+
+func openOnce(ctx context.Context, opts Options, waiting func()) (in *Instance, err error) {
 	if !littleEndianHost() {
 		return nil, errors.New("tracefs: this reader decodes little-endian ring buffers; this host is big-endian")
 	}
@@ -132,30 +124,23 @@ func open(ctx context.Context, opts Options) (in *Instance, err error) {
 		if err := unix.Mount("nodev", defaultMount, "tracefs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 			return nil, fmt.Errorf("tracefs: not mounted, and mounting it at %s failed: %w", defaultMount, err)
 		}
-		in.Root, in.Mounted, in.ours = defaultMount, true, true
-		if id := mountID(defaultMount); id != "" {
-			// Best effort: without the marker a run that waited on this
-			// one leaves tracefs mounted, and says so.
-			_ = os.WriteFile(markerPath, []byte(id+" "+defaultMount+"\n"), 0o600)
-		}
+		in.Root, in.Mounted = defaultMount, true
 	}
 	in.Dir = filepath.Join(in.Root, "instances", InstanceName)
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, in.close())
+			if in.LeftMounted {
+				err = fmt.Errorf("%w (tracefs left mounted at %s: in use)", err, in.Root)
+			}
 			in = nil
 		}
 	}()
 	if _, err := os.Stat(filepath.Join(in.Root, "instances")); err != nil {
 		return in, fmt.Errorf("tracefs: this kernel has no instances: %w", err)
 	}
-	if err := in.lock(ctx, opts.Waiting); err != nil {
+	if err := in.lock(ctx, waiting); err != nil {
 		return in, err
-	}
-	if !in.ours && markedOurs(in.Root) {
-		// An earlier run of ours mounted it and could not unmount it
-		// (this one waited on it): the last of ours to close does.
-		in.ours = true
 	}
 	if _, err := os.Stat(in.Dir); err == nil {
 		if err := removeInstance(in.Dir); err != nil {
@@ -241,34 +226,39 @@ func removeInstance(dir string) error {
 }
 
 // lock takes the flock on the instances directory that makes this run
-// the instance's owner, waiting (every 100 ms, until ctx ends) while
+// the instance's owner, trying every 100 ms (until ctx ends) while
 // another run holds it. Only root reaches tracefs, so no other user can
-// hold it.
+// hold it. Between tries the directory is closed: a run waiting with a
+// file of tracefs open would keep the run it waits on from unmounting
+// the tracefs that run mounted (EBUSY), so that neither would. When the
+// directory has gone meanwhile (that run unmounted tracefs), lock says
+// errUnmounted, and Open starts again.
 func (in *Instance) lock(ctx context.Context, waiting func()) error {
 	dir := filepath.Join(in.Root, "instances")
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("tracefs: opening %s: %w", dir, err)
-	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for said := false; ; {
-		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+	for tried := false; ; tried = true {
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if tried && errors.Is(err, unix.ENOENT) {
+			return errUnmounted
+		}
+		if err != nil {
+			return fmt.Errorf("tracefs: opening %s: %w", dir, err)
+		}
+		err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
 		if err == nil {
 			in.lockFD = fd
 			return nil
 		}
+		unix.Close(fd)
 		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			unix.Close(fd)
 			return fmt.Errorf("tracefs: locking %s: %w", dir, err)
 		}
-		if !said && waiting != nil {
+		if waiting != nil {
 			waiting()
-			said = true
 		}
 		select {
 		case <-ctx.Done():
-			unix.Close(fd)
 			return fmt.Errorf("%w: %w", ErrBusy, ctx.Err())
 		case <-tick.C:
 		}
@@ -291,29 +281,26 @@ func (in *Instance) close() error {
 		unix.Close(in.lockFD) // drops the flock
 		in.lockFD = -1
 	}
-	if in.ours {
+	if in.Mounted {
 		errs = append(errs, in.unmount())
 	}
 	return errors.Join(errs...)
 }
 
-// unmount unmounts tracefs, which a run of ours mounted. Busy (EBUSY:
-// another process, perhaps another run of ours waiting for the instance,
-// has a file of it open) is not an error: it stays mounted, LeftMounted
-// says so, and the marker lets the next run of ours that closes unmount
-// it.
+// unmount unmounts tracefs, which Open mounted. Busy (EBUSY: another
+// process has a file of it open) is not an error: it stays mounted, and
+// LeftMounted says so.
 func (in *Instance) unmount() error {
 	err := unmount(in.Root, 0)
 	switch {
 	case err == nil:
-		in.ours = false
-		_ = os.Remove(markerPath)
+		in.Mounted = false
 		return nil
 	case errors.Is(err, unix.EBUSY):
 		in.LeftMounted = true
 		return nil
 	}
-	return fmt.Errorf("tracefs: unmounting %s, which a run of ours mounted: %w", in.Root, err)
+	return fmt.Errorf("tracefs: unmounting %s, which Open mounted: %w", in.Root, err)
 }
 
 func (in *Instance) openCPU(cpu int) (*CPUReader, error) {
