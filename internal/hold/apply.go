@@ -15,6 +15,8 @@ import (
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
+	"github.com/tickscope/tickscope/internal/waitcheck"
 )
 
 // ApplyKind is what an apply does.
@@ -285,10 +287,10 @@ type HoldReport struct {
 	Granted   timerinfo.Setting `json:"granted"`
 	// Check is a short measurement of the default wait with the setting in
 	// force: Windows can report success and ignore a request.
-	Check            *WaitCheck `json:"check,omitempty"`
-	RequestModel     string     `json:"request_model,omitempty"`
-	ThrottlingOptOut string     `json:"throttling_opt_out,omitempty"`
-	HeldNs           int64      `json:"held_ns"`
+	Check            *waitcheck.Check `json:"check,omitempty"`
+	RequestModel     string           `json:"request_model,omitempty"`
+	ThrottlingOptOut string           `json:"throttling_opt_out,omitempty"`
+	HeldNs           int64            `json:"held_ns"`
 	// Reapplies counts the times the setting was found lost (a check every
 	// RecheckEvery and after each resume from sleep) and applied again.
 	Reapplies int `json:"reapplies"`
@@ -393,7 +395,7 @@ func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Rep
 	defer func() { k.release() }()
 	rep.Granted = granted
 	rep.Warnings = append(rep.Warnings, warnings...)
-	if rep.Check, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
+	if rep.Check, err = waitcheck.Measure(ctx, host, q, timerinfo.Setting{}); err != nil {
 		return nil, err
 	}
 	if o.Checked != nil {
@@ -665,7 +667,7 @@ func (k *keeper) check(reason string) {
 		return
 	}
 	was := heldNow(q)
-	if inForce(q, k.target) || (reason == "" && was == k.stuck) {
+	if timerstate.InForce(q, k.target) || (reason == "" && was == k.stuck) {
 		if k.stuck != was {
 			k.stuck = ""
 		}
@@ -689,7 +691,7 @@ func (k *keeper) check(reason string) {
 			k.granted.CPUDMALatencyUs = q.Linux.CPUDMALatencyUs
 		}
 	}
-	if inForce(q, k.target) {
+	if timerstate.InForce(q, k.target) {
 		k.stuck = ""
 		k.warn(fmt.Sprintf("the held setting %s was lost%s (%s now): applied it again (re-apply %d; %s now)", k.req, suffix(reason), was, k.reapplies, heldNow(q)))
 	} else {

@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // ErrBootNeedsElevation is apply --persist --boot's refusal without
@@ -124,7 +125,7 @@ func awaitService(host seam.Host, sv seam.Service, req timerinfo.Setting, sleep 
 		case "stopped":
 			return 0, false, ServiceExit(state)
 		case "running":
-			if q, err := host.Query(); err == nil && inForce(q, req) {
+			if q, err := host.Query(); err == nil && timerstate.InForce(q, req) {
 				return pid, true, ""
 			}
 		}

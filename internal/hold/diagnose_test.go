@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/waitcheck"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -27,7 +28,7 @@ func lin(slack int64, dma int32) *timerinfo.Report {
 }
 
 func checks(without, with int64) hold.SelfCheck {
-	return hold.SelfCheck{Without: &hold.WaitCheck{P50Ns: without}, With: &hold.WaitCheck{P50Ns: with}}
+	return hold.SelfCheck{Without: &waitcheck.Check{P50Ns: without}, With: &waitcheck.Check{P50Ns: with}}
 }
 
 func TestDiagnose(t *testing.T) {

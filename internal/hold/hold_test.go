@@ -15,7 +15,6 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/persist"
-	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -641,33 +640,6 @@ func TestUntilText(t *testing.T) {
 	}
 }
 
-func TestCheckSamplesFollowTheCoarsestPeriod(t *testing.T) {
-	tests := []struct {
-		q    *timerinfo.Report
-		want int
-	}{
-		{&timerinfo.Report{Windows: &timerinfo.Windows{Coarsest100ns: 156250}}, 50},
-		{&timerinfo.Report{Windows: &timerinfo.Windows{Coarsest100ns: 10000}}, 200},
-		{&timerinfo.Report{Windows: &timerinfo.Windows{Coarsest100ns: 1_000_000}}, 20},
-		{linuxReport(0), 200},
-	}
-	for _, tt := range tests {
-		if got := hold.CheckSamples(tt.q); got != tt.want {
-			t.Errorf("CheckSamples(%+v) = %d, want %d", tt.q.Windows, got, tt.want)
-		}
-	}
-}
-
-func TestCheckStoppedBeforeMeasuring(t *testing.T) {
-	h := newWindows(t, "knee-26100")
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := hold.Check(ctx, h, query(t, h), timerinfo.Setting{})
-	if !errors.Is(err, sample.ErrNothingMeasured) {
-		t.Errorf("Check with ctx done: %v, want ErrNothingMeasured", err)
-	}
-}
-
 func TestHoldOnTheModel(t *testing.T) {
 	h := newWindows(t, "contaminated") // another process holds 0.5 ms
 	sys := &sim.System{Escape: func(stop func()) { stop() }, ThrottlingErr: errors.New("ERROR_INVALID_PARAMETER")}
@@ -834,24 +806,5 @@ func TestRunExitStatus(t *testing.T) {
 	// exited.
 	if sys.Tied != len(tests) || sys.Untied != len(tests) {
 		t.Errorf("tied %d, untied %d; want %d each", sys.Tied, sys.Untied, len(tests))
-	}
-}
-
-// SIMULATED: a wait check across a 3 s suspend of the machine (the
-// suspended scenario's, 1 s into the run; the check's 50 waits at the
-// 15.625 ms default begin 0.9 s in) leaves out the wait across it: the
-// check's p99 is the timer's, not the suspend's.
-func TestCheckLeavesOutASuspend(t *testing.T) {
-	model, err := sim.NewHost("suspended", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model.Advance(900 * time.Millisecond)
-	c, err := hold.Check(context.Background(), model, query(t, model), timerinfo.Setting{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Samples != 49 || c.P99Ns > int64(16*time.Millisecond) {
-		t.Errorf("check %+v, want 49 of the 50 waits, p99 within a 15.625 ms tick", c)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -356,20 +357,9 @@ func awaitHolder(host seam.Host, req timerinfo.Setting, holder func() (pid int, 
 		if req.IsZero() {
 			return pid, true
 		}
-		if q, err := host.Query(); err == nil && inForce(q, req) {
+		if q, err := host.Query(); err == nil && timerstate.InForce(q, req) {
 			return pid, true
 		}
 	}
 	return pid, false
-}
-
-// inForce reports whether the machine has req (or finer) in force.
-func inForce(q *timerinfo.Report, req timerinfo.Setting) bool {
-	switch {
-	case q.Windows != nil:
-		return timerinfo.PeriodInForce(q.Windows.Current100ns, req.Resolution100ns)
-	case q.Linux != nil:
-		return q.Linux.CPUDMALatencyUs != nil && req.CPUDMALatencyUs != nil && *q.Linux.CPUDMALatencyUs <= *req.CPUDMALatencyUs
-	}
-	return false
 }

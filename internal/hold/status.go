@@ -11,6 +11,7 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/timerstate"
+	"github.com/tickscope/tickscope/internal/waitcheck"
 )
 
 // StatusReport is what status prints as JSON.
@@ -28,9 +29,9 @@ type StatusReport struct {
 // SelfCheck is the default wait in this process without and with a
 // request of its own.
 type SelfCheck struct {
-	Without     *WaitCheck        `json:"without_request"`
+	Without     *waitcheck.Check  `json:"without_request"`
 	WithSetting timerinfo.Setting `json:"with_setting"`
-	With        *WaitCheck        `json:"with_request"`
+	With        *waitcheck.Check  `json:"with_request"`
 }
 
 // StartupState is the startup holder as status sees it.
@@ -86,7 +87,7 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 		return nil, err
 	}
 	var rep StatusReport
-	if rep.Self.Without, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
+	if rep.Self.Without, err = waitcheck.Measure(ctx, host, q, timerinfo.Setting{}); err != nil {
 		return nil, err
 	}
 	switch {
@@ -97,7 +98,7 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 	}
 	throttling := ""
 	if !rep.Self.WithSetting.IsZero() {
-		if rep.Self.With, err = Check(ctx, host, q, rep.Self.WithSetting); err != nil {
+		if rep.Self.With, err = waitcheck.Measure(ctx, host, q, rep.Self.WithSetting); err != nil {
 			return nil, err
 		}
 		throttling = host.Observe().TimerThrottling
@@ -109,11 +110,11 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 	var held timerinfo.Setting
 	rep.Startup, held = readStartup(sys, rep.Query.Windows != nil)
 	if s := rep.Startup; s != nil && s.Running && s.Ours && (len(s.While) == 0 || len(s.HoldingFor) > 0) {
-		s.InForce = inForce(rep.Query, held)
+		s.InForce = timerstate.InForce(rep.Query, held)
 	}
 	rep.BootService, held = readBootService(sys)
 	if s := rep.BootService; s != nil && s.State == "running" && s.Ours {
-		s.InForce = inForce(rep.Query, held)
+		s.InForce = timerstate.InForce(rep.Query, held)
 	}
 	in := DiagnosisInput{Query: rep.Query, Self: rep.Self, Throttling: throttling}
 	// Naming holders on Windows needs an elevated token (an ETW session).

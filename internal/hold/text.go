@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/timerstate"
+	"github.com/tickscope/tickscope/internal/waitcheck"
 )
 
 // The hold commands' text: apply, run, status, verify-global, global and
@@ -40,7 +41,7 @@ func WriteHolding(w io.Writer, rep *HoldReport) {
 		fmt.Fprintf(w, "  in force       cpu_dma_latency %d µs (the smallest request of all processes)\n", *rep.Granted.CPUDMALatencyUs)
 	}
 	c := rep.Check
-	fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, %s)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples, c.taken())
+	fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, %s)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples, c.Taken())
 	if windows {
 		fmt.Fprintf(w, "  request model  %s\n", rep.RequestModel)
 		fmt.Fprintf(w, "  reaches        %s\n", rep.Reach)
@@ -116,7 +117,7 @@ func WriteProgramEvent(w io.Writer, state WhileState, e *ProgramEvent) {
 	}
 	fmt.Fprintf(w, "%s  %s (pid %d) %s: %s\n", e.Time.Format("15:04:05.000"), e.Program, e.PID, what, did)
 	if c := e.Check; c != nil {
-		fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, %s)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples, c.taken())
+		fmt.Fprintf(w, "  check          %s 1 ms takes p50 %s ms, p99 %s ms now (%d waits, %s)\n", c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples, c.Taken())
 	}
 }
 
@@ -249,7 +250,7 @@ func writeDiagnosis(w io.Writer, d *Diagnosis) {
 	fmt.Fprintf(w, "  holders: %s\n", d.Holders)
 }
 
-func writeHoldCheck(w io.Writer, label string, c *WaitCheck) {
+func writeHoldCheck(w io.Writer, label string, c *waitcheck.Check) {
 	fmt.Fprintf(w, "  %-26s %s 1 ms takes p50 %s ms, p99 %s ms (%d waits)\n", label, c.Method, holdMS(c.P50Ns), holdMS(c.P99Ns), c.Samples)
 }
 

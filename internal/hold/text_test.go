@@ -9,12 +9,13 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/waitcheck"
 )
 
 func TestHoldTexts(t *testing.T) {
 	zero, dflt := int32(0), int32(timerinfo.DMALatencyDefaultUs)
 	one := uint32(1)
-	check := &hold.WaitCheck{Method: "sleep", DelayNs: 1e6, Samples: 50, P50Ns: 1_996_000, P99Ns: 2_500_000}
+	check := &waitcheck.Check{Method: "sleep", DelayNs: 1e6, Samples: 50, P50Ns: 1_996_000, P99Ns: 2_500_000}
 	perProcess := &timerinfo.Windows{Build: 26100, RequestModel: timerinfo.RequestModelPerProcess}
 	tests := []struct {
 		name  string
@@ -146,7 +147,7 @@ func TestStatusStartupLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		hold.WriteStatus(&b, &hold.StatusReport{Self: hold.SelfCheck{Without: &hold.WaitCheck{Method: "sleep"}}, Query: &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{}}, Startup: &tt.state})
+		hold.WriteStatus(&b, &hold.StatusReport{Self: hold.SelfCheck{Without: &waitcheck.Check{Method: "sleep"}}, Query: &timerinfo.Report{OS: "windows", Windows: &timerinfo.Windows{}}, Startup: &tt.state})
 		for _, want := range tt.want {
 			if !bytes.Contains(b.Bytes(), []byte(want)) {
 				t.Errorf("%s: status lacks %q:\n%s", tt.name, want, b.String())

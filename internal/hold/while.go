@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/timerstate"
+	"github.com/tickscope/tickscope/internal/waitcheck"
 )
 
 // ScanEvery is how often a hold with --while looks for its programs: a
@@ -99,7 +100,7 @@ type ProgramEvent struct {
 	Error   string             `json:"error,omitempty"`
 	// Check is the first hold's check of the wait (HoldReport.Check), for
 	// the text.
-	Check *WaitCheck `json:"-"`
+	Check *waitcheck.Check `json:"-"`
 }
 
 // What ProgramEvent says.
@@ -483,7 +484,7 @@ func (h *whileHold) take(now time.Time, e *ProgramEvent) bool {
 	}
 	if w.Holds == 1 {
 		h.rep.Granted = granted
-		if check, err := Check(h.ctx, h.host, h.q, timerinfo.Setting{}); err == nil {
+		if check, err := waitcheck.Measure(h.ctx, h.host, h.q, timerinfo.Setting{}); err == nil {
 			h.rep.Check, e.Check = check, check
 		} else {
 			h.warn(fmt.Sprintf("checking the wait with the setting held: %v", err))

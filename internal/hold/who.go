@@ -8,6 +8,7 @@ import (
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/waitcheck"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -49,7 +50,7 @@ type WhoWindows struct {
 	InterruptTick *timerinfo.InterruptTick `json:"interrupt_tick,omitempty"`
 	// Sleep1 is Sleep(1) in this process, measured now, when the holders
 	// cannot be named: what the timer gives a process that asks nothing.
-	Sleep1 *WaitCheck `json:"sleep_1ms,omitempty"`
+	Sleep1 *waitcheck.Check `json:"sleep_1ms,omitempty"`
 }
 
 // WatchPollInterval is how often who --watch reads /proc again on Linux,
@@ -85,7 +86,7 @@ func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Durati
 			if rep.Windows.InterruptTick, err = InterruptTick(host); err != nil {
 				return rep, err
 			}
-			if rep.Windows.Sleep1, err = Check(ctx, host, q, timerinfo.Setting{}); err != nil {
+			if rep.Windows.Sleep1, err = waitcheck.Measure(ctx, host, q, timerinfo.Setting{}); err != nil {
 				return rep, err
 			}
 			if watch > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/waitcheck"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
@@ -45,7 +46,7 @@ func TestWhoTextWindows(t *testing.T) {
 
 func TestWhoTextWindowsNotElevated(t *testing.T) {
 	rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 156250,
-		NeedsElevation: who.NeedsElevation, Sleep1: &hold.WaitCheck{Method: "sleep", Samples: 50, P50Ns: 15_600_000, P99Ns: 15_700_000}}}
+		NeedsElevation: who.NeedsElevation, Sleep1: &waitcheck.Check{Method: "sleep", Samples: 50, P50Ns: 15_600_000, P99Ns: 15_700_000}}}
 	var out bytes.Buffer
 	(&hold.WhoText{W: &out}).Read(rep)
 	got := out.String()

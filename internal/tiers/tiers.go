@@ -78,6 +78,7 @@ var Of = map[string]Tier{
 	"internal/attribution": Engine,
 	"internal/timerstate":  Engine,
 	"internal/metrics":     Engine,
+	"internal/waitcheck":   Engine,
 
 	"internal/hold":    UseCase,
 	"internal/bench":   UseCase,

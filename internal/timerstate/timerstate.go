@@ -183,3 +183,14 @@ func StartupDefinition(sys seam.System) (timerinfo.Setting, []string) {
 	}
 	return installed.HeldSetting(), installed.While()
 }
+
+// InForce reports whether the machine has req (or finer) in force.
+func InForce(q *timerinfo.Report, req timerinfo.Setting) bool {
+	switch {
+	case q.Windows != nil:
+		return timerinfo.PeriodInForce(q.Windows.Current100ns, req.Resolution100ns)
+	case q.Linux != nil:
+		return q.Linux.CPUDMALatencyUs != nil && req.CPUDMALatencyUs != nil && *q.Linux.CPUDMALatencyUs <= *req.CPUDMALatencyUs
+	}
+	return false
+}
