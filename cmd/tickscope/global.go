@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/global"
 	"github.com/tickscope/tickscope/internal/options"
 )
 
@@ -51,12 +51,12 @@ func (a *app) global(on, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	res, err := hold.SetGlobal(q, machineSystem(), on)
+	res, err := global.SetGlobal(q, machineSystem(), on)
 	if err != nil {
 		return err
 	}
 	if res.Warning != "" {
 		a.warnf("%s", res.Warning)
 	}
-	return a.emit(asJSON, res, func(w io.Writer) { hold.WriteGlobal(w, res) })
+	return a.emit(asJSON, res, func(w io.Writer) { global.WriteGlobal(w, res) })
 }

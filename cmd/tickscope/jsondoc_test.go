@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tickscope/tickscope/internal/explain"
+	"github.com/tickscope/tickscope/internal/global"
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -185,8 +186,8 @@ var jsonShapes = map[string]any{
 	"apply":                     hold.HoldReport{},
 	"apply --pid PID --slack D": hold.SlackChange{},
 	"status":                    hold.StatusReport{},
-	"verify-global":             hold.GlobalCheck{},
-	"global":                    hold.GlobalResult{},
+	"verify-global":             global.GlobalCheck{},
+	"global":                    global.GlobalResult{},
 	"startup remove":            hold.RemoveResult{},
 	"watch":                     watch.Event{},
 	"who":                       hold.WhoReport{},

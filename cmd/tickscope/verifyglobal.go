@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tickscope/tickscope/internal/global"
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -38,11 +39,11 @@ Linux has no global tick request; there it says what the equivalents are.`,
 
 func (a *app) verifyGlobal(ctx context.Context, asJSON bool) error {
 	sys := machineSystem()
-	res, err := hold.VerifyGlobal(ctx, machineHost(), sys, hold.ChildMeasure(sys, a.stderr))
+	res, err := global.VerifyGlobal(ctx, machineHost(), sys, global.ChildMeasure(sys, a.stderr))
 	if err != nil {
 		return err
 	}
-	if err := a.emit(asJSON, res, func(w io.Writer) { hold.WriteGlobalCheck(w, res) }); err != nil {
+	if err := a.emit(asJSON, res, func(w io.Writer) { global.WriteGlobalCheck(w, res) }); err != nil {
 		return err
 	}
 	if res.Verdict == timerinfo.VerdictInconclusive {

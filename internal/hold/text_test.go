@@ -14,7 +14,6 @@ import (
 
 func TestHoldTexts(t *testing.T) {
 	zero, dflt := int32(0), int32(timerinfo.DMALatencyDefaultUs)
-	one := uint32(1)
 	check := &waitcheck.Check{Method: "sleep", DelayNs: 1e6, Samples: 50, P50Ns: 1_996_000, P99Ns: 2_500_000}
 	perProcess := &timerinfo.Windows{Build: 26100, RequestModel: timerinfo.RequestModelPerProcess}
 	tests := []struct {
@@ -91,11 +90,6 @@ func TestHoldTexts(t *testing.T) {
 		{"only a service left: not nothing to remove", func(b *bytes.Buffer) {
 			hold.WriteRemove(b, &hold.RemoveResult{Startup: "task", Service: &hold.ServiceRemoval{Service: "service", Left: "why"}})
 		}, ""},
-		{"global already on", func(b *bytes.Buffer) { hold.WriteGlobal(b, &hold.GlobalResult{Key: "K", After: &one}) },
-			"K is already 1; nothing was changed\n"},
-		{"global off", func(b *bytes.Buffer) {
-			hold.WriteGlobal(b, &hold.GlobalResult{Key: "K", Before: &one, Changed: true, RequestModel: "m", Undo: "tickscope global on"})
-		}, "removed K (it was 1)\nit takes effect after a reboot\nafter the reboot: m\nundo: tickscope global on\n"},
 		{"run on Windows", func(b *bytes.Buffer) {
 			hold.WriteRunStart(b, hold.RunStart{Program: "game", Requested: timerinfo.Setting{Resolution100ns: 10000}, Granted: timerinfo.Setting{Resolution100ns: 9996}, Windows: perProcess})
 		}, "tickscope: holding 1.0000 ms (10000 x 100ns) (granted 0.9996 ms) while game runs; it reaches " + perProcess.Reach() + "\n"},

@@ -81,6 +81,7 @@ var Of = map[string]Tier{
 	"internal/waitcheck":   Engine,
 
 	"internal/hold":    UseCase,
+	"internal/global":  UseCase,
 	"internal/bench":   UseCase,
 	"internal/measure": UseCase,
 	"internal/watch":   UseCase,

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/global"
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
@@ -503,15 +504,15 @@ func (s *Server) global(on bool) *Outcome {
 	if err != nil {
 		return failed(command, err)
 	}
-	res, err := hold.SetGlobal(q, s.o.System, on)
+	res, err := global.SetGlobal(q, s.o.System, on)
 	if err != nil {
 		out := failed(command, err)
-		if errors.Is(err, hold.ErrGlobalNeedsElevation) {
+		if errors.Is(err, global.ErrGlobalNeedsElevation) {
 			out.Elevate = plain
 		}
 		return out
 	}
-	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { hold.WriteGlobal(w, res) })}
+	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { global.WriteGlobal(w, res) })}
 	if res.Warning != "" {
 		out.warn("%s", res.Warning)
 	}

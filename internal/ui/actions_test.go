@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/global"
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
@@ -138,7 +139,7 @@ func TestHoldInMilliseconds(t *testing.T) {
 func TestGlobalNeedsElevation(t *testing.T) {
 	s, _ := newTestServer(t, "narrow-band")
 	out := post(t, s, "global", `{"on":true}`)
-	if out.Error != hold.ErrGlobalNeedsElevation.Error() || out.Elevate != "tickscope global on" {
+	if out.Error != global.ErrGlobalNeedsElevation.Error() || out.Elevate != "tickscope global on" {
 		t.Errorf("global on, not elevated: %+v", out)
 	}
 	out = post(t, s, "elevate", `{"on":true}`)

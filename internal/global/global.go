@@ -1,4 +1,9 @@
-package hold
+// Package global decides and does what the global commands do: global
+// on|off (GlobalTimerResolutionRequests, the registry value that makes a
+// process's timer request reach every process) and verify-global (whether
+// a request held here speeds up another process), and renders their
+// results.
+package global
 
 import (
 	"context"
@@ -81,13 +86,13 @@ func VerifyGlobal(ctx context.Context, host seam.Host, sys seam.System, child Ch
 	// A hidden holder's request may be throttled on Windows 11; where there
 	// is no throttling, there is nothing to opt out of.
 	sys.IgnoreTimerThrottling()
-	granted, releaseRequest, err := holdSetting(host, timerinfo.Setting{Resolution100ns: win.Finest100ns}, nil)
+	granted, withdraw, err := host.Apply(timerinfo.Setting{Resolution100ns: win.Finest100ns})
 	if err != nil {
 		return nil, err
 	}
 	res.Held100ns = granted.Resolution100ns
 	res.HeldP50Ns, err = child(ctx)
-	releaseRequest()
+	_ = withdraw() // verify-global reports the verdict, not the release
 	if err != nil {
 		return nil, err
 	}
