@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/version"
 )
@@ -76,12 +77,12 @@ func (a *app) apply(cmd *cobra.Command, host seam.Host, sys seam.System, f hold.
 		}
 		return a.emit(asJSON, change, func(w io.Writer) { hold.WriteSlackChange(w, change) })
 	case hold.InstallHolder:
-		res, err := hold.Persist(host, sys, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), DryRun: f.DryRun, While: p.While, Boot: f.Boot})
+		res, err := startup.Persist(host, sys, q, p.Setting, p.HolderArgs, startup.PersistOptions{Version: version.String(), DryRun: f.DryRun, While: p.While, Boot: f.Boot})
 		if err != nil {
 			return err
 		}
-		hold.WritePersist(a.stdout, res)
-		for _, w := range hold.PersistWarnings(res) {
+		startup.WritePersist(a.stdout, res)
+		for _, w := range startup.PersistWarnings(res) {
 			a.warnf("%s", w)
 		}
 		return nil

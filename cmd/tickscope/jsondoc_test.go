@@ -17,6 +17,7 @@ import (
 	"github.com/tickscope/tickscope/internal/global"
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/ui"
 	"github.com/tickscope/tickscope/internal/watch"
@@ -188,7 +189,7 @@ var jsonShapes = map[string]any{
 	"status":                    hold.StatusReport{},
 	"verify-global":             global.GlobalCheck{},
 	"global":                    global.GlobalResult{},
-	"startup remove":            hold.RemoveResult{},
+	"startup remove":            startup.RemoveResult{},
 	"watch":                     watch.Event{},
 	"who":                       hold.WhoReport{},
 	"ui state":                  ui.State{},

@@ -22,6 +22,7 @@ import (
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/version"
 )
 
@@ -45,7 +46,7 @@ func (a *app) hintf(format string, args ...any) {
 
 func run(args []string) int {
 	a := &app{stdout: os.Stdout, stderr: os.Stderr}
-	defer hold.LogHolderOutput(machineSystem(), args, &a.stdout, &a.stderr)()
+	defer startup.LogHolderOutput(machineSystem(), args, &a.stdout, &a.stderr)()
 	a.stdout = &stream{w: a.stdout, name: "standard output", absent: platform.NoStream}
 	return a.execute(args)
 }

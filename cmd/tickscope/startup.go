@@ -7,6 +7,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/startup"
 )
 
 func (a *app) startupCommand() *cobra.Command {
@@ -49,11 +50,11 @@ The exit status is 0 only when everything found was removed.`,
 }
 
 func (a *app) startupRemove(asJSON bool) error {
-	res, err := hold.RemoveStartup(machineHost(), machineSystem())
+	res, err := startup.RemoveStartup(machineHost(), machineSystem())
 	if err != nil {
 		return err
 	}
-	if err := a.emit(asJSON, res, func(w io.Writer) { hold.WriteRemove(w, res) }); err != nil || asJSON {
+	if err := a.emit(asJSON, res, func(w io.Writer) { startup.WriteRemove(w, res) }); err != nil || asJSON {
 		return err
 	}
 	if res.StillRaised != "" {

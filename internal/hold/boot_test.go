@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -40,13 +41,13 @@ func serviceOf(exe string, ours bool) []byte {
 	return []byte(persist.ServiceText(persist.BootService(exe, []string{"apply", "--resolution", "10000", "--no-esc", "--as-service"}, description)))
 }
 
-func persistBoot(t *testing.T, h *windowsHost, sys *sim.System, o hold.PersistOptions) (*hold.PersistResult, error) {
+func persistBoot(t *testing.T, h *windowsHost, sys *sim.System, o startup.PersistOptions) (*startup.PersistResult, error) {
 	t.Helper()
 	o.Boot, o.Version = true, "test"
 	if o.Sleep == nil {
 		o.Sleep = func(time.Duration) {}
 	}
-	return hold.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs, o)
+	return startup.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs, o)
 }
 
 // The refusals of apply --persist --boot: each changes nothing (no
@@ -105,7 +106,7 @@ func TestPersistBootRefusals(t *testing.T) {
 			h, sys, sv := bootMachine(t)
 			tt.setUp(h, sys, sv)
 			before := string(sv.Definition)
-			res, err := persistBoot(t, h, sys, hold.PersistOptions{DryRun: tt.dryRun})
+			res, err := persistBoot(t, h, sys, startup.PersistOptions{DryRun: tt.dryRun})
 			if res != nil {
 				t.Errorf("refused with a result: %+v", res)
 			}
@@ -194,7 +195,7 @@ func TestPersistBootInstallsAndStarts(t *testing.T) {
 			if tt.onStart != nil {
 				sv.OnStart = func() { tt.onStart(h, sv) }
 			}
-			res, err := persistBoot(t, h, sys, hold.PersistOptions{})
+			res, err := persistBoot(t, h, sys, startup.PersistOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,7 +219,7 @@ func TestPersistBootInstallsAndStarts(t *testing.T) {
 			if st := sys.StartupMechanism; st.Installs+st.Starts != 0 {
 				t.Error("--boot touched the logon task")
 			}
-			warnings := strings.Join(hold.PersistWarnings(res), "\n")
+			warnings := strings.Join(startup.PersistWarnings(res), "\n")
 			if (tt.wantWarning == "") != (warnings == "") || !strings.Contains(warnings, tt.wantWarning) {
 				t.Errorf("warnings %q, want %q", warnings, tt.wantWarning)
 			}
@@ -233,7 +234,7 @@ func TestPersistBootDryRun(t *testing.T) {
 	sys.IsElevated = false
 	sv.Definition = serviceOf(`C:\Program Files\old\tickscope.exe`, true)
 	sv.Now = seam.ServiceState{State: "running", PID: 7}
-	res, err := persistBoot(t, h, sys, hold.PersistOptions{DryRun: true})
+	res, err := persistBoot(t, h, sys, startup.PersistOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestPersistBootDryRun(t *testing.T) {
 func TestPersistBootSaysWhenPrivilegesAreNotRestricted(t *testing.T) {
 	h, sys, sv := bootMachine(t)
 	sv.OnStart = func() { h.current = 10000 }
-	res, err := persistBoot(t, h, sys, hold.PersistOptions{})
+	res, err := persistBoot(t, h, sys, startup.PersistOptions{})
 	if err != nil || len(res.Notes) != 0 {
 		t.Fatalf("with the list kept: %+v, %v", res, err)
 	}
@@ -268,8 +269,8 @@ func TestPersistBootSaysWhenPrivilegesAreNotRestricted(t *testing.T) {
 	sv.OnStart = func() { h.current = 10000 }
 	unrestricted := &unrestrictingService{Service: sv}
 	sys.BootServiceMechanism = nil
-	res, err = hold.Persist(h, &bootSystem{System: sys, sv: unrestricted}, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs,
-		hold.PersistOptions{Boot: true, Version: "test", Sleep: func(time.Duration) {}})
+	res, err = startup.Persist(h, &bootSystem{System: sys, sv: unrestricted}, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs,
+		startup.PersistOptions{Boot: true, Version: "test", Sleep: func(time.Duration) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +319,7 @@ func TestInsideDir(t *testing.T) {
 		{`D:\Program Files\tickscope.exe`, `C:\Program Files`, false},
 		{`C:\Program Files\tickscope.exe`, ``, false},
 	} {
-		if got := hold.InsideDir(tt.path, tt.dir); got != tt.want {
+		if got := startup.InsideDir(tt.path, tt.dir); got != tt.want {
 			t.Errorf("InsideDir(%q, %q) = %v, want %v", tt.path, tt.dir, got, tt.want)
 		}
 	}
@@ -375,28 +376,28 @@ func TestRemoveStartupWithTheBootService(t *testing.T) {
 		task     []byte
 		service  []byte
 		state    seam.ServiceState
-		want     hold.ServiceRemoval
+		want     startup.ServiceRemoval
 		wantTask bool // the task was deleted
 	}{
-		{"nothing", false, nil, nil, seam.ServiceState{}, hold.ServiceRemoval{}, false},
+		{"nothing", false, nil, nil, seam.ServiceState{}, startup.ServiceRemoval{}, false},
 		{"running", true, nil, serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, false},
+			startup.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, false},
 		{"stopped", true, nil, serviceOf(bootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
-			hold.ServiceRemoval{Installed: true, Deleted: true}, false},
+			startup.ServiceRemoval{Installed: true, Deleted: true}, false},
 		{"and the logon task", true, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, true},
+			startup.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, true},
 		{"not elevated: the task removed, the service left", false, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{Left: needsElevation}, true},
+			startup.ServiceRemoval{Left: needsElevation}, true},
 		{"not elevated, no task: the service left", false, nil, serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{Left: needsElevation}, false},
+			startup.ServiceRemoval{Left: needsElevation}, false},
 		{"not elevated, no service: the task removed", false, taskOf(t, windowsHolder, true), nil, seam.ServiceState{},
-			hold.ServiceRemoval{}, true},
+			startup.ServiceRemoval{}, true},
 		{"a foreign service: the task removed, the service left", true, taskOf(t, windowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{Left: foreign}, true},
+			startup.ServiceRemoval{Left: foreign}, true},
 		{"a foreign service, not elevated: the task removed", false, taskOf(t, windowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
-			hold.ServiceRemoval{Left: foreign}, true},
+			startup.ServiceRemoval{Left: foreign}, true},
 		{"an unreadable service definition is not tickscope's", true, nil, []byte("SERVICE_NAME        : tickscope\n"), seam.ServiceState{State: "stopped"},
-			hold.ServiceRemoval{Left: foreign}, false},
+			startup.ServiceRemoval{Left: foreign}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -405,7 +406,7 @@ func TestRemoveStartupWithTheBootService(t *testing.T) {
 			sys.IsElevated = tt.elevated
 			st := sys.StartupMechanism
 			st.Definition, sv.Definition, sv.Now = tt.task, tt.service, tt.state
-			res, err := hold.RemoveStartup(h, sys)
+			res, err := startup.RemoveStartup(h, sys)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -493,7 +494,7 @@ func TestPersistBootFailedReinstallRestartsTheOldService(t *testing.T) {
 			}
 			sv.InstallErr = errors.New("CreateServiceW: access denied")
 			sv.StartErr = tt.startErr
-			res, err := persistBoot(t, h, sys, hold.PersistOptions{})
+			res, err := persistBoot(t, h, sys, startup.PersistOptions{})
 			if res != nil || err == nil || err.Error() != tt.want {
 				t.Fatalf("Persist = %+v, %v; want the error %q", res, err, tt.want)
 			}

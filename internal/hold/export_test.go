@@ -10,6 +10,3 @@ func SetLookupAccount(lookup func(string) (sid, problem string, err error)) (res
 
 // NoSuchAccount is what --while-user says of a name that names no account.
 const NoSuchAccount = noSuchAccount
-
-// AsStartup tells whether a command line runs the startup holder.
-var AsStartup = asStartup

@@ -1,6 +1,6 @@
 // Package hold decides and does what the hold commands do: apply (hold a
-// setting, set another process's slack, install the startup holder), run,
-// status and startup remove. It holds their refusal rules and their
+// setting, set another process's slack, hold as the boot service), run
+// and status. It holds their refusal rules and their
 // results (the JSON shapes of docs/json.md), as functions of the seam's
 // Host and System, so that the rules are tested against the model of
 // Windows timers and an in-memory System (package sim). Package report

@@ -17,6 +17,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -274,7 +275,7 @@ func TestPersistRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h, sys, st := persistMachine(t)
 			tt.setUp(h, sys, st)
-			res, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
+			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
 			if res != nil {
 				t.Errorf("refused with a result: %+v", res)
 			}
@@ -291,18 +292,18 @@ func TestPersistOnLinuxNeedsRoot(t *testing.T) {
 	st := sys.NewStartup("systemd unit /etc/systemd/system/tickscope-holder.service")
 	zero := int32(0)
 	h := &linuxHost{dma: timerinfo.DMALatencyDefaultUs}
-	_, err := hold.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, hold.PersistOptions{})
+	_, err := startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, startup.PersistOptions{})
 	wantError(t, err, "needs root")
 	sys.IsElevated = true
 	sys.Exe = "/tmp/go-build42/b001/exe/tickscope"
-	_, err = hold.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, hold.PersistOptions{})
+	_, err = startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, startup.PersistOptions{})
 	wantError(t, err, "is a temporary build (go run)")
 	// As root, from an installed binary, the unit is written and the holder
 	// found running with its setting in force.
 	sys.Exe = "/usr/local/bin/tickscope"
 	st.OnStart = func() { sys.HolderRunning, sys.HolderPID, h.dma = true, 321, 0 }
-	res, err := hold.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero},
-		[]string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
+	res, err := startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero},
+		[]string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
 	if err != nil || !res.Running || res.PID != 321 || res.When != "boot" {
 		t.Fatalf("Persist = %+v, %v", res, err)
 	}
@@ -340,7 +341,7 @@ func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
 				h.current = tt.period
 			}
 			looks := 0
-			res, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) { looks++ }})
+			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) { looks++ }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,7 +365,7 @@ func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
 
 func TestPersistDryRunChangesNothing(t *testing.T) {
 	h, sys, st := persistMachine(t)
-	res, err := hold.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, []string{"apply", "--resolution", "10000"}, hold.PersistOptions{Version: "test", DryRun: true})
+	res, err := startup.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, []string{"apply", "--resolution", "10000"}, startup.PersistOptions{Version: "test", DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,24 +435,24 @@ func TestRemoveStartup(t *testing.T) {
 		definition []byte
 		running    bool
 		pid        int
-		want       hold.RemoveResult
+		want       startup.RemoveResult
 		wantErr    string
 		wantStops  int
 	}{
-		{"nothing", "knee-26100", nil, false, 0, hold.RemoveResult{}, "", 0},
-		{"installed and running", "knee-26100", taskOf(t, windowsExe, true), true, 5, hold.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true}, "", 1},
-		{"installed, not running", "knee-26100", taskOf(t, windowsExe, true), false, 0, hold.RemoveResult{Installed: true, Deleted: true}, "", 1},
-		{"a holder whose pid is unreadable", "knee-26100", nil, true, 0, hold.RemoveResult{Ended: true}, "", 1},
-		{"still raised afterwards", "contaminated", taskOf(t, windowsExe, true), true, 5, hold.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true,
+		{"nothing", "knee-26100", nil, false, 0, startup.RemoveResult{}, "", 0},
+		{"installed and running", "knee-26100", taskOf(t, windowsExe, true), true, 5, startup.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true}, "", 1},
+		{"installed, not running", "knee-26100", taskOf(t, windowsExe, true), false, 0, startup.RemoveResult{Installed: true, Deleted: true}, "", 1},
+		{"a holder whose pid is unreadable", "knee-26100", nil, true, 0, startup.RemoveResult{Ended: true}, "", 1},
+		{"still raised afterwards", "contaminated", taskOf(t, windowsExe, true), true, 5, startup.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true,
 			StillRaised: "the timer is still at 0.5000 ms, finer than the coarsest 15.6250 ms: another program holds a request"}, "", 1},
-		{"foreign", "knee-26100", taskOf(t, `D:\x.exe`, false), true, 5, hold.RemoveResult{}, "was not created by tickscope: it is left alone; delete it by hand with: delete task by hand", 0},
+		{"foreign", "knee-26100", taskOf(t, `D:\x.exe`, false), true, 5, startup.RemoveResult{}, "was not created by tickscope: it is left alone; delete it by hand with: delete task by hand", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sys := &sim.System{HolderRunning: tt.running, HolderPID: tt.pid}
 			st := sys.NewStartup("task")
 			st.Definition = tt.definition
-			res, err := hold.RemoveStartup(newWindows(t, tt.scenario), sys)
+			res, err := startup.RemoveStartup(newWindows(t, tt.scenario), sys)
 			if tt.wantErr != "" {
 				wantError(t, err, tt.wantErr)
 				if st.Deletes != 0 || st.Stops != 0 || st.Definition == nil {
@@ -482,7 +483,7 @@ func TestRemoveStartup(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Definition = other
-	_, err = hold.RemoveStartup(newWindows(t, "knee-26100"), sys)
+	_, err = startup.RemoveStartup(newWindows(t, "knee-26100"), sys)
 	wantError(t, err, "is another user's (its principal is S-1-5-21-1-2-3-1002")
 	if st.Deletes != 0 || st.Stops != 0 {
 		t.Errorf("another user's task was touched: %d stops, %d deletes", st.Stops, st.Deletes)
@@ -492,11 +493,11 @@ func TestRemoveStartup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hold.RemoveStartup(newWindows(t, "knee-26100"), sys); err != nil || st.Deletes != 1 {
+	if _, err := startup.RemoveStartup(newWindows(t, "knee-26100"), sys); err != nil || st.Deletes != 1 {
 		t.Errorf("the caller's own task: %v, %d deletes", err, st.Deletes)
 	}
 
-	_, err = hold.RemoveStartup(&linuxHost{}, &sim.System{})
+	_, err = startup.RemoveStartup(&linuxHost{}, &sim.System{})
 	if !isUsage(err) {
 		t.Errorf("no startup mechanism: %v, want a usage error", err)
 	}

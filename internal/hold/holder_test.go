@@ -14,7 +14,9 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // The windowless holder (issue 16): the logon task runs the GUI-subsystem
@@ -53,7 +55,7 @@ func TestPersistRunsTheWindowlessHolder(t *testing.T) {
 				if tt.subErr != nil {
 					system = &subsystemErr{sys, tt.subErr}
 				}
-				res, err := hold.Persist(h, system, query(t, h), req, args, hold.PersistOptions{Version: "test", DryRun: dryRun, Sleep: func(time.Duration) {}})
+				res, err := startup.Persist(h, system, query(t, h), req, args, startup.PersistOptions{Version: "test", DryRun: dryRun, Sleep: func(time.Duration) {}})
 				if tt.want != "" {
 					wantError(t, err, tt.want)
 					if st.Installs != 0 || st.Starts != 0 {
@@ -91,7 +93,7 @@ func TestPersistOnLinuxRunsItself(t *testing.T) {
 	dma := int32(0)
 	sys := &sim.System{Exe: "/usr/local/bin/tickscope", IsElevated: true, Executables: map[string]uint16{}}
 	st := sys.NewStartup("systemd unit tickscope-holder.service")
-	res, err := hold.Persist(&linuxHost{}, sys, linuxReport(0), timerinfo.Setting{CPUDMALatencyUs: &dma}, []string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, hold.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
+	res, err := startup.Persist(&linuxHost{}, sys, linuxReport(0), timerinfo.Setting{CPUDMALatencyUs: &dma}, []string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,7 @@ func TestHolderLog(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sys := &sim.System{Temp: t.TempDir(), State: t.TempDir(), ConsoleState: tt.console}
 			var stdout, stderr io.Writer = os.Stdout, os.Stderr
-			closeLog := hold.LogHolderOutput(sys, tt.args, &stdout, &stderr)
+			closeLog := startup.LogHolderOutput(sys, tt.args, &stdout, &stderr)
 			io.WriteString(stdout, "holding\n")
 			io.WriteString(stderr, "tickscope: error: NtSetTimerResolution failed\n")
 			closeLog()
@@ -206,7 +208,7 @@ func TestHolderLog(t *testing.T) {
 // holderLog is the holder's log in sys's state directory.
 func holderLog(t *testing.T, sys seam.System) string {
 	t.Helper()
-	path, err := hold.HolderLogPath(sys)
+	path, err := timerstate.HolderLogPath(sys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,11 +230,11 @@ func TestSecondHolderKeepsTheLog(t *testing.T) {
 	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
 	sys := &sim.System{State: t.TempDir(), ConsoleState: seam.ConsoleNone}
 	var stdout, stderr io.Writer
-	closeLog := hold.LogHolderOutput(sys, args, &stdout, &stderr)
+	closeLog := startup.LogHolderOutput(sys, args, &stdout, &stderr)
 	io.WriteString(stdout, "holding\n")
 	closeLog()
 	sys.HolderRunning, sys.HolderPID = true, 8
-	closeLog = hold.LogHolderOutput(sys, args, &stdout, &stderr)
+	closeLog = startup.LogHolderOutput(sys, args, &stdout, &stderr)
 	io.WriteString(stderr, "tickscope: error: another startup holder runs\n")
 	closeLog()
 	data, err := os.ReadFile(holderLog(t, sys))
@@ -241,27 +243,5 @@ func TestSecondHolderKeepsTheLog(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "holding\n") || !strings.HasSuffix(string(data), "another startup holder runs\n") {
 		t.Errorf("the log after a second start:\n%s", data)
-	}
-}
-
-// The startup holder is the holder command without --as-service, as the task
-// and unit run it, or apply --as-startup, as those earlier versions
-// installed run it; the boot service and a person's apply are not.
-func TestAsStartup(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		want bool
-	}{
-		{[]string{"holder", "--resolution", "10000", "--no-console", "--no-esc"}, true},
-		{[]string{"holder", "--dma-latency", "0", "--no-esc", "--while", "game"}, true},
-		{[]string{"holder", "--as-service", "--resolution", "10000", "--no-esc"}, false},
-		{[]string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}, true},
-		{[]string{"apply", "--resolution", "10000", "--no-esc", "--as-service"}, false},
-		{[]string{"apply", "--ms", "1"}, false},
-		{nil, false},
-	} {
-		if got := hold.AsStartup(tt.args); got != tt.want {
-			t.Errorf("AsStartup(%q) = %v, want %v", tt.args, got, tt.want)
-		}
 	}
 }

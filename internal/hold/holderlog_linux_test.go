@@ -11,6 +11,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/startup"
 )
 
 // windowless is this machine's System as the windowless holder sees it: no
@@ -66,7 +67,7 @@ func TestHolderLogIgnoresPlantedLinks(t *testing.T) {
 	holderArgs := []string{"apply", "--dma-latency", "0", "--as-startup"}
 	startHolder := func() (moved bool) {
 		var stdout, stderr io.Writer = os.Stdout, os.Stderr
-		closeLog := hold.LogHolderOutput(sys, holderArgs, &stdout, &stderr)
+		closeLog := startup.LogHolderOutput(sys, holderArgs, &stdout, &stderr)
 		defer closeLog()
 		if stdout == os.Stdout {
 			return false

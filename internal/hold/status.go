@@ -153,7 +153,7 @@ func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Settin
 	s := &StartupState{Mechanism: st.Describe()}
 	s.PID, s.Running = sys.Holder()
 	if windows {
-		s.Log = lastLogLine(sys)
+		s.Log = timerstate.LastLogLine(sys)
 	}
 	definition, err := st.Read()
 	if err != nil {
@@ -230,7 +230,7 @@ func readBootService(sys seam.System) (*StartupState, timerinfo.Setting) {
 	}
 	s.State, s.PID, s.Running = state.State, state.PID, state.Running()
 	if state.State == "stopped" && (state.ExitCode != 0 || state.ServiceSpecific) {
-		s.Exit = ServiceExit(state)
+		s.Exit = timerstate.ServiceExit(state)
 	}
 	definition, err := sv.Read()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/timerstate"
 )
@@ -470,11 +471,11 @@ func TestPersistWhile(t *testing.T) {
 	req := timerinfo.Setting{Resolution100ns: 10000}
 	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", "game.exe"}
 	h.global = nil
-	_, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
+	_, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
 	wantError(t, err, "a holder at logon would speed up only itself, not game.exe")
 	h.global = one()
 	st.OnStart = func() { sys.HolderRunning, sys.HolderPID = true, 77 }
-	res, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
+	res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
 	if err != nil || !res.Running || res.PID != 77 || len(res.While) != 1 {
 		t.Fatalf("Persist = %+v, %v; want the holder running, not holding", res, err)
 	}
@@ -514,7 +515,7 @@ func TestPersistWhileRefusals(t *testing.T) {
 			sys.Executables = map[string]uint16{windowsHolder: 2}
 			tt.setUp(h)
 			args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", strings.Join(tt.while, ",")}
-			res, err := hold.Persist(h, sys, query(t, h), req, args, hold.PersistOptions{Version: "1", While: tt.while, DryRun: tt.dryRun, Sleep: func(time.Duration) {}})
+			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: tt.while, DryRun: tt.dryRun, Sleep: func(time.Duration) {}})
 			if res != nil {
 				t.Errorf("refused with a result: %+v", res)
 			}

@@ -82,6 +82,7 @@ var Of = map[string]Tier{
 
 	"internal/hold":    UseCase,
 	"internal/global":  UseCase,
+	"internal/startup": UseCase,
 	"internal/bench":   UseCase,
 	"internal/measure": UseCase,
 	"internal/watch":   UseCase,

@@ -16,6 +16,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/report"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/version"
@@ -461,22 +462,22 @@ func (s *Server) persist(req applyRequest) *Outcome {
 	if err != nil {
 		return failed(command, err)
 	}
-	res, err := hold.Persist(s.host, s.o.System, q, p.Setting, p.HolderArgs, hold.PersistOptions{Version: version.String(), While: p.While})
+	res, err := startup.Persist(s.host, s.o.System, q, p.Setting, p.HolderArgs, startup.PersistOptions{Version: version.String(), While: p.While})
 	if err != nil {
 		return failed(command, err)
 	}
-	return &Outcome{Command: command, Text: text(func(w io.Writer) { hold.WritePersist(w, res) }), Warnings: append([]string{}, hold.PersistWarnings(res)...)}
+	return &Outcome{Command: command, Text: text(func(w io.Writer) { startup.WritePersist(w, res) }), Warnings: append([]string{}, startup.PersistWarnings(res)...)}
 }
 
 // removeStartup is `tickscope startup remove`.
 func (s *Server) removeStartup() *Outcome {
 	command := s.onModel("tickscope startup remove")
 	defer s.forgetStartup()
-	res, err := hold.RemoveStartup(s.host, s.o.System)
+	res, err := startup.RemoveStartup(s.host, s.o.System)
 	if err != nil {
 		return failed(command, err)
 	}
-	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { hold.WriteRemove(w, res) })}
+	out := &Outcome{Command: command, Warnings: []string{}, Text: text(func(w io.Writer) { startup.WriteRemove(w, res) })}
 	if res.StillRaised != "" {
 		out.warn("%s", res.StillRaised)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -177,7 +178,7 @@ func TestPersistRefusedOnThePerProcessModel(t *testing.T) {
 	s, _ := newTestServer(t, "narrow-band")
 	out := post(t, s, "persist", `{"resolution":"5118"}`)
 	q, _ := s.host.Query()
-	_, want := hold.Persist(s.host, s.o.System, q, timerinfo.Setting{Resolution100ns: 5118}, []string{"apply"}, hold.PersistOptions{})
+	_, want := startup.Persist(s.host, s.o.System, q, timerinfo.Setting{Resolution100ns: 5118}, []string{"apply"}, startup.PersistOptions{})
 	if want == nil || out.Error != want.Error() || out.Command != "tickscope apply --resolution 5118 --persist"+modelOnly {
 		t.Errorf("persist: %+v, want the error %v", out, want)
 	}

@@ -5,8 +5,9 @@
 // same. It adds no second implementation of anything: every action calls
 // what the command calls (package measure for measure and bench,
 // report.Print for the judgement, htmlreport for the charts, package hold
-// for the holds and the startup holder, package global for the global
-// key), and a refusal is the command's own error, word for word.
+// for the holds, package startup for the startup holder, package global
+// for the global key), and a refusal is the command's own error, word for
+// word.
 //
 // A server on the loopback that can change system settings is reachable by
 // every web page the user opens (through the browser) and by every local

@@ -1,13 +1,13 @@
-package hold_test
+package startup_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -65,8 +65,8 @@ func wfQuery(t *testing.T, h *wfHost, writtenAfterBoot bool) *timerinfo.Report {
 
 func TestPersistTaskNamesTheUser(t *testing.T) {
 	h, sys := wfMachine(t)
-	res, err := hold.Persist(h, sys, wfQuery(t, h, false), timerinfo.Setting{Resolution100ns: 5000},
-		[]string{"apply", "--resolution", "5000"}, hold.PersistOptions{Version: "test", DryRun: true})
+	res, err := startup.Persist(h, sys, wfQuery(t, h, false), timerinfo.Setting{Resolution100ns: 5000},
+		[]string{"apply", "--resolution", "5000"}, startup.PersistOptions{Version: "test", DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +79,8 @@ func TestPersistTaskNamesTheUser(t *testing.T) {
 	}
 
 	sys.sidErr = errors.New("Access is denied.")
-	_, err = hold.Persist(h, sys, wfQuery(t, h, false), timerinfo.Setting{Resolution100ns: 5000},
-		[]string{"apply", "--resolution", "5000"}, hold.PersistOptions{Version: "test", DryRun: true})
+	_, err = startup.Persist(h, sys, wfQuery(t, h, false), timerinfo.Setting{Resolution100ns: 5000},
+		[]string{"apply", "--resolution", "5000"}, startup.PersistOptions{Version: "test", DryRun: true})
 	if err == nil || !strings.Contains(err.Error(), "TokenUser") {
 		t.Errorf("a user that cannot be read: %v, want an error naming the call", err)
 	}
@@ -88,8 +88,8 @@ func TestPersistTaskNamesTheUser(t *testing.T) {
 
 func TestPersistRefusedUntilTheKeyIsInForce(t *testing.T) {
 	h, sys := wfMachine(t)
-	_, err := hold.Persist(h, sys, wfQuery(t, h, true), timerinfo.Setting{Resolution100ns: 5000},
-		[]string{"apply", "--resolution", "5000"}, hold.PersistOptions{Version: "test", DryRun: true})
+	_, err := startup.Persist(h, sys, wfQuery(t, h, true), timerinfo.Setting{Resolution100ns: 5000},
+		[]string{"apply", "--resolution", "5000"}, startup.PersistOptions{Version: "test", DryRun: true})
 	if err == nil || !strings.Contains(err.Error(), "after a reboot") || !strings.Contains(err.Error(), "verify-global") {
 		t.Errorf("--persist with the key written after boot: %v, want a refusal naming the reboot and verify-global", err)
 	}
@@ -116,7 +116,7 @@ func TestRemoveStartupWarnsOnlyAtOrBelowTheHoldersPeriod(t *testing.T) {
 				t.Fatal(err)
 			}
 			sys.StartupMechanism.Definition = definition
-			res, err := hold.RemoveStartup(h, sys)
+			res, err := startup.RemoveStartup(h, sys)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,8 +134,8 @@ func TestPersistSaysWhoseLogonWhenElevated(t *testing.T) {
 	for _, elevated := range []bool{false, true} {
 		h, sys := wfMachine(t)
 		sys.IsElevated = elevated
-		res, err := hold.Persist(h, sys, wfQuery(t, h, false), timerinfo.Setting{Resolution100ns: 5000},
-			[]string{"apply", "--resolution", "5000"}, hold.PersistOptions{Version: "test", DryRun: true})
+		res, err := startup.Persist(h, sys, wfQuery(t, h, false), timerinfo.Setting{Resolution100ns: 5000},
+			[]string{"apply", "--resolution", "5000"}, startup.PersistOptions{Version: "test", DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}

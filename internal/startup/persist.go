@@ -1,4 +1,8 @@
-package hold
+// Package startup decides and does what installs and removes the startup
+// holder: apply --persist (the logon task or systemd unit, or with --boot
+// the Windows service), startup remove, and the holder's log; it renders
+// their results. Package persist generates and reads back the definitions.
+package startup
 
 import (
 	"errors"
@@ -197,20 +201,6 @@ func checkHolder(sys seam.System, exe, holder string) error {
 	return nil
 }
 
-// holderLogName is the windowless holder's log, in the user's state
-// directory beside its lock's record (seam.System.StateDir), where no
-// other user can plant a link for the holder to empty what it names.
-const holderLogName = "holder.log"
-
-// HolderLogPath is where the windowless holder writes its output.
-func HolderLogPath(sys seam.System) (string, error) {
-	dir, err := sys.StateDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, holderLogName), nil
-}
-
 // LogHolderOutput gives the startup holder a place for its output when it
 // would otherwise go nowhere (the windowless holder has no console and no
 // standard error): the log, emptied unless a holder already runs, with a
@@ -230,7 +220,7 @@ func LogHolderOutput(sys seam.System, args []string, stdout, stderr *io.Writer) 
 	if _, running := sys.Holder(); running {
 		how = seam.StateAppend
 	}
-	f, err := sys.OpenStateFile(holderLogName, how)
+	f, err := sys.OpenStateFile(timerstate.HolderLogName, how)
 	if err != nil {
 		return func() {}
 	}
@@ -252,27 +242,6 @@ func asStartup(args []string) bool {
 		}
 	}
 	return false
-}
-
-// lastLogLine is the last line of the holder's log, or "" when there is
-// none (or it is refused). Only the log's end is read: the last line is
-// all status shows.
-func lastLogLine(sys seam.System) string {
-	f, err := sys.OpenStateFile(holderLogName, seam.StateRead)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	const tail = 64 << 10
-	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
-		f.Seek(fi.Size()-tail, io.SeekStart)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, tail))
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // taskUser is the SID the logon task names in its trigger and principal:

@@ -1,0 +1,56 @@
+package timerstate
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/tickscope/tickscope/internal/seam"
+)
+
+// HolderLogName is the windowless holder's log, in the user's state
+// directory beside its lock's record (seam.System.StateDir), where no
+// other user can plant a link for the holder to empty what it names.
+const HolderLogName = "holder.log"
+
+// HolderLogPath is where the windowless holder writes its output.
+func HolderLogPath(sys seam.System) (string, error) {
+	dir, err := sys.StateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, HolderLogName), nil
+}
+
+// LastLogLine is the last line of the holder's log, or "" when there is
+// none (or it is refused). Only the log's end is read: the last line is
+// all status shows.
+func LastLogLine(sys seam.System) string {
+	f, err := sys.OpenStateFile(HolderLogName, seam.StateRead)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const tail = 64 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
+		f.Seek(fi.Size()-tail, io.SeekStart)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, tail))
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// ServiceExit says how a stopped service ended.
+func ServiceExit(state seam.ServiceState) string {
+	switch {
+	case state.ServiceSpecific:
+		return fmt.Sprintf("service-specific exit code %d", state.ExitCode)
+	case state.ExitCode != 0:
+		return fmt.Sprintf("exit code %d", state.ExitCode)
+	}
+	return "exit code 0"
+}
