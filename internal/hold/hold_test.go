@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
-	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -235,148 +233,6 @@ func persistMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Startup) {
 	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
 }
 
-func TestPersistRefusals(t *testing.T) {
-	req := timerinfo.Setting{Resolution100ns: 10000}
-	args := []string{"apply", "--resolution", "10000"}
-	tests := []struct {
-		name  string
-		setUp func(h *windowsHost, sys *sim.System, st *sim.Startup)
-		want  string
-	}{
-		{"per-process build", func(h *windowsHost, _ *sim.System, _ *sim.Startup) { h.global = nil },
-			"--persist refused: requests are per-process here (per-process: Windows 10 2004+)"},
-		{"Windows 10 ignores the key", func(h *windowsHost, _ *sim.System, _ *sim.Startup) { h.build = 19045 },
-			"this build cannot make them global"},
-		{"no startup mechanism", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) { sys.StartupMechanism = nil },
-			"not supported"},
-		{"go run's build", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) {
-			sys.Exe = filepath.Join(sys.Temp, "go-build123", "b001", "exe", "tickscope.exe")
-		}, "is a temporary build (go run)"},
-		{"a path Task Scheduler expands", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) {
-			sys.Exe = `C:\%APPDATA%\tickscope.exe`
-		}, "contains %APPDATA%, which Task Scheduler would expand"},
-		{"a foreign task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
-			st.Definition = taskOf(t, `C:\Other\timer.exe`, false)
-		}, "a Task Scheduler task tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Task Scheduler task tickscope by hand"},
-		{"another user's task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
-			data, err := persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.Definition = data
-		}, "is another user's (its principal is S-1-5-21-1-2-3-1002"},
-		{"an unreadable task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
-			st.Definition = []byte("<Task")
-		}, "did not create"},
-		{"executable unknown", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) { sys.ExeErr = errors.New("gone") },
-			"find this executable: gone"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h, sys, st := persistMachine(t)
-			tt.setUp(h, sys, st)
-			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
-			if res != nil {
-				t.Errorf("refused with a result: %+v", res)
-			}
-			wantError(t, err, tt.want)
-			if st.Installs != 0 || st.Starts != 0 {
-				t.Errorf("a refusal installed %d and started %d", st.Installs, st.Starts)
-			}
-		})
-	}
-}
-
-func TestPersistOnLinuxNeedsRoot(t *testing.T) {
-	sys := &sim.System{Exe: "/usr/local/bin/tickscope", Temp: "/tmp"}
-	st := sys.NewStartup("systemd unit /etc/systemd/system/tickscope-holder.service")
-	zero := int32(0)
-	h := &linuxHost{dma: timerinfo.DMALatencyDefaultUs}
-	_, err := startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, startup.PersistOptions{})
-	wantError(t, err, "needs root")
-	sys.IsElevated = true
-	sys.Exe = "/tmp/go-build42/b001/exe/tickscope"
-	_, err = startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, startup.PersistOptions{})
-	wantError(t, err, "is a temporary build (go run)")
-	// As root, from an installed binary, the unit is written and the holder
-	// found running with its setting in force.
-	sys.Exe = "/usr/local/bin/tickscope"
-	st.OnStart = func() { sys.HolderRunning, sys.HolderPID, h.dma = true, 321, 0 }
-	res, err := startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero},
-		[]string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
-	if err != nil || !res.Running || res.PID != 321 || res.When != "boot" {
-		t.Fatalf("Persist = %+v, %v", res, err)
-	}
-	if !strings.Contains(string(st.Definition), `ExecStart="/usr/local/bin/tickscope" "apply" "--dma-latency" "0" "--no-esc" "--as-startup"`) {
-		t.Errorf("the unit:\n%s", st.Definition)
-	}
-}
-
-func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
-	req := timerinfo.Setting{Resolution100ns: 10000}
-	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
-	tests := []struct {
-		name         string
-		existing     bool // our own task is installed already: it is replaced
-		startErr     error
-		holderStarts bool
-		period       uint32 // the period in force once it started
-		wantRunning  bool
-	}{
-		{"in force", false, nil, true, 9996, true},
-		{"replaces its own task", true, nil, true, 10010, true},
-		{"a coarser period is not the setting", false, nil, true, 10011, false},
-		{"the holder does not run", false, nil, false, 0, false},
-		{"start fails", false, errors.New("access denied"), false, 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h, sys, st := persistMachine(t)
-			if tt.existing {
-				st.Definition = taskOf(t, `C:\Old\tickscope.exe`, true)
-			}
-			st.StartErr = tt.startErr
-			st.OnStart = func() {
-				sys.HolderRunning, sys.HolderPID = tt.holderStarts, 77
-				h.current = tt.period
-			}
-			looks := 0
-			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) { looks++ }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Installs != 1 {
-				t.Errorf("installed %d times", st.Installs)
-			}
-			installed, err := persist.ParseTask(st.Definition)
-			if err != nil || installed.Exe != windowsHolder || !installed.Ours() || strings.Join(installed.Args, " ") != strings.Join(args, " ") {
-				t.Errorf("installed %+v, %v", installed, err)
-			}
-			if res.Running != tt.wantRunning || (tt.startErr != nil) != (res.StartErr != nil) {
-				t.Errorf("Persist = %+v", res)
-			}
-			// Not running: it looked for 2 s, every 100 ms.
-			if tt.startErr == nil && !tt.wantRunning && looks != 19 {
-				t.Errorf("looked %d times after the first, want 19", looks)
-			}
-		})
-	}
-}
-
-func TestPersistDryRunChangesNothing(t *testing.T) {
-	h, sys, st := persistMachine(t)
-	res, err := startup.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, []string{"apply", "--resolution", "10000"}, startup.PersistOptions{Version: "test", DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(res.Definition, "<Command>"+windowsHolder+"</Command>") || !strings.Contains(res.Definition, "[tickscope holder, build test]") {
-		t.Errorf("the dry run's task:\n%s", res.Definition)
-	}
-	if st.Installs+st.Starts != 0 || st.Definition != nil {
-		t.Errorf("a dry run installed %d, started %d", st.Installs, st.Starts)
-	}
-}
-
 func TestStatusSeesStaleAndForeignDefinitions(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -425,81 +281,6 @@ func TestSamePathFollowsTheOS(t *testing.T) {
 		if got := hold.SamePath(tt.a, tt.b, tt.windows); got != tt.want {
 			t.Errorf("SamePath(%q, %q, windows %v) = %v, want %v", tt.a, tt.b, tt.windows, got, tt.want)
 		}
-	}
-}
-
-func TestRemoveStartup(t *testing.T) {
-	tests := []struct {
-		name       string
-		scenario   string
-		definition []byte
-		running    bool
-		pid        int
-		want       startup.RemoveResult
-		wantErr    string
-		wantStops  int
-	}{
-		{"nothing", "knee-26100", nil, false, 0, startup.RemoveResult{}, "", 0},
-		{"installed and running", "knee-26100", taskOf(t, windowsExe, true), true, 5, startup.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true}, "", 1},
-		{"installed, not running", "knee-26100", taskOf(t, windowsExe, true), false, 0, startup.RemoveResult{Installed: true, Deleted: true}, "", 1},
-		{"a holder whose pid is unreadable", "knee-26100", nil, true, 0, startup.RemoveResult{Ended: true}, "", 1},
-		{"still raised afterwards", "contaminated", taskOf(t, windowsExe, true), true, 5, startup.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true,
-			StillRaised: "the timer is still at 0.5000 ms, finer than the coarsest 15.6250 ms: another program holds a request"}, "", 1},
-		{"foreign", "knee-26100", taskOf(t, `D:\x.exe`, false), true, 5, startup.RemoveResult{}, "was not created by tickscope: it is left alone; delete it by hand with: delete task by hand", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sys := &sim.System{HolderRunning: tt.running, HolderPID: tt.pid}
-			st := sys.NewStartup("task")
-			st.Definition = tt.definition
-			res, err := startup.RemoveStartup(newWindows(t, tt.scenario), sys)
-			if tt.wantErr != "" {
-				wantError(t, err, tt.wantErr)
-				if st.Deletes != 0 || st.Stops != 0 || st.Definition == nil {
-					t.Errorf("a foreign task was touched: %d stops, %d deletes", st.Stops, st.Deletes)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			tt.want.Startup = "task"
-			if *res != tt.want {
-				t.Errorf("RemoveStartup = %+v\nwant %+v", *res, tt.want)
-			}
-			if st.Stops != tt.wantStops {
-				t.Errorf("stopped %d times, want %d", st.Stops, tt.wantStops)
-			}
-			if _, running := sys.Holder(); running {
-				t.Error("the holder still runs")
-			}
-		})
-	}
-	// Another user's task, tickscope's all the same: left alone.
-	sys := &sim.System{}
-	st := sys.NewStartup("task")
-	other, err := persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Definition = other
-	_, err = startup.RemoveStartup(newWindows(t, "knee-26100"), sys)
-	wantError(t, err, "is another user's (its principal is S-1-5-21-1-2-3-1002")
-	if st.Deletes != 0 || st.Stops != 0 {
-		t.Errorf("another user's task was touched: %d stops, %d deletes", st.Stops, st.Deletes)
-	}
-	// The caller's own is removed.
-	st.Definition, err = persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: sim.FakeSID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := startup.RemoveStartup(newWindows(t, "knee-26100"), sys); err != nil || st.Deletes != 1 {
-		t.Errorf("the caller's own task: %v, %d deletes", err, st.Deletes)
-	}
-
-	_, err = startup.RemoveStartup(&linuxHost{}, &sim.System{})
-	if !isUsage(err) {
-		t.Errorf("no startup mechanism: %v, want a usage error", err)
 	}
 }
 

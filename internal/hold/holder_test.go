@@ -2,20 +2,16 @@ package hold_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/startup"
-	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
@@ -23,84 +19,6 @@ import (
 // build beside tickscope.exe, status calls a task stale when it runs
 // anything else, and the holder's output goes to its log. A double-clicked
 // tickscope opens tickscope ui (cmd/tickscope/testdata/wine/double_click.txtar).
-
-func TestPersistRunsTheWindowlessHolder(t *testing.T) {
-	req := timerinfo.Setting{Resolution100ns: 10000}
-	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
-	const spaced = `C:\Program Files\tick scope\tickscope.exe`
-	const spacedHolder = `C:\Program Files\tick scope\tickscope-holder.exe`
-	tests := []struct {
-		name        string
-		exe         string
-		executables map[string]uint16
-		subErr      error
-		want        string // the error, or "" for a task that runs wantExe
-		wantExe     string
-	}{
-		{"beside it, GUI", windowsExe, map[string]uint16{windowsHolder: seam.IMAGE_SUBSYSTEM_WINDOWS_GUI}, nil, "", windowsHolder},
-		{"absent", windowsExe, map[string]uint16{windowsExe: seam.IMAGE_SUBSYSTEM_WINDOWS_CUI}, nil,
-			`--persist refused: the windowless holder tickscope-holder.exe is not beside C:\Tools\tickscope.exe (the logon task runs it so that no console window opens at logon); it ships in the release archive, or build it in tickscope's source directory with: go build -ldflags -H=windowsgui -o C:\Tools\tickscope-holder.exe ./cmd/tickscope`, ""},
-		{"absent, from a path with spaces", spaced, map[string]uint16{}, nil,
-			`go build -ldflags -H=windowsgui -o "` + spacedHolder + `" ./cmd/tickscope`, ""},
-		{"a console program under the holder's name", windowsExe, map[string]uint16{windowsHolder: seam.IMAGE_SUBSYSTEM_WINDOWS_CUI}, nil,
-			`--persist refused: C:\Tools\tickscope-holder.exe is not a GUI-subsystem program (PE subsystem 3, not 2), so a console window would open at every logon; rebuild it`, ""},
-		{"unreadable", windowsExe, map[string]uint16{}, errors.New("bad PE header"), "read the PE header of " + windowsHolder, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, dryRun := range []bool{false, true} {
-				h, sys, st := persistMachine(t)
-				sys.Exe, sys.Executables = tt.exe, tt.executables
-				system := seam.System(sys)
-				if tt.subErr != nil {
-					system = &subsystemErr{sys, tt.subErr}
-				}
-				res, err := startup.Persist(h, system, query(t, h), req, args, startup.PersistOptions{Version: "test", DryRun: dryRun, Sleep: func(time.Duration) {}})
-				if tt.want != "" {
-					wantError(t, err, tt.want)
-					if st.Installs != 0 || st.Starts != 0 {
-						t.Errorf("refused, yet installed %d and started %d times", st.Installs, st.Starts)
-					}
-					continue
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if res.Exe != tt.wantExe {
-					t.Errorf("dry run %v: the task runs %q, want %q", dryRun, res.Exe, tt.wantExe)
-				}
-				definition := st.Definition
-				if dryRun {
-					definition = []byte(res.Definition)
-				}
-				if installed, err := persist.ParseTask(definition); err != nil || installed.Exe != tt.wantExe {
-					t.Errorf("dry run %v: the task reads back as %+v, %v; want it to run %q", dryRun, installed, err, tt.wantExe)
-				}
-			}
-		})
-	}
-}
-
-// subsystemErr is a System whose PE headers cannot be read.
-type subsystemErr struct {
-	*sim.System
-	err error
-}
-
-func (s *subsystemErr) ExeSubsystem(string) (uint16, error) { return 0, s.err }
-
-func TestPersistOnLinuxRunsItself(t *testing.T) {
-	dma := int32(0)
-	sys := &sim.System{Exe: "/usr/local/bin/tickscope", IsElevated: true, Executables: map[string]uint16{}}
-	st := sys.NewStartup("systemd unit tickscope-holder.service")
-	res, err := startup.Persist(&linuxHost{}, sys, linuxReport(0), timerinfo.Setting{CPUDMALatencyUs: &dma}, []string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Exe != sys.Exe || !strings.Contains(string(st.Definition), `ExecStart="/usr/local/bin/tickscope" "apply"`) {
-		t.Errorf("the unit runs %q:\n%s\nwant this executable, no holder beside it", res.Exe, st.Definition)
-	}
-}
 
 func TestStatusStaleComparesWithTheHolder(t *testing.T) {
 	tests := []struct {
@@ -226,22 +144,3 @@ func TestDoubleClicked(t *testing.T) {
 // TestSecondHolderKeepsTheLog: a second start of the holder while one runs
 // fails on the holder lock; it must append its reason to the running
 // holder's log, not empty it.
-func TestSecondHolderKeepsTheLog(t *testing.T) {
-	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
-	sys := &sim.System{State: t.TempDir(), ConsoleState: seam.ConsoleNone}
-	var stdout, stderr io.Writer
-	closeLog := startup.LogHolderOutput(sys, args, &stdout, &stderr)
-	io.WriteString(stdout, "holding\n")
-	closeLog()
-	sys.HolderRunning, sys.HolderPID = true, 8
-	closeLog = startup.LogHolderOutput(sys, args, &stdout, &stderr)
-	io.WriteString(stderr, "tickscope: error: another startup holder runs\n")
-	closeLog()
-	data, err := os.ReadFile(holderLog(t, sys))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), "holding\n") || !strings.HasSuffix(string(data), "another startup holder runs\n") {
-		t.Errorf("the log after a second start:\n%s", data)
-	}
-}

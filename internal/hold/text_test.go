@@ -2,13 +2,10 @@ package hold_test
 
 import (
 	"bytes"
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/waitcheck"
 )
@@ -80,23 +77,9 @@ func TestHoldTexts(t *testing.T) {
 		{"ended, --while", func(b *bytes.Buffer) {
 			hold.WriteReleased(b, &hold.HoldReport{HeldNs: 7e9, EndedBy: "signal", While: &hold.WhileReport{Holds: 2, HeldNs: 3.5e9}})
 		}, "ended after 7s (interrupted): the setting was held 3.5s in all, taken 2 times\n"},
-		{"removed a holder whose pid is unreadable", func(b *bytes.Buffer) {
-			startup.WriteRemove(b, &startup.RemoveResult{Startup: "task", Ended: true})
-		}, "ended the holder (its process id was unreadable)\n"},
-		{"nothing to remove", func(b *bytes.Buffer) { startup.WriteRemove(b, &startup.RemoveResult{Startup: "task"}) },
-			"nothing to remove: no task is installed and no holder runs\n"},
-		{"the task removed, the service left (the command's error says why)", func(b *bytes.Buffer) {
-			startup.WriteRemove(b, &startup.RemoveResult{Startup: "task", Installed: true, Deleted: true, Service: &startup.ServiceRemoval{Service: "service", Left: "why"}})
-		}, "deleted the task\n"},
-		{"only a service left: not nothing to remove", func(b *bytes.Buffer) {
-			startup.WriteRemove(b, &startup.RemoveResult{Startup: "task", Service: &startup.ServiceRemoval{Service: "service", Left: "why"}})
-		}, ""},
 		{"run on Windows", func(b *bytes.Buffer) {
 			hold.WriteRunStart(b, hold.RunStart{Program: "game", Requested: timerinfo.Setting{Resolution100ns: 10000}, Granted: timerinfo.Setting{Resolution100ns: 9996}, Windows: perProcess})
 		}, "tickscope: holding 1.0000 ms (10000 x 100ns) (granted 0.9996 ms) while game runs; it reaches " + perProcess.Reach() + "\n"},
-		{"persist, pid unknown", func(b *bytes.Buffer) {
-			startup.WritePersist(b, &startup.PersistResult{Startup: "task", Exe: "t.exe", Args: []string{"apply"}, When: "boot", Running: true})
-		}, "installed the task: it runs t.exe apply at boot\nundo: tickscope startup remove\nthe holder runs and the setting is in force\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
@@ -107,14 +90,6 @@ func TestHoldTexts(t *testing.T) {
 	}
 	if w := hold.RunWarning(hold.RunStart{Program: "game", Windows: perProcess}); w == "" {
 		t.Error("no warning when the request does not reach the program")
-	}
-	if w := startup.PersistWarnings(&startup.PersistResult{StartErr: errors.New("denied"), When: "boot"}); len(w) != 1 || w[0] != "starting it now failed: denied (it will start at the next boot)" {
-		t.Errorf("PersistWarnings = %q", w)
-	}
-	// An elevated --persist names the elevated account's SID: said even on
-	// a dry run, whose definition is printed.
-	if w := startup.PersistWarnings(&startup.PersistResult{ElevatedUser: true, Definition: "<Task/>"}); len(w) != 1 || !strings.Contains(w[0], "runs elevated") {
-		t.Errorf("PersistWarnings(elevated) = %q", w)
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
-	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/timerstate"
 )
@@ -465,71 +464,11 @@ func TestPlanApplyWhile(t *testing.T) {
 
 // --persist --while: refused where requests are per-process, naming the
 // program; elsewhere the holder is awaited running, not holding.
-func TestPersistWhile(t *testing.T) {
-	h, sys, st := persistMachine(t)
-	sys.Executables = map[string]uint16{windowsHolder: 2}
-	req := timerinfo.Setting{Resolution100ns: 10000}
-	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", "game.exe"}
-	h.global = nil
-	_, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
-	wantError(t, err, "a holder at logon would speed up only itself, not game.exe")
-	h.global = one()
-	st.OnStart = func() { sys.HolderRunning, sys.HolderPID = true, 77 }
-	res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
-	if err != nil || !res.Running || res.PID != 77 || len(res.While) != 1 {
-		t.Fatalf("Persist = %+v, %v; want the holder running, not holding", res, err)
-	}
-	installed, err := persist.ParseTask(st.Definition)
-	if err != nil || fmt.Sprint(installed.While()) != "[game.exe]" {
-		t.Errorf("the task's --while: %v, %v", installed.While(), err)
-	}
-}
-
 // The refusals of apply --persist --while: where requests are per-process
 // (or the key is not yet in force) a holder at logon would speed up only
 // itself, not the programs it waits for. Each is an OS-side refusal (exit
 // 1, not a usage error), names the programs, and installs and starts
 // nothing, a dry run too.
-func TestPersistWhileRefusals(t *testing.T) {
-	req := timerinfo.Setting{Resolution100ns: 10000}
-	for _, tt := range []struct {
-		name   string
-		dryRun bool
-		while  []string
-		setUp  func(h *windowsHost)
-		want   string
-	}{
-		{"per-process requests (Windows 11 without the key)", false, []string{"game.exe"}, func(h *windowsHost) { h.global = nil },
-			"--persist refused: requests are per-process here (per-process: Windows 10 2004+), so a holder at logon would speed up only itself, not game.exe; "},
-		{"per-process requests, a dry run too", true, []string{"game.exe"}, func(h *windowsHost) { h.global = nil },
-			"so a holder at logon would speed up only itself, not game.exe"},
-		{"per-process requests, two programs", false, []string{"game.exe", `C:\Games\other.exe`}, func(h *windowsHost) { h.global = nil },
-			`would speed up only itself, not game.exe or C:\Games\other.exe`},
-		{"Windows 10, which ignores the key", false, []string{"game.exe"}, func(h *windowsHost) { h.build = 19045 },
-			"not game.exe; this build cannot make them global"},
-		{"Windows 10, a dry run too", true, []string{"game.exe"}, func(h *windowsHost) { h.build = 19045 },
-			"this build cannot make them global"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			h, sys, st := persistMachine(t)
-			sys.Executables = map[string]uint16{windowsHolder: 2}
-			tt.setUp(h)
-			args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", strings.Join(tt.while, ",")}
-			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: tt.while, DryRun: tt.dryRun, Sleep: func(time.Duration) {}})
-			if res != nil {
-				t.Errorf("refused with a result: %+v", res)
-			}
-			wantError(t, err, tt.want)
-			if isUsage(err) {
-				t.Errorf("%v is a usage error (exit 2), want exit 1", err)
-			}
-			if st.Installs+st.Starts != 0 || st.Definition != nil {
-				t.Errorf("a refusal installed %d and started %d: %s", st.Installs, st.Starts, st.Definition)
-			}
-		})
-	}
-}
-
 // status: a holder with --while waits for its programs, or holds for
 // those running.
 func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {

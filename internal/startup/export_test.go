@@ -1,0 +1,4 @@
+package startup
+
+// AsStartup tells whether a command line runs the startup holder.
+var AsStartup = asStartup
