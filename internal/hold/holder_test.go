@@ -126,11 +126,11 @@ func TestHolderLog(t *testing.T) {
 // holderLog is the holder's log in sys's state directory.
 func holderLog(t *testing.T, sys seam.System) string {
 	t.Helper()
-	path, err := timerstate.HolderLogPath(sys)
+	dir, err := sys.StateDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return filepath.Join(dir, timerstate.HolderLogName)
 }
 
 func TestDoubleClicked(t *testing.T) {

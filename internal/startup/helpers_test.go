@@ -2,6 +2,7 @@ package startup_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,11 +145,12 @@ func (b *bootSystem) BootService() seam.Service { return b.sv }
 
 func (s *subsystemErr) ExeSubsystem(string) (uint16, error) { return 0, s.err }
 
+// holderLog is the holder's log in sys's state directory.
 func holderLog(t *testing.T, sys seam.System) string {
 	t.Helper()
-	path, err := timerstate.HolderLogPath(sys)
+	dir, err := sys.StateDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return filepath.Join(dir, timerstate.HolderLogName)
 }

@@ -3,7 +3,6 @@ package timerstate
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/tickscope/tickscope/internal/seam"
@@ -13,15 +12,6 @@ import (
 // directory beside its lock's record (seam.System.StateDir), where no
 // other user can plant a link for the holder to empty what it names.
 const HolderLogName = "holder.log"
-
-// HolderLogPath is where the windowless holder writes its output.
-func HolderLogPath(sys seam.System) (string, error) {
-	dir, err := sys.StateDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, HolderLogName), nil
-}
 
 // LastLogLine is the last line of the holder's log, or "" when there is
 // none (or it is refused). Only the log's end is read: the last line is
