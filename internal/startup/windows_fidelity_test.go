@@ -11,9 +11,10 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// Issue 16's Windows fidelity defects, as far as the hold commands decide
-// them: the task's user, the request model of the running boot, and
-// TickTune's "still raised" rule. Real Windows is not run here.
+// Where the startup holder's rules meet Windows' own: the task's user,
+// the request model of the running boot, and the warning that the timer
+// is still raised after the holder was removed (TickTune's rule). Real
+// Windows is not run here.
 
 // wfSystem is the in-memory System with a user, as the Windows System has.
 type wfSystem struct {
