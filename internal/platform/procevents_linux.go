@@ -235,6 +235,9 @@ type procEvents struct {
 	// readMu serialises the reads of the socket (drain), into buf.
 	readMu sync.Mutex
 	buf    []byte
+	// recv reads one message of the socket without waiting; nil is
+	// recvfrom(2) (a test's source in its place).
+	recv func(fd int, buf []byte) (int, error)
 	// ready says something was gathered, wake asks the reader to wait
 	// for the socket; stop is closed by Close, done once the reader has
 	// ended.
@@ -299,6 +302,16 @@ func openProcEvents(programs []string, wait time.Duration) (*procEvents, error) 
 		unix.Close(fd)
 		return nil, &seam.OSError{Call: "eventfd", Err: err}
 	}
+	pe := newProcEvents(fd, wakeClose, programs)
+	pe.askWake()
+	go pe.read()
+	return pe, nil
+}
+
+// newProcEvents is a procEvents reading fd, which Close closes with
+// wakeClose, for programs (nil for every process); its reader is not
+// started.
+func newProcEvents(fd, wakeClose int, programs []string) *procEvents {
 	pe := &procEvents{fd: fd, wakeClose: wakeClose, buf: make([]byte, 64<<10), ready: make(chan struct{}, 1), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		ran: map[int]bool{}, exited: map[int]bool{}, watched: map[int]bool{}, comm: make([]byte, 64)}
 	if programs != nil {
@@ -307,9 +320,7 @@ func openProcEvents(programs []string, wait time.Duration) (*procEvents, error) 
 			pe.programs = append(pe.programs, options.NewProgram(program, false, filepath.EvalSymlinks))
 		}
 	}
-	pe.askWake()
-	go pe.read()
-	return pe, nil
+	return pe
 }
 
 // listenMessage is the request PROC_CN_MCAST_LISTEN: a netlink header,
@@ -377,7 +388,8 @@ func awaitAck(fd int, ack uint32, wait time.Duration) error {
 }
 
 // read waits for a message while the hold wants to be told (wake), at
-// its pace (readPace), reads every message the socket holds (drain), and
+// its pace (readPace), reads what the socket holds, up to a bound
+// (drain), and
 // says so on Ready when it gathered something; then it
 // waits for the next Take with wake before it waits for the socket
 // again. A hold that takes on its own (Take without wake: a steady
@@ -388,6 +400,13 @@ func (pe *procEvents) read() {
 	defer close(pe.done)
 	pace := newReadPace(readEvery, readBurst, time.Now())
 	for {
+		// A Close that came while the reader drained is seen first, even
+		// when a Take asked it to wait for the socket meanwhile.
+		select {
+		case <-pe.stop:
+			return
+		default:
+		}
 		select {
 		case <-pe.wake:
 		case <-pe.stop:
@@ -506,14 +525,39 @@ func (pe *procEvents) askWake() {
 	}
 }
 
-// drain reads every message the socket holds now, without waiting,
-// and gathers what they say; some reports whether any was read. It is
-// called by the reader and by Take, one at a time (readMu).
+// maxDrainReads bounds the reads of one drain: more than the messages a
+// full receive buffer holds (1 MiB asked, which the kernel counts twice,
+// held about 2,500 renames), so that a drain still empties a buffer that
+// filled between two reads. Without a bound, processes that rename
+// their main thread in a loop (any user may, and the socket's filter
+// keeps renames) would keep the socket from running dry: the drain would
+// never end, and Take, Track and Close, which wait for it (readMu, the
+// reader's end), with it.
+const maxDrainReads = 4096
+
+// recvNow reads one message of fd without waiting.
+func recvNow(fd int, buf []byte) (int, error) {
+	n, _, err := unix.Recvfrom(fd, buf, unix.MSG_DONTWAIT)
+	return n, err
+}
+
+// drain reads the messages the socket holds now, without waiting, up
+// to maxDrainReads reads, and gathers what they say; some reports
+// whether any was read (true at the bound: the rest waits for the next
+// drain, at the reader's pace, or Take's). It is called by the reader
+// and by Take, one at a time (readMu).
 func (pe *procEvents) drain() (some bool, err error) {
 	pe.readMu.Lock()
 	defer pe.readMu.Unlock()
-	for pe.fd >= 0 {
-		n, _, err := unix.Recvfrom(pe.fd, pe.buf, unix.MSG_DONTWAIT)
+	recv := pe.recv
+	if recv == nil {
+		recv = recvNow
+	}
+	for reads := 0; pe.fd >= 0; reads++ {
+		if reads == maxDrainReads {
+			return true, nil
+		}
+		n, err := recv(pe.fd, pe.buf)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -657,7 +701,7 @@ func (pe *procEvents) signal() {
 
 func (pe *procEvents) Ready() <-chan struct{} { return pe.ready }
 
-// Take reads what the socket holds, then returns what was gathered
+// Take reads what the socket holds, up to a bound (drain), then returns what was gathered
 // since the last Take, and forgets it; with wake, the reader then waits
 // for the socket.
 func (pe *procEvents) Take(wake bool) seam.ProcessChanges {

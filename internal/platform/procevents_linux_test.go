@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -541,4 +542,63 @@ func TestReadPace(t *testing.T) {
 	if w := p.wait(t1); w != time.Second {
 		t.Fatalf("a pause earned more than the burst: wait %v", w)
 	}
+}
+
+// within runs f, and fails the test when f has not returned 10 s later.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s has not returned after 10 s", what)
+	}
+}
+
+// TestProcEventsDrainIsBounded: from a socket that never runs dry (as
+// processes that rename their main thread in a loop keep it), a drain
+// returns after maxDrainReads reads, saying it read some; and while the
+// reader drains it, Take, Track and Close return.
+func TestProcEventsDrainIsBounded(t *testing.T) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, unix.NETLINK_CONNECTOR)
+	if err != nil {
+		t.Skipf("no connector socket here: %v", err)
+	}
+	wakeClose, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(fd)
+		t.Fatal(err)
+	}
+	pe := newProcEvents(fd, wakeClose, []string{"tsc-never-runs"})
+	rename := procMessage(procEventComm, 77, 77, 0, 0, 0)
+	var reads atomic.Int64
+	readerReads := make(chan struct{})
+	pe.recv = func(_ int, buf []byte) (int, error) {
+		if reads.Add(1) == maxDrainReads+1 {
+			close(readerReads)
+		}
+		return copy(buf, rename), nil
+	}
+	var some bool
+	within(t, "a drain", func() { some, err = pe.drain() })
+	if !some || err != nil {
+		t.Fatalf("a drain at its bound: some %v, err %v; want true, nil", some, err)
+	}
+	if got := reads.Load(); got != maxDrainReads {
+		t.Fatalf("a drain read %d times, want %d", got, maxDrainReads)
+	}
+	pe.askWake()
+	go pe.read()
+	<-readerReads
+	within(t, "Take", func() {
+		if c := pe.Take(true); c.Err != nil || c.Lost || len(c.Ran) > 0 {
+			t.Errorf("Take of renames to another name: %+v", c)
+		}
+	})
+	within(t, "Track", func() { pe.Track([]int{77}) })
+	within(t, "Close", pe.Close)
 }
