@@ -218,8 +218,9 @@ func (e *ProgramEvents) Track(pids []int) {
 	}
 }
 
-// Tracks receives each Track's pids (the last 100 not received), so that
-// a test waits for a scan to have ended.
+// Tracks receives each Track's pids (up to 100 not received: the first
+// ones; a Track past them is not sent), so that a test waits for a scan
+// to have ended.
 func (e *ProgramEvents) Tracks() <-chan []int { return e.tracks }
 
 // Tracked is what Track was given, call by call.
@@ -229,8 +230,9 @@ func (e *ProgramEvents) Tracked() [][]int {
 	return slices.Clone(e.tracked)
 }
 
-// Taken receives each Take's changes (the last 100 not received), so
-// that a test waits for the hold to have taken an announcement.
+// Taken receives each Take's changes (up to 100 not received: the first
+// ones; a Take past them is not sent), so that a test waits for the hold
+// to have taken an announcement.
 func (e *ProgramEvents) Taken() <-chan seam.ProcessChanges { return e.takes }
 
 func (e *ProgramEvents) Close() {
