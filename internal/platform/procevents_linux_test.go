@@ -448,6 +448,7 @@ func TestProcEventsOnlyPrograms(t *testing.T) {
 	defer func() { other.Process.Kill(); other.Wait() }()
 	watched := exec.Command(program, "30")
 	if err := watched.Start(); err != nil {
+		skipIfNoExec(t, err)
 		t.Fatal(err)
 	}
 	defer func() { watched.Process.Kill(); watched.Wait() }()
@@ -541,6 +542,16 @@ func TestReadPace(t *testing.T) {
 	}
 	if w := p.wait(t1); w != time.Second {
 		t.Fatalf("a pause earned more than the burst: wait %v", w)
+	}
+}
+
+// skipIfNoExec skips the test when err, of starting a copy of a program
+// in a test's temporary directory, is a refusal to execute it: the
+// directory (TMPDIR, GOTMPDIR) is on a file system mounted noexec.
+func skipIfNoExec(t *testing.T, err error) {
+	t.Helper()
+	if errors.Is(err, os.ErrPermission) {
+		t.Skipf("cannot execute a program copied to the test's temporary directory (TMPDIR or GOTMPDIR mounted noexec?): %v", err)
 	}
 }
 

@@ -140,6 +140,7 @@ func start(t *testing.T, path string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(path, args...)
 	if err := cmd.Start(); err != nil {
+		skipIfNoExec(t, err)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
