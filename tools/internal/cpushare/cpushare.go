@@ -21,8 +21,14 @@ const ClockTicks = 100
 // threads' run time in ns.
 type Time struct{ Ticks, Ns int64 }
 
-// Sub is the CPU time from before to t.
-func (t Time) Sub(before Time) Time { return Time{t.Ticks - before.Ticks, t.Ns - before.Ns} }
+// Sub is the CPU time from before to t. The run time is a sum over the
+// threads alive at each read: a thread that ended between the two drops
+// out of t's sum with all it ran, so the difference under-counts, and
+// where it would be negative it is 0. The ticks are the process's own,
+// which keep its ended threads' time.
+func (t Time) Sub(before Time) Time {
+	return Time{t.Ticks - before.Ticks, max(t.Ns-before.Ns, 0)}
+}
 
 // Share is the run time's share of one core over span, in per cent.
 func (t Time) Share(span time.Duration) float64 { return 100 * float64(t.Ns) / float64(span) }
