@@ -258,6 +258,12 @@ func (p Program) ShortNameMatches(short string) bool {
 	return false
 }
 
+// ShortNames are the short names a process of the program may show
+// (ShortNameMatches' names).
+func (p Program) ShortNames() []string {
+	return slices.Clone(p.shortNames)
+}
+
 // NeedsPath reports whether a process whose short name matches must have
 // its executable's path read as well: a program named by its path, and on
 // Linux a name longer than comm holds.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,10 +129,15 @@ func decodeProcEvents(buf []byte, each func(procEvent)) error {
 // thread (the thread's id is its group's), the exits of threads of the
 // thread groups exits names (every exit when exits is nil), and drops
 // the rest (forks, other threads renamed, other processes' threads
-// exiting, user and session changes). A BPF load reads in network byte
-// order, so the numbers it compares with are the bytes of the machine's
-// order read as big-endian.
-func procFilter(exits []int) []unix.SockFilter {
+// exiting, user and session changes). With names, a rename is kept only
+// when its new comm is one of them or its thread group is one exits
+// names (a watched process, which mayRun passes whatever its name); names
+// nil keeps every one, as must a filter whose exits are nil while
+// processes are watched. A BPF load
+// reads in network byte order, so the numbers it compares with are the
+// bytes of the machine's order read as big-endian (a comm's bytes as
+// they are).
+func procFilter(exits []int, names []string) []unix.SockFilter {
 	word := func(v uint32) uint32 {
 		var b [4]byte
 		binary.NativeEndian.PutUint32(b[:], v)
@@ -163,8 +169,36 @@ func procFilter(exits []int) []unix.SockFilter {
 	prog = append(prog,
 		insn{f: unix.SockFilter{Code: ldWord, K: procPIDAt}},
 		insn{f: unix.SockFilter{Code: tax}},
-		insn{f: unix.SockFilter{Code: ldWord, K: procTGIDAt}},
-		insn{f: unix.SockFilter{Code: jeqX}, jt: accept, jf: drop})
+		insn{f: unix.SockFilter{Code: ldWord, K: procTGIDAt}})
+	if names == nil {
+		prog = append(prog, insn{f: unix.SockFilter{Code: jeqX}, jt: accept, jf: drop})
+	} else {
+		// The section ends with a drop and an accept of its own, so that
+		// its jumps stay short whatever follows (procFilterNames).
+		const commDrop, commAccept = "comm drop", "comm accept"
+		prog = append(prog, insn{f: unix.SockFilter{Code: jeqX}, jf: commDrop})
+		for _, tgid := range exits {
+			prog = append(prog, insn{f: unix.SockFilter{Code: jeqK, K: word(uint32(tgid))}, jt: commAccept})
+		}
+		for i, name := range names {
+			var b [options.CommLen + 1]byte
+			copy(b[:options.CommLen], name)
+			nextName := "name " + strconv.Itoa(i+1)
+			for w := 0; w < len(b); w += 4 {
+				prog = append(prog, insn{f: unix.SockFilter{Code: ldWord, K: uint32(procEventAt + procCommAt + w)}})
+				if w+4 < len(b) {
+					prog = append(prog, insn{f: unix.SockFilter{Code: jeqK, K: binary.BigEndian.Uint32(b[w:])}, jf: nextName})
+				} else {
+					prog = append(prog, insn{f: unix.SockFilter{Code: jeqK, K: binary.BigEndian.Uint32(b[w:])}, jt: commAccept})
+				}
+			}
+			labels[nextName] = len(prog)
+		}
+		labels[commDrop] = len(prog)
+		prog = append(prog, insn{f: unix.SockFilter{Code: ret, K: 0}})
+		labels[commAccept] = len(prog)
+		prog = append(prog, insn{f: unix.SockFilter{Code: ret, K: 0xffffffff}})
+	}
 	labels[exit] = len(prog)
 	if exits == nil {
 		prog = append(prog, insn{f: unix.SockFilter{Code: ret, K: 0xffffffff}})
@@ -196,10 +230,35 @@ func procFilter(exits []int) []unix.SockFilter {
 // exit is kept.
 const maxTracked = 64
 
-// attachFilter makes procFilter(exits) the socket's filter, in place of
-// the one before.
-func attachFilter(fd int, exits []int) error {
-	filter := procFilter(exits)
+// maxFilterNames bounds the short names procFilter tells renames by (8
+// instructions each, which with maxTracked groups stay within a jump's
+// reach): past it, every rename of a main thread is kept.
+const maxFilterNames = 16
+
+// filterNames are the short names of programs by which procFilter tells
+// renames, nil (every rename) for every process or past maxFilterNames.
+func filterNames(programs []options.Program) []string {
+	if programs == nil {
+		return nil
+	}
+	names := []string{}
+	for _, p := range programs {
+		for _, name := range p.ShortNames() {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) > maxFilterNames {
+		return nil
+	}
+	return names
+}
+
+// attachFilter makes procFilter(exits, names) the socket's filter, in
+// place of the one before.
+func attachFilter(fd int, exits []int, names []string) error {
+	filter := procFilter(exits, names)
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &prog); err != nil {
 		return &seam.OSError{Call: "setsockopt(SO_ATTACH_FILTER) on the process connector", Err: err}
@@ -230,8 +289,10 @@ const maxGathered = 4096
 type procEvents struct {
 	// fd is the socket, -1 once Close closed it (readMu held).
 	fd, wakeClose int
-	// programs are the programs watched, nil for every process.
+	// programs are the programs watched, nil for every process; names
+	// their short names the socket's filter tells renames by (filterNames).
 	programs []options.Program
+	names    []string
 	// readMu serialises the reads of the socket (drain), into buf.
 	readMu sync.Mutex
 	buf    []byte
@@ -268,11 +329,20 @@ type procEvents struct {
 // may run one of programs (mayRun), for every process when programs is
 // nil.
 func openProcEvents(programs []string, wait time.Duration) (*procEvents, error) {
+	var watch []options.Program
+	if programs != nil {
+		watch = make([]options.Program, 0, len(programs))
+		for _, program := range programs {
+			watch = append(watch, options.NewProgram(program, false, filepath.EvalSymlinks))
+		}
+	}
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, unix.NETLINK_CONNECTOR)
 	if err != nil {
 		return nil, &seam.OSError{Call: "socket(AF_NETLINK, NETLINK_CONNECTOR)", Err: err}
 	}
-	if err := attachFilter(fd, nil); err != nil {
+	// Nothing is watched yet: the renames kept are those to the programs'
+	// names.
+	if err := attachFilter(fd, nil, filterNames(watch)); err != nil {
 		unix.Close(fd)
 		return nil, err
 	}
@@ -302,7 +372,7 @@ func openProcEvents(programs []string, wait time.Duration) (*procEvents, error) 
 		unix.Close(fd)
 		return nil, &seam.OSError{Call: "eventfd", Err: err}
 	}
-	pe := newProcEvents(fd, wakeClose, programs)
+	pe := newProcEvents(fd, wakeClose, watch)
 	pe.askWake()
 	go pe.read()
 	return pe, nil
@@ -311,16 +381,10 @@ func openProcEvents(programs []string, wait time.Duration) (*procEvents, error) 
 // newProcEvents is a procEvents reading fd, which Close closes with
 // wakeClose, for programs (nil for every process); its reader is not
 // started.
-func newProcEvents(fd, wakeClose int, programs []string) *procEvents {
-	pe := &procEvents{fd: fd, wakeClose: wakeClose, buf: make([]byte, 64<<10), ready: make(chan struct{}, 1), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		ran: map[int]bool{}, exited: map[int]bool{}, watched: map[int]bool{}, comm: make([]byte, 64)}
-	if programs != nil {
-		pe.programs = make([]options.Program, 0, len(programs))
-		for _, program := range programs {
-			pe.programs = append(pe.programs, options.NewProgram(program, false, filepath.EvalSymlinks))
-		}
-	}
-	return pe
+func newProcEvents(fd, wakeClose int, programs []options.Program) *procEvents {
+	return &procEvents{fd: fd, wakeClose: wakeClose, buf: make([]byte, 64<<10), ready: make(chan struct{}, 1), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		ran: map[int]bool{}, exited: map[int]bool{}, watched: map[int]bool{}, comm: make([]byte, 64),
+		programs: programs, names: filterNames(programs)}
 }
 
 // listenMessage is the request PROC_CN_MCAST_LISTEN: a netlink header,
@@ -732,7 +796,8 @@ func (pe *procEvents) Take(wake bool) seam.ProcessChanges {
 
 // Track keeps only the exits of the threads of pids (seam.ProgramEvents),
 // by the socket's filter; past maxTracked, every exit. Their execs and
-// renames are gathered whatever their names (mayRun).
+// renames are gathered whatever their names (mayRun), and the filter
+// keeps their renames as well (past maxTracked, every rename).
 func (pe *procEvents) Track(pids []int) {
 	watched := make(map[int]bool, len(pids))
 	for _, pid := range pids {
@@ -741,16 +806,19 @@ func (pe *procEvents) Track(pids []int) {
 	pe.mu.Lock()
 	pe.watched = watched
 	pe.mu.Unlock()
+	names := pe.names
 	switch {
 	case len(pids) > maxTracked:
-		pids = nil
+		// Every exit, and every rename: the filter cannot tell the
+		// watched processes' apart.
+		pids, names = nil, nil
 	case pids == nil:
 		pids = []int{}
 	}
 	pe.readMu.Lock()
 	err := os.ErrClosed
 	if pe.fd >= 0 {
-		err = attachFilter(pe.fd, pids)
+		err = attachFilter(pe.fd, pids, names)
 	}
 	pe.readMu.Unlock()
 	if err != nil {

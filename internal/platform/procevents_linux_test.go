@@ -3,6 +3,7 @@ package platform
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -301,7 +302,7 @@ func TestProcFilter(t *testing.T) {
 		{"exit of another group", []int{7, 10}, procMessage(procEventExit, 12, 12, 0, 0, 0), false},
 		{"short message", nil, procMessage(procEventExec, 1, 1, 0, 0, 0)[:procWhatAt+2], false},
 	} {
-		got := runFilter(t, procFilter(c.exits), c.msg) != 0
+		got := runFilter(t, procFilter(c.exits, nil), c.msg) != 0
 		if got != c.keep {
 			t.Errorf("%s: kept %v, want %v", c.name, got, c.keep)
 		}
@@ -310,8 +311,146 @@ func TestProcFilter(t *testing.T) {
 	for i := range many {
 		many[i] = 1000 + i
 	}
-	if got := runFilter(t, procFilter(many), procMessage(procEventExit, 1000+maxTracked-1, 1000+maxTracked-1, 0, 0, 0)); got == 0 {
+	if got := runFilter(t, procFilter(many, nil), procMessage(procEventExit, 1000+maxTracked-1, 1000+maxTracked-1, 0, 0, 0)); got == 0 {
 		t.Error("the last of maxTracked groups' exit dropped")
+	}
+}
+
+// renameMessage is a connector message announcing that the thread pid of
+// the group tgid renamed itself to comm.
+func renameMessage(pid, tgid uint32, comm string) []byte {
+	ne := binary.NativeEndian
+	data := procCommAt + options.CommLen + 1
+	b := make([]byte, procEventAt+data)
+	ne.PutUint32(b[0:4], uint32(len(b)))
+	ne.PutUint16(b[4:6], unix.NLMSG_DONE)
+	cn := b[nlmsgHeaderLen:]
+	ne.PutUint32(cn[0:4], cnIdxProc)
+	ne.PutUint32(cn[4:8], cnValProc)
+	ne.PutUint16(cn[16:18], uint16(data))
+	ev := b[procEventAt:]
+	ne.PutUint32(ev[0:4], procEventComm)
+	ne.PutUint32(ev[procDataAt:], pid)
+	ne.PutUint32(ev[procDataAt+4:], tgid)
+	copy(ev[procCommAt:procCommAt+options.CommLen], comm)
+	return b
+}
+
+// TestProcFilterNames: told the programs' short names, the socket keeps
+// a main thread's rename to one of them, or any rename of a thread group
+// whose exits it keeps, and drops other renames; execs stay. At the most
+// names and groups it tells apart, its jumps still reach.
+func TestProcFilterNames(t *testing.T) {
+	const fifteen = "fifteen-bytes-x"
+	names := []string{"game", fifteen}
+	for _, c := range []struct {
+		name  string
+		exits []int
+		names []string
+		msg   []byte
+		keep  bool
+	}{
+		{"rename to a name", []int{}, names, renameMessage(10, 10, "game"), true},
+		{"rename to a name of 15 bytes", []int{}, names, renameMessage(10, 10, fifteen), true},
+		{"rename to a longer name", []int{}, names, renameMessage(10, 10, "gamex"), false},
+		{"rename to a shorter name", []int{}, names, renameMessage(10, 10, "gam"), false},
+		{"rename to another name", []int{}, names, renameMessage(10, 10, "other"), false},
+		{"other thread renamed to a name", []int{}, names, renameMessage(11, 10, "game"), false},
+		{"watched process renamed", []int{7, 10}, names, renameMessage(10, 10, "other"), true},
+		{"other process renamed, some watched", []int{7, 10}, names, renameMessage(12, 12, "other"), false},
+		{"every exit kept, rename to a name", nil, names, renameMessage(10, 10, "game"), true},
+		{"every exit kept, rename to another name", nil, names, renameMessage(10, 10, "other"), false},
+		{"no names", []int{}, nil, renameMessage(10, 10, "other"), true},
+		{"exec", []int{}, names, procMessage(procEventExec, 10, 10, 0, 0, 0), true},
+		{"exit of a watched process", []int{7, 10}, names, procMessage(procEventExit, 11, 10, 0, 0, 0), true},
+		{"exit of another", []int{7, 10}, names, procMessage(procEventExit, 12, 12, 0, 0, 0), false},
+	} {
+		got := runFilter(t, procFilter(c.exits, c.names), c.msg) != 0
+		if got != c.keep {
+			t.Errorf("%s: kept %v, want %v", c.name, got, c.keep)
+		}
+	}
+	many := make([]int, maxTracked)
+	for i := range many {
+		many[i] = 1000 + i
+	}
+	var most []string
+	for i := range maxFilterNames {
+		most = append(most, fmt.Sprintf("pr-%012d", i))
+	}
+	prog := procFilter(many, most)
+	last := uint32(many[len(many)-1])
+	for _, c := range []struct {
+		name string
+		msg  []byte
+		keep bool
+	}{
+		{"rename to the last name", renameMessage(5, 5, most[len(most)-1]), true},
+		{"rename to another name", renameMessage(5, 5, "pr-9"), false},
+		{"the last group's rename", renameMessage(last, last, "other"), true},
+		{"the last group's exit", procMessage(procEventExit, last, last, 0, 0, 0), true},
+		{"another group's exit", procMessage(procEventExit, 5, 5, 0, 0, 0), false},
+	} {
+		if got := runFilter(t, prog, c.msg) != 0; got != c.keep {
+			t.Errorf("at the most names and groups, %s: kept %v, want %v", c.name, got, c.keep)
+		}
+	}
+	for i := range maxFilterNames + 1 {
+		most = append(most, fmt.Sprintf("pr-%012d", maxFilterNames+i))
+	}
+	if got := filterNames([]options.Program{options.NewProgram("game", false, nil)}); !slices.Equal(got, []string{"game"}) {
+		t.Errorf("filterNames of game: %q", got)
+	}
+	var programs []options.Program
+	for _, name := range most {
+		programs = append(programs, options.NewProgram(name, false, nil))
+	}
+	if got := filterNames(programs); got != nil {
+		t.Errorf("filterNames past maxFilterNames: %q, want nil (every rename)", got)
+	}
+	if got := filterNames(nil); got != nil {
+		t.Errorf("filterNames of every process: %q, want nil", got)
+	}
+}
+
+// TestProcEventsSeeARename: as root, a source opened for a program
+// announces a process that renames its main thread to the program's
+// name, which the socket's filter keeps as the kernel lays the name out.
+func TestProcEventsSeeARename(t *testing.T) {
+	name := "tsc-rn-" + strconv.Itoa(os.Getpid()%100000)
+	pe, err := openProcEvents([]string{name}, 2*time.Second)
+	if errors.Is(err, errNoAnswer) || errors.Is(err, unix.EPERM) {
+		t.Skipf("no process connector here: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pe.Close()
+	pe.Track([]int{})
+	sh := exec.Command("sh", "-c", `printf other > /proc/$$/comm && printf %s "$0" > /proc/$$/comm && read x`, name)
+	stdin, err := sh.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); sh.Wait() }()
+	timeout := time.After(10 * time.Second)
+	for ran := false; !ran; {
+		select {
+		case <-pe.Ready():
+		case <-timeout:
+			t.Fatalf("after 10 s: the rename of %d to %s not announced", sh.Process.Pid, name)
+		}
+		c := pe.Take(true)
+		if c.Err != nil {
+			t.Fatal(c.Err)
+		}
+		if c.Lost {
+			t.Skip("events were lost (the machine is busy)")
+		}
+		ran = slices.Contains(c.Ran, sh.Process.Pid)
 	}
 }
 
@@ -584,7 +723,7 @@ func TestProcEventsDrainIsBounded(t *testing.T) {
 		unix.Close(fd)
 		t.Fatal(err)
 	}
-	pe := newProcEvents(fd, wakeClose, []string{"tsc-never-runs"})
+	pe := newProcEvents(fd, wakeClose, []options.Program{options.NewProgram("tsc-never-runs", false, nil)})
 	rename := procMessage(procEventComm, 77, 77, 0, 0, 0)
 	var reads atomic.Int64
 	readerReads := make(chan struct{})
