@@ -46,6 +46,29 @@ const LinuxGlobalText = `Linux has no global timer-period request: there is no t
     tickscope apply --dma-latency 0 (root)
   - whether high-resolution timers are active: tickscope query shows it.`
 
+// The parts of the OS each of global's actions uses (seam.System, which
+// package platform implements and package sim fakes, has them all).
+type (
+	// Checker is what verify-global needs besides the host: the lock
+	// that keeps another tickscope's requests out of the measurement, and
+	// the opt-out of Windows 11's throttling of hidden processes'
+	// requests.
+	Checker interface {
+		Lock(name string) (release func(), err error)
+		IgnoreTimerThrottling() error
+	}
+	// Key reads and writes GlobalTimerResolutionRequests.
+	Key interface {
+		Elevated() bool
+		GlobalRequests() *uint32
+		SetGlobalRequests(on bool) error
+	}
+	// Self finds this tickscope's executable, to run it as the child.
+	Self interface {
+		Executable() (string, error)
+	}
+)
+
 // ChildSleepP50 measures, in another process, the p50 of Sleep(1) with no
 // request of that process's own.
 type ChildSleepP50 func(ctx context.Context) (int64, error)
@@ -54,7 +77,7 @@ type ChildSleepP50 func(ctx context.Context) (int64, error)
 // process: the child's Sleep(1) with nothing held, then while this process
 // holds the finest period. It needs the timer at rest; otherwise the
 // verdict is inconclusive and nothing is measured.
-func VerifyGlobal(ctx context.Context, host seam.Host, sys seam.System, child ChildSleepP50) (*GlobalCheck, error) {
+func VerifyGlobal(ctx context.Context, host seam.Host, sys Checker, child ChildSleepP50) (*GlobalCheck, error) {
 	q, err := host.Query()
 	if err != nil {
 		return nil, err
@@ -124,7 +147,7 @@ var ErrGlobalNeedsElevation = errors.New("changing " + timerinfo.GlobalRequestsK
 // SetGlobal writes (on) or removes GlobalTimerResolutionRequests, and
 // nothing else; when the value already is what is asked it changes nothing
 // and needs no elevation.
-func SetGlobal(q *timerinfo.Report, sys seam.System, on bool) (*GlobalResult, error) {
+func SetGlobal(q *timerinfo.Report, sys Key, on bool) (*GlobalResult, error) {
 	if q.Windows == nil {
 		return nil, options.Usagef("tickscope global: GlobalTimerResolutionRequests is a Windows registry value; %s has no global timer request (tickscope verify-global says what it has)", q.OS)
 	}
@@ -165,7 +188,7 @@ func isOn(v *uint32) bool { return v != nil && *v == 1 }
 // `measure --method sleep --delay 1ms --json` as a child process, with its
 // standard error passed through, and the child's p50 is read back from
 // its JSON (report.Measurement's summary).
-func ChildMeasure(sys seam.System, stderr io.Writer) ChildSleepP50 {
+func ChildMeasure(sys Self, stderr io.Writer) ChildSleepP50 {
 	return func(ctx context.Context) (int64, error) {
 		exe, err := sys.Executable()
 		if err != nil {
