@@ -343,12 +343,12 @@ type HoldOptions struct {
 	NewTicker    func(time.Duration) (tick <-chan time.Time, stop func())
 
 	// While holds the setting only while one of these programs runs
-	// (options.Programs checked them), looked for every ScanEvery (0:
-	// ScanEvery): nil holds it throughout. Such a hold calls Waiting once,
-	// when it starts to watch with nothing held, instead of Holding, and
-	// Changed at each start and exit of a program, and when a take that
-	// had failed succeeds (EventRetried), with the event; Checked is
-	// called only while the setting is held.
+	// (options.Programs checked them), looked for every timerstate.ScanEvery (0:
+	// timerstate.ScanEvery): nil holds it throughout. Such a hold calls Waiting
+	// once, when it starts to watch with nothing held, instead of Holding, and
+	// Changed at each start and exit of a program, and when a take that had failed
+	// succeeds (EventRetried), with the event; Checked is called only while the
+	// setting is held.
 	While []string
 	// WhileUser, when set, counts only the processes of that user
 	// (--while-user).

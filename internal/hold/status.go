@@ -48,16 +48,16 @@ type StartupState struct {
 	Stale   bool `json:"stale"`
 	Running bool `json:"running"`
 	PID     int  `json:"pid,omitempty"`
-	// While are the programs a holder with --while holds for, and
-	// HoldingFor their processes running now as status's own scan sees
-	// them (the holder looks every ScanEvery, and may not yet have seen a
-	// start, or have failed to take the setting; its state is not read).
+	// While are the programs a holder with --while holds for, and HoldingFor their
+	// processes running now as status's own scan sees them (the holder looks every
+	// timerstate.ScanEvery, and may not yet have seen a start, or have failed to
+	// take the setting; its state is not read).
 	While      []string         `json:"while,omitempty"`
 	HoldingFor []ProgramRunning `json:"holding_for,omitempty"`
 	WhileError string           `json:"while_error,omitempty"`
 	// WhileSource is how the running holder with --while learns that a
-	// program starts or exits: SourceEvents while it listens to the
-	// kernel's process events, SourceScan otherwise (and on every OS
+	// program starts or exits: timerstate.SourceEvents while it listens to the
+	// kernel's process events, timerstate.SourceScan otherwise (and on every OS
 	// without them); "" when its descriptors could not be read.
 	WhileSource string `json:"while_source,omitempty"`
 	// InForce is whether, while the holder runs, the timer is at or finer
@@ -198,13 +198,13 @@ func whileSource(sys seam.System, pid int) string {
 	listens, err := sys.ListensToProgramEvents(pid)
 	switch {
 	case errors.Is(err, seam.ErrUnsupported):
-		return SourceScan
+		return timerstate.SourceScan
 	case err != nil:
 		return ""
 	case listens:
-		return SourceEvents
+		return timerstate.SourceEvents
 	}
-	return SourceScan
+	return timerstate.SourceScan
 }
 
 // ReadBootService reads the boot service as status shows it: its

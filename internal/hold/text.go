@@ -66,7 +66,7 @@ func WriteReleased(w io.Writer, rep *HoldReport) {
 func WriteWaiting(w io.Writer, rep *HoldReport) {
 	wr := rep.While
 	how := fmt.Sprintf("looked for every %v", time.Duration(wr.ScanEveryNs))
-	if wr.Source == SourceEvents {
+	if wr.Source == timerstate.SourceEvents {
 		how = fmt.Sprintf("told by the kernel's process events, and looked for every %v", time.Duration(wr.ScanEveryNs))
 	}
 	fmt.Fprintf(w, "waiting for %s (%s): nothing is held until one runs\n", strings.Join(wr.Programs, ", "), how)
@@ -227,10 +227,10 @@ func WriteStartup(w io.Writer, s *StartupState) {
 		fmt.Fprintf(w, "  %-14s %s\n", "while", printable.Line(strings.Join(s.While, ", ")))
 		switch {
 		case !s.Running:
-		case s.WhileSource == SourceEvents:
-			fmt.Fprintf(w, "  %-14s at each process start and exit the kernel announces, and every %v\n", "looks", EventScanEvery)
-		case s.WhileSource == SourceScan:
-			fmt.Fprintf(w, "  %-14s every %v\n", "looks", ScanEvery)
+		case s.WhileSource == timerstate.SourceEvents:
+			fmt.Fprintf(w, "  %-14s at each process start and exit the kernel announces, and every %v\n", "looks", timerstate.EventScanEvery)
+		case s.WhileSource == timerstate.SourceScan:
+			fmt.Fprintf(w, "  %-14s every %v\n", "looks", timerstate.ScanEvery)
 		}
 		switch {
 		case !s.Running:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/internal/waitcheck"
 )
 
@@ -49,7 +50,7 @@ func TestHoldTexts(t *testing.T) {
 			"  reaches        every CPU's idle-state choice, while one of the programs runs\nwatching until Ctrl+C\n"},
 		{"waiting on process events", func(b *bytes.Buffer) {
 			hold.WriteWaiting(b, &hold.HoldReport{Requested: timerinfo.Setting{CPUDMALatencyUs: &zero}, Until: "Ctrl+C",
-				While: &hold.WhileReport{Programs: []string{"game"}, ScanEveryNs: 10e9, Source: hold.SourceEvents}})
+				While: &hold.WhileReport{Programs: []string{"game"}, ScanEveryNs: 10e9, Source: timerstate.SourceEvents}})
 		}, "waiting for game (told by the kernel's process events, and looked for every 10s): nothing is held until one runs\n  requested      cpu_dma_latency 0 µs\n" +
 			"  reaches        every CPU's idle-state choice, while one of the programs runs\nwatching until Ctrl+C\n"},
 		{"a program starts: held", func(b *bytes.Buffer) {
@@ -105,9 +106,9 @@ func TestStatusStartupLines(t *testing.T) {
 			[]string{"  state          running (process 4), the timer is not at what it holds\n"}},
 		{"waiting for its programs", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4, While: []string{"game.exe", "other.exe"}},
 			[]string{"  while          game.exe, other.exe\n", "  state          running (process 4), none of game.exe, other.exe runs\n"}},
-		{"waiting on process events", hold.StartupState{Mechanism: "unit", Installed: true, Ours: true, Running: true, PID: 4, While: []string{"game"}, WhileSource: hold.SourceEvents},
+		{"waiting on process events", hold.StartupState{Mechanism: "unit", Installed: true, Ours: true, Running: true, PID: 4, While: []string{"game"}, WhileSource: timerstate.SourceEvents},
 			[]string{"  while          game\n  looks          at each process start and exit the kernel announces, and every 10s\n"}},
-		{"waiting on the scan", hold.StartupState{Mechanism: "unit", Installed: true, Ours: true, Running: true, PID: 4, While: []string{"game"}, WhileSource: hold.SourceScan},
+		{"waiting on the scan", hold.StartupState{Mechanism: "unit", Installed: true, Ours: true, Running: true, PID: 4, While: []string{"game"}, WhileSource: timerstate.SourceScan},
 			[]string{"  while          game\n  looks          every 1s\n"}},
 		{"holding for a program", hold.StartupState{Mechanism: "task", Installed: true, Ours: true, Running: true, PID: 4, InForce: true, While: []string{"game.exe"},
 			HoldingFor: []hold.ProgramRunning{{Program: "game.exe", PID: 4242}}},

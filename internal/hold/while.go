@@ -15,29 +15,6 @@ import (
 	"github.com/tickscope/tickscope/internal/waitcheck"
 )
 
-// ScanEvery is how often a hold with --while looks for its programs: a
-// program that starts has the setting within about this long (a game
-// spends longer than that loading), and a scan costs the holder a
-// fraction of a millisecond (BENCHMARKS.md).
-const ScanEvery = time.Second
-
-// Where a hold with --while has an event source (the kernel's process
-// events), it scans EventSettle after an announcement that matters (a
-// burst is one scan), at most once every EventMinGap while they keep
-// coming (a build starts programs all the time), and every
-// EventScanEvery whatever it hears: the source only says when to look.
-const (
-	EventSettle    = 15 * time.Millisecond
-	EventMinGap    = 250 * time.Millisecond
-	EventScanEvery = 10 * time.Second
-)
-
-// What WhileReport.Source says.
-const (
-	SourceEvents = "process events"
-	SourceScan   = "scan"
-)
-
 // maxEvents bounds the events a hold keeps for its report: a startup
 // holder runs for months, and a game may start thousands of times.
 const maxEvents = 1000
@@ -54,8 +31,8 @@ type WhileReport struct {
 	SID         string `json:"sid,omitempty"`
 	ScanEveryNs int64  `json:"scan_every_ns"`
 	// Source is how the hold learns that a program starts or exits:
-	// SourceEvents (the kernel announces each exec and exit, and the
-	// hold scans then, and every ScanEveryNs) or SourceScan (a scan
+	// timerstate.SourceEvents (the kernel announces each exec and exit, and the
+	// hold scans then, and every ScanEveryNs) or timerstate.SourceScan (a scan
 	// every ScanEveryNs), as it ended. SourceError is why process events
 	// were not used, or stopped being used ("" when the OS has none in
 	// tickscope).
@@ -116,8 +93,8 @@ const (
 	SettingFailed   = "failed"
 )
 
-// whileHold is a hold that holds its setting only while one of its
-// programs runs: it scans for them every ScanEvery, takes the setting when
+// whileHold is a hold that holds its setting only while one of its programs
+// runs: it scans for them every timerstate.ScanEvery, takes the setting when
 // the first starts and releases it when the last exits.
 type whileHold struct {
 	host     seam.Host
@@ -166,9 +143,9 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	defer scanner.Close()
 	every := o.ScanEvery
 	if every <= 0 {
-		every = ScanEvery
+		every = timerstate.ScanEvery
 	}
-	rep.While = &WhileReport{Programs: o.While, ScanEveryNs: int64(every), Source: SourceScan, Events: []ProgramEvent{}, Running: []ProgramRunning{}}
+	rep.While = &WhileReport{Programs: o.While, ScanEveryNs: int64(every), Source: timerstate.SourceScan, Events: []ProgramEvent{}, Running: []ProgramRunning{}}
 	// The source is subscribed to before the first scan, so that nothing
 	// that happens after that scan read a process goes unannounced.
 	events, err := sys.ProgramEvents(o.While)
@@ -179,7 +156,7 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 				events.Close()
 			}
 		}()
-		rep.While.Source, rep.While.ScanEveryNs = SourceEvents, int64(EventScanEvery)
+		rep.While.Source, rep.While.ScanEveryNs = timerstate.SourceEvents, int64(timerstate.EventScanEvery)
 	case !errors.Is(err, seam.ErrUnsupported):
 		rep.While.SourceError = err.Error()
 	}
@@ -230,20 +207,20 @@ func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinf
 	return rep, nil
 }
 
-// announced is the event source saying that something was announced:
-// the hold stops listening, and takes it once it has settled
-// (EventSettle, and at least EventMinGap after the last scan
-// announcements caused), so that a burst is one scan.
+// announced is the event source saying that something was announced: the hold
+// stops listening, and takes it once it has settled (timerstate.EventSettle,
+// and at least timerstate.EventMinGap after the last scan announcements
+// caused), so that a burst is one scan.
 func (h *whileHold) announced() {
 	h.end.announced = nil
 	if h.settle == nil {
-		h.settle = time.NewTimer(max(EventSettle, time.Until(h.lastAnnounced.Add(EventMinGap))))
+		h.settle = time.NewTimer(max(timerstate.EventSettle, time.Until(h.lastAnnounced.Add(timerstate.EventMinGap))))
 	}
 }
 
 // scanAnnounced takes what was announced once it has settled, and scans
 // when it matters (announcedScan). After a scan it takes again
-// EventMinGap later without listening, so that a steady stream of
+// timerstate.EventMinGap later without listening, so that a steady stream of
 // announcements (a build) wakes it at that pace only; once a take finds
 // nothing that matters it listens again.
 func (h *whileHold) scanAnnounced() {
@@ -259,20 +236,20 @@ func (h *whileHold) scanAnnounced() {
 		h.end.announced = nil
 	}
 	if h.events != nil {
-		h.settle = time.NewTimer(EventMinGap)
+		h.settle = time.NewTimer(timerstate.EventMinGap)
 	}
 }
 
-// announcedScan scans for what was announced, and reports whether it
-// did: a process that executed a program or renamed itself, one of the
-// watched processes losing a thread (its last, maybe), or announcements
-// lost, is a reason to scan; the rest (another process's threads
-// exiting) is not. The scan reads the processes announced afresh, and
-// only them and the processes running the programs, unless a watched
-// process lost a thread (then it looks for every process, as its tick's
-// scan does: one the program forked may run on) or announcements were
-// lost (then every process is read afresh). A source that failed is
-// dropped, and the hold scans every ScanEvery from then on, saying so.
+// announcedScan scans for what was announced, and reports whether it did: a
+// process that executed a program or renamed itself, one of the watched
+// processes losing a thread (its last, maybe), or announcements lost, is a
+// reason to scan; the rest (another process's threads exiting) is not. The
+// scan reads the processes announced afresh, and only them and the processes
+// running the programs, unless a watched process lost a thread (then it looks
+// for every process, as its tick's scan does: one the program forked may run
+// on) or announcements were lost (then every process is read afresh). A source
+// that failed is dropped, and the hold scans every timerstate.ScanEvery from
+// then on, saying so.
 func (h *whileHold) announcedScan(c seam.ProcessChanges) bool {
 	due, exited := c.Lost || len(c.Ran) > 0, false
 	for _, pid := range c.Exited {
@@ -286,7 +263,7 @@ func (h *whileHold) announcedScan(c seam.ProcessChanges) bool {
 		h.events = nil
 		h.end.announced = nil
 		w := h.rep.While
-		w.Source, w.SourceError, w.ScanEveryNs = SourceScan, c.Err.Error(), int64(h.every)
+		w.Source, w.SourceError, w.ScanEveryNs = timerstate.SourceScan, c.Err.Error(), int64(h.every)
 		h.pace()
 		h.warn(fmt.Sprintf("process events stopped (%v): looking for %s every %v instead", c.Err, strings.Join(h.programs, ", "), h.every))
 		h.scan()
@@ -314,14 +291,14 @@ func (h *whileHold) settled() <-chan time.Time {
 	return h.settle.C
 }
 
-// pace sets the scan ticker: every EventScanEvery while events come and
-// all is well, every ScanEvery without them, and while the last scan
-// failed or a program runs whose take failed (tried again at each
-// scan), as without events.
+// pace sets the scan ticker: every timerstate.EventScanEvery while events come
+// and all is well, every timerstate.ScanEvery without them, and while the last
+// scan failed or a program runs whose take failed (tried again at each scan),
+// as without events.
 func (h *whileHold) pace() {
 	tick := h.every
 	if h.events != nil && h.scanErr == "" && (h.k != nil || len(h.running) == 0) {
-		tick = EventScanEvery
+		tick = timerstate.EventScanEvery
 	}
 	if tick != h.tick && h.end != nil {
 		h.tick = tick

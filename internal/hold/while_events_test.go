@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // eventsRun is a hold with --while on a fake event source: the scan
@@ -31,7 +32,7 @@ func startOnEvents(t *testing.T, programs ...string) *eventsRun {
 		inner := o.NewTicker
 		o.NewTicker = func(d time.Duration) (<-chan time.Time, func()) {
 			e.tickers <- d
-			if d == hold.EventScanEvery {
+			if d == timerstate.EventScanEvery {
 				return e.safety, func() {}
 			}
 			return inner(d)
@@ -66,8 +67,8 @@ func TestWhileOnEventsScansWhenAnnounced(t *testing.T) {
 	if d := recv(t, e.tickers, "recheck ticker"); d != 5*time.Second {
 		t.Fatalf("first ticker %v, want the recheck's", d)
 	}
-	if d := recv(t, e.tickers, "scan ticker"); d != hold.EventScanEvery {
-		t.Fatalf("scan ticker %v on events, want %v", d, hold.EventScanEvery)
+	if d := recv(t, e.tickers, "scan ticker"); d != timerstate.EventScanEvery {
+		t.Fatalf("scan ticker %v on events, want %v", d, timerstate.EventScanEvery)
 	}
 	// The game starts after the first scan, which found nothing, so that
 	// only the announcement can make the hold see it.
@@ -104,7 +105,7 @@ func TestWhileOnEventsScansWhenAnnounced(t *testing.T) {
 		t.Fatalf("at the safety scan: %+v", c.event)
 	}
 	rep := e.stop()
-	if w := rep.While; w.Source != hold.SourceEvents || w.ScanEveryNs != int64(hold.EventScanEvery) || w.SourceError != "" {
+	if w := rep.While; w.Source != timerstate.SourceEvents || w.ScanEveryNs != int64(timerstate.EventScanEvery) || w.SourceError != "" {
 		t.Errorf("report: source %q (%q), scan every %v", w.Source, w.SourceError, time.Duration(w.ScanEveryNs))
 	}
 	if !e.events.Closed() {
@@ -147,7 +148,7 @@ func TestWhileOnEventsFallsBack(t *testing.T) {
 		t.Fatalf("scanning after the fallback: %+v", c.event)
 	}
 	rep := e.stop()
-	if w := rep.While; w.Source != hold.SourceScan || !strings.Contains(w.SourceError, "EBADF") || w.ScanEveryNs != int64(time.Second) {
+	if w := rep.While; w.Source != timerstate.SourceScan || !strings.Contains(w.SourceError, "EBADF") || w.ScanEveryNs != int64(time.Second) {
 		t.Errorf("report: source %q (%q), scan every %v", w.Source, w.SourceError, time.Duration(w.ScanEveryNs))
 	}
 	if ws := e.warnings(); len(ws) != 1 || !strings.Contains(ws[0], "process events stopped") || !strings.Contains(ws[0], "every 1s instead") {
@@ -168,7 +169,7 @@ func TestWhileOnEventsRetriesAFailedTakeEverySecond(t *testing.T) {
 		inner := o.NewTicker
 		o.NewTicker = func(d time.Duration) (<-chan time.Time, func()) {
 			e.tickers <- d
-			if d == hold.EventScanEvery {
+			if d == timerstate.EventScanEvery {
 				return e.safety, func() {}
 			}
 			return inner(d)
@@ -189,7 +190,7 @@ func TestWhileOnEventsRetriesAFailedTakeEverySecond(t *testing.T) {
 	if c := e.next(); c.event.Event != hold.EventRetried || c.event.Setting != hold.SettingHeld {
 		t.Fatalf("the retry: %+v", c.event)
 	}
-	if d := recv(t, e.tickers, "the safety ticker again"); d != hold.EventScanEvery {
+	if d := recv(t, e.tickers, "the safety ticker again"); d != timerstate.EventScanEvery {
 		t.Fatalf("held, scanning every %v", d)
 	}
 	e.stop()
@@ -206,7 +207,7 @@ func TestWhileWithoutEventsSaysWhy(t *testing.T) {
 	r.tick(time.Second)
 	r.next()
 	rep := r.stop()
-	if w := rep.While; w.Source != hold.SourceScan || w.SourceError == "" || w.ScanEveryNs != int64(time.Second) {
+	if w := rep.While; w.Source != timerstate.SourceScan || w.SourceError == "" || w.ScanEveryNs != int64(time.Second) {
 		t.Errorf("report: source %q (%q), scan every %v", w.Source, w.SourceError, time.Duration(w.ScanEveryNs))
 	}
 	if len(r.warnings()) != 0 {

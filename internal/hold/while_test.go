@@ -488,15 +488,15 @@ func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {
 	if len(got.HoldingFor) != 1 || got.HoldingFor[0] != (hold.ProgramRunning{Program: "game.exe", PID: 4242}) {
 		t.Errorf("holding: %+v", got)
 	}
-	if got.WhileSource != hold.SourceScan {
+	if got.WhileSource != timerstate.SourceScan {
 		t.Errorf("where the OS has no process events, the source is %q", got.WhileSource)
 	}
 	sys.Listening = map[int]bool{9: true}
-	if got = hold.ReadStartup(sys, true); got.WhileSource != hold.SourceEvents {
+	if got = hold.ReadStartup(sys, true); got.WhileSource != timerstate.SourceEvents {
 		t.Errorf("the holder listens to process events, the source is %q", got.WhileSource)
 	}
 	sys.Listening = map[int]bool{}
-	if got = hold.ReadStartup(sys, true); got.WhileSource != hold.SourceScan {
+	if got = hold.ReadStartup(sys, true); got.WhileSource != timerstate.SourceScan {
 		t.Errorf("the holder does not listen, the source is %q", got.WhileSource)
 	}
 	if held, while := timerstate.StartupDefinition(sys); held.Resolution100ns != 10000 || len(while) != 2 {

@@ -40,6 +40,7 @@ import (
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
+	"github.com/tickscope/tickscope/internal/timerstate"
 	"github.com/tickscope/tickscope/tools/internal/cpushare"
 )
 
@@ -190,7 +191,7 @@ func run(span time.Duration, starts int, every time.Duration) error {
 		holders = append(holders, c)
 		fmt.Printf("%s holder: pid %d, source %s\n", role, c.cmd.Process.Pid, c.source)
 	}
-	if holders[0].source != hold.SourceEvents+"|" {
+	if holders[0].source != timerstate.SourceEvents+"|" {
 		return fmt.Errorf("the events holder has no process events: %s", holders[0].source)
 	}
 	// The tool counts the programs started on the machine meanwhile
