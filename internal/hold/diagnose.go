@@ -85,7 +85,7 @@ func Diagnose(in DiagnosisInput) *Diagnosis {
 func diagnoseWindows(w *timerinfo.Windows, in DiagnosisInput) []Reason {
 	reasons := []Reason{}
 	add := func(code, says, do string) { reasons = append(reasons, Reason{code, says, do}) }
-	run := fmt.Sprintf("tickscope run --resolution %d -- PROGRAM", SuggestedPeriod(w))
+	run := fmt.Sprintf("tickscope run --resolution %d -- PROGRAM", w.SuggestedPeriod())
 	switch w.RequestModel {
 	case timerinfo.RequestModelPerProcess:
 		if w.Build >= timerinfo.Build20348 {

@@ -267,12 +267,3 @@ func SamePath(a, b string, windows bool) bool {
 // until the window is closed. In a terminal (other processes on the
 // console) and on every other OS, a bare tickscope prints the help.
 func DoubleClicked(sys seam.System) bool { return sys.Console() == seam.ConsoleAlone }
-
-// SuggestedPeriod100ns is the period ui's Hold offers before a bench has
-// recommended one, 0.5 ms, within what the machine offers.
-const SuggestedPeriod100ns = 5000
-
-// SuggestedPeriod is SuggestedPeriod100ns within the periods w offers.
-func SuggestedPeriod(w *timerinfo.Windows) uint32 {
-	return min(max(uint32(SuggestedPeriod100ns), w.Finest100ns), max(w.Coarsest100ns, w.Finest100ns))
-}

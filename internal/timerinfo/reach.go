@@ -49,6 +49,16 @@ func (w *Windows) GlobalAdvice() string {
 	return "this build cannot make them global: Windows 10 client builds ignore " + GlobalRequestsValue
 }
 
+// SuggestedPeriod100ns is the period tickscope suggests before a bench has
+// recommended one, 0.5 ms: what the dashboard's Hold offers, and what
+// status's diagnosis runs.
+const SuggestedPeriod100ns = 5000
+
+// SuggestedPeriod is SuggestedPeriod100ns within the periods w offers.
+func (w *Windows) SuggestedPeriod() uint32 {
+	return min(max(uint32(SuggestedPeriod100ns), w.Finest100ns), max(w.Coarsest100ns, w.Finest100ns))
+}
+
 // VerifyGlobalAdvice points to the command that measures which request
 // model is in force, whatever the registry says.
 const VerifyGlobalAdvice = "`tickscope verify-global` measures which is in force now"

@@ -552,9 +552,9 @@ func (s *Server) suggestion(q *timerinfo.Report) HoldSuggestion {
 		if s.recommended != nil && s.recommended.Resolution100ns != 0 {
 			return HoldSuggestion{Flag: "ms", Value: timerinfo.FormatPeriodMS(s.recommended.Resolution100ns), From: "the bench's recommendation", FromBench: true}
 		}
-		period := hold.SuggestedPeriod(q.Windows)
+		period := q.Windows.SuggestedPeriod()
 		from := "a common choice: Bench finds this machine's best"
-		if period != hold.SuggestedPeriod100ns {
+		if period != timerinfo.SuggestedPeriod100ns {
 			from = "the nearest this machine offers to 0.5 ms, a common choice: Bench finds this machine's best"
 		}
 		return HoldSuggestion{Flag: "ms", Value: timerinfo.FormatPeriodMS(period), From: from}
