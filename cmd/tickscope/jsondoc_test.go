@@ -16,6 +16,7 @@ import (
 	"github.com/tickscope/tickscope/internal/explain"
 	"github.com/tickscope/tickscope/internal/global"
 	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -186,12 +187,12 @@ var jsonShapes = map[string]any{
 	"explain":                   explain.Result{},
 	"apply":                     hold.HoldReport{},
 	"apply --pid PID --slack D": hold.SlackChange{},
-	"status":                    hold.StatusReport{},
+	"status":                    inspect.StatusReport{},
 	"verify-global":             global.GlobalCheck{},
 	"global":                    global.GlobalResult{},
 	"startup remove":            startup.RemoveResult{},
 	"watch":                     watch.Event{},
-	"who":                       hold.WhoReport{},
+	"who":                       inspect.WhoReport{},
 	"ui state":                  ui.State{},
 	"ui outcome":                ui.Outcome{},
 }

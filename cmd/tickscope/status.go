@@ -5,8 +5,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-
-	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/inspect"
 )
 
 func (a *app) statusCommand() *cobra.Command {
@@ -40,9 +39,9 @@ It changes nothing: the request it measures with is released at once.`,
 }
 
 func (a *app) status(ctx context.Context, asJSON bool) error {
-	rep, err := hold.Status(ctx, machineHost(), machineSystem())
+	rep, err := inspect.Status(ctx, machineHost(), machineSystem())
 	if err != nil {
 		return err
 	}
-	return a.emit(asJSON, rep, func(w io.Writer) { hold.WriteStatus(w, rep) })
+	return a.emit(asJSON, rep, func(w io.Writer) { inspect.WriteStatus(w, rep) })
 }

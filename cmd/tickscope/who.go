@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/term"
 )
 
@@ -16,27 +16,27 @@ func (a *app) whoCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "who",
 		Short: "Name the processes that hold the timer (Windows: elevated), and what they hold",
-		Long:  hold.WhoHelp,
+		Long:  inspect.WhoHelp,
 		Example: `  # Windows, in an elevated terminal: who holds the timer now
   tickscope who
   # keep watching for ten minutes, then sum up who held what for how long
   tickscope who --watch 10m`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := hold.CheckWatch(cmd.Flags().Changed("watch"), watch); err != nil {
+			if err := inspect.CheckWatch(cmd.Flags().Changed("watch"), watch); err != nil {
 				return err
 			}
 			ctx, done := term.Stoppable(cmd.Context())
 			defer done()
-			var show hold.WhoShow
+			var show inspect.WhoShow
 			if !asJSON {
-				show = &hold.WhoText{W: a.stdout}
+				show = &inspect.WhoText{W: a.stdout}
 			}
-			rep, err := hold.Who(ctx, machineHost(), machineSystem(), watch, show)
+			rep, err := inspect.Who(ctx, machineHost(), machineSystem(), watch, show)
 			if err != nil {
 				return err
 			}
-			return a.emit(asJSON, rep, func(w io.Writer) { hold.WriteWhoSummary(w, rep) })
+			return a.emit(asJSON, rep, func(w io.Writer) { inspect.WriteWhoSummary(w, rep) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON (docs/json.md)")

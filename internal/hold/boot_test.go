@@ -2,42 +2,16 @@ package hold_test
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/persist"
-	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// bootExe is tickscope.exe where --persist --boot accepts it: under
-// Program Files, which the fake's boot service protects.
-const bootExe = `C:\Program Files\tickscope\tickscope.exe`
-
 var bootArgs = []string{"holder", "--as-service", "--resolution", "10000", "--no-esc"}
-
-// bootMachine is an elevated Windows machine whose requests are global,
-// with the logon task and the boot service mechanisms and nothing
-// installed, running bootExe.
-func bootMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Service) {
-	h, sys, _ := persistMachine(t)
-	sys.Exe, sys.IsElevated = bootExe, true
-	return h, sys, sys.NewBootService("Windows service tickscope")
-}
-
-// serviceOf is a service definition for exe, tickscope's (with its marker)
-// or not.
-func serviceOf(exe string, ours bool) []byte {
-	description := "someone else's service"
-	if ours {
-		description = "Holds 1 ms from boot. " + persist.Marker("0.1.0")
-	}
-	return []byte(persist.ServiceText(persist.BootService(exe, []string{"apply", "--resolution", "10000", "--no-esc", "--as-service"}, description)))
-}
 
 // The refusals of apply --persist --boot: each changes nothing (no
 // install, no start, no stop), and each but the usage errors is an OS-side
@@ -113,47 +87,6 @@ func TestHoldAsService(t *testing.T) {
 	sys = &sim.System{RunServiceErr: errors.New("this process was not started by the service manager")}
 	if err := hold.HoldAsService(h, sys, timerinfo.Setting{Resolution100ns: 10000}); err == nil || sys.ServedRunning {
 		t.Errorf("outside the service manager: %v, running %v", err, sys.ServedRunning)
-	}
-}
-
-// startup remove stops the boot service (which releases its setting) and
-// deletes it, elevated. A service of that name tickscope did not create,
-// or tickscope's without elevation, is left as it was and said why
-// (NotDone, exit 1), and the user's own logon task is removed all the same.
-// status reads the boot service: installed, whose, what it runs and as
-// whom, its state, how it last stopped, and stale when it runs another
-// tickscope.exe than this one.
-func TestStatusReadsTheBootService(t *testing.T) {
-	tests := []struct {
-		name       string
-		definition []byte
-		state      seam.ServiceState
-		want       hold.StartupState
-	}{
-		{"nothing", nil, seam.ServiceState{}, hold.StartupState{}},
-		{"running", serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			hold.StartupState{Installed: true, Ours: true, Exe: bootExe, Holds: "--resolution 10000", Running: true, PID: 31, State: "running", Account: `NT AUTHORITY\LocalService`}},
-		{"stopped with an error", serviceOf(bootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
-			hold.StartupState{Installed: true, Ours: true, Exe: bootExe, Holds: "--resolution 10000", State: "stopped", Exit: "service-specific exit code 1", Account: `NT AUTHORITY\LocalService`}},
-		{"another tickscope.exe", serviceOf(`C:\Program Files\old\tickscope.exe`, true), seam.ServiceState{State: "stopped"},
-			hold.StartupState{Installed: true, Ours: true, Exe: `C:\Program Files\old\tickscope.exe`, Holds: "--resolution 10000", State: "stopped", Stale: true, Account: `NT AUTHORITY\LocalService`}},
-		{"foreign", serviceOf(`C:\tools\x.exe`, false), seam.ServiceState{State: "running", PID: 8},
-			hold.StartupState{Installed: true, Exe: `C:\tools\x.exe`, Holds: "--resolution 10000", Running: true, PID: 8, State: "running", Stale: true, Account: `NT AUTHORITY\LocalService`}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, sys, sv := bootMachine(t)
-			sv.Definition, sv.Now = tt.definition, tt.state
-			got := hold.ReadBootService(sys)
-			got.Args = nil
-			tt.want.Mechanism = "Windows service tickscope"
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Errorf("ReadBootService = %+v\nwant %+v", *got, tt.want)
-			}
-		})
-	}
-	if got := hold.ReadBootService(&sim.System{}); got != nil {
-		t.Errorf("no boot service: %+v, want nil", got)
 	}
 }
 

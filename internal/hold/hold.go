@@ -1,11 +1,10 @@
 // Package hold decides and does what the hold commands do: apply (hold a
-// setting, set another process's slack, hold as the boot service), run
-// and status. It holds their refusal rules and their
-// results (the JSON shapes of docs/json.md), as functions of the seam's
-// Host and System, so that the rules are tested against the model of
-// Windows timers and an in-memory System (package sim). Package report
-// renders the results as text; cmd/tickscope parses the command line,
-// calls here, and prints.
+// setting, set another process's slack, hold as the boot service) and run.
+// It holds their refusal rules and their results (the JSON shapes of
+// docs/json.md), as functions of the seam's Host and System, so that the
+// rules are tested against the model of Windows timers and an in-memory
+// System (package sim). Package report renders the results as text;
+// cmd/tickscope parses the command line, calls here, and prints.
 package hold
 
 import (
@@ -28,3 +27,11 @@ func holdSetting(host seam.Host, s timerinfo.Setting, warn func(string)) (grante
 		}
 	}, nil
 }
+
+// DoubleClicked reports whether tickscope, run with no command, is alone on
+// a console made for it, as when a gamer double-clicks tickscope.exe in
+// Explorer: the window closes when tickscope exits, so the help would
+// flash and vanish. It then opens tickscope ui, the dashboard, which runs
+// until the window is closed. In a terminal (other processes on the
+// console) and on every other OS, a bare tickscope prints the help.
+func DoubleClicked(sys seam.System) bool { return sys.Console() == seam.ConsoleAlone }

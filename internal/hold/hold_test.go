@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
-	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -73,15 +71,6 @@ func one() *uint32 { v := uint32(1); return &v }
 func linuxReport(us int32) *timerinfo.Report {
 	return &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{CPUDMALatencyUs: &us}}
 }
-
-// linuxHost is a seam.Host whose query is a Linux machine's; it measures
-// nothing.
-type linuxHost struct {
-	seam.Host
-	dma int32
-}
-
-func (h *linuxHost) Query() (*timerinfo.Report, error) { return linuxReport(h.dma), nil }
 
 func wantError(t *testing.T, err error, want string) {
 	t.Helper()
@@ -201,86 +190,6 @@ func TestSetSlackRefusesKernelThreads(t *testing.T) {
 	var osErr *seam.OSError
 	if !errors.As(err, &osErr) || !errors.Is(err, seam.ErrNoProcess) || osErr.Call == "" {
 		t.Errorf("a pid that names no process: %v, want an OS error naming the call", err)
-	}
-}
-
-// taskOf is a task definition for exe, tickscope's (with its marker) or not.
-func taskOf(t *testing.T, exe string, ours bool) []byte {
-	t.Helper()
-	description := "someone else's task"
-	if ours {
-		description = "Holds 1 ms. " + persist.Marker("0.1.0")
-	}
-	data, err := persist.TaskXML(persist.Task{Exe: exe, Args: []string{"apply", "--ms", "1"}, Description: description, DelaySeconds: 15})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-const windowsExe = `C:\Tools\tickscope.exe`
-
-// windowsHolder is the windowless holder beside windowsExe, which the
-// logon task runs (hold.HolderPath).
-const windowsHolder = `C:\Tools\tickscope-holder.exe`
-
-// persistMachine is a Windows machine whose requests are global, with the
-// Task Scheduler task mechanism and nothing installed.
-func persistMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Startup) {
-	h := newWindows(t, "knee-26100")
-	h.global = one()
-	sys := &sim.System{Exe: windowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
-	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
-}
-
-func TestStatusSeesStaleAndForeignDefinitions(t *testing.T) {
-	tests := []struct {
-		name       string
-		definition []byte
-		running    bool
-		pid        int
-		want       hold.StartupState
-	}{
-		{"nothing", nil, false, 0, hold.StartupState{}},
-		{"ours, this exe's holder", taskOf(t, windowsHolder, true), true, 9, hold.StartupState{Installed: true, Ours: true, Exe: windowsHolder, Holds: "--ms 1", Running: true, PID: 9}},
-		{"ours, the same holder in other case", taskOf(t, `c:\tools\TICKSCOPE-HOLDER.EXE`, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: `c:\tools\TICKSCOPE-HOLDER.EXE`, Holds: "--ms 1"}},
-		{"ours, this exe itself (a console holder)", taskOf(t, windowsExe, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: windowsExe, Holds: "--ms 1", Stale: true}},
-		{"ours, another exe", taskOf(t, `D:\old\tickscope.exe`, true), false, 0, hold.StartupState{Installed: true, Ours: true, Exe: `D:\old\tickscope.exe`, Holds: "--ms 1", Stale: true}},
-		{"foreign", taskOf(t, `D:\x.exe`, false), false, 0, hold.StartupState{Installed: true, Exe: `D:\x.exe`, Holds: "--ms 1", Stale: true}},
-		{"running, pid unreadable", nil, true, 0, hold.StartupState{Running: true}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sys := &sim.System{Exe: windowsExe, HolderRunning: tt.running, HolderPID: tt.pid}
-			sys.NewStartup("task").Definition = tt.definition
-			got := hold.ReadStartup(sys, true)
-			got.Args = nil
-			tt.want.Mechanism = "task"
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Errorf("ReadStartup = %+v\nwant %+v", *got, tt.want)
-			}
-		})
-	}
-	if got := hold.ReadStartup(&sim.System{}, false); got != nil {
-		t.Errorf("no startup mechanism: %+v, want nil", got)
-	}
-}
-
-func TestSamePathFollowsTheOS(t *testing.T) {
-	tests := []struct {
-		a, b    string
-		windows bool
-		want    bool
-	}{
-		{`C:\Tools\tickscope.exe`, `c:\tools\TICKSCOPE.exe`, true, true},
-		{`C:\Tools\tickscope.exe`, `C:\Tools\other.exe`, true, false},
-		{"/no/such/dir/tickscope", "/no/such/dir/../dir/tickscope", false, true},
-		{"/no/such/dir/tickscope", "/no/such/dir/TICKSCOPE", false, false},
-	}
-	for _, tt := range tests {
-		if got := hold.SamePath(tt.a, tt.b, tt.windows); got != tt.want {
-			t.Errorf("SamePath(%q, %q, windows %v) = %v, want %v", tt.a, tt.b, tt.windows, got, tt.want)
-		}
 	}
 }
 
@@ -477,5 +386,13 @@ func TestRunExitStatus(t *testing.T) {
 	// exited.
 	if sys.Tied != len(tests) || sys.Untied != len(tests) {
 		t.Errorf("tied %d, untied %d; want %d each", sys.Tied, sys.Untied, len(tests))
+	}
+}
+
+func TestDoubleClicked(t *testing.T) {
+	for console, want := range map[seam.Console]bool{seam.ConsoleShared: false, seam.ConsoleNone: false, seam.ConsoleAlone: true} {
+		if got := hold.DoubleClicked(&sim.System{ConsoleState: console}); got != want {
+			t.Errorf("console %d: double-clicked %v, want %v", console, got, want)
+		}
 	}
 }

@@ -12,11 +12,9 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/hold"
-	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
-	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // A hold with --while on the model and the fake OS, on fake tickers: the
@@ -459,48 +457,6 @@ func TestPlanApplyWhile(t *testing.T) {
 			}
 			wantError(t, err, tt.want)
 		})
-	}
-}
-
-// --persist --while: refused where requests are per-process, naming the
-// program; elsewhere the holder is awaited running, not holding.
-// The refusals of apply --persist --while: where requests are per-process
-// (or the key is not yet in force) a holder at logon would speed up only
-// itself, not the programs it waits for. Each is an OS-side refusal (exit
-// 1, not a usage error), names the programs, and installs and starts
-// nothing, a dry run too.
-// status: a holder with --while waits for its programs, or holds for
-// those running.
-func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {
-	task, err := persist.TaskXML(persist.Task{Exe: windowsHolder, Args: []string{"apply", "--ms", "1", "--while", "game.exe,other.exe"}, Description: "Holds 1 ms. " + persist.Marker("0.1.0"), DelaySeconds: 15})
-	if err != nil {
-		t.Fatal(err)
-	}
-	procs := &processes{}
-	sys := &sim.System{Exe: windowsExe, HolderRunning: true, HolderPID: 9, Running: procs.running}
-	sys.NewStartup("task").Definition = task
-	got := hold.ReadStartup(sys, true)
-	if fmt.Sprint(got.While) != "[game.exe other.exe]" || len(got.HoldingFor) != 0 {
-		t.Errorf("waiting: %+v", got)
-	}
-	procs.set(game(4242, "game.exe"), game(1, "launcher.exe"))
-	got = hold.ReadStartup(sys, true)
-	if len(got.HoldingFor) != 1 || got.HoldingFor[0] != (hold.ProgramRunning{Program: "game.exe", PID: 4242}) {
-		t.Errorf("holding: %+v", got)
-	}
-	if got.WhileSource != timerstate.SourceScan {
-		t.Errorf("where the OS has no process events, the source is %q", got.WhileSource)
-	}
-	sys.Listening = map[int]bool{9: true}
-	if got = hold.ReadStartup(sys, true); got.WhileSource != timerstate.SourceEvents {
-		t.Errorf("the holder listens to process events, the source is %q", got.WhileSource)
-	}
-	sys.Listening = map[int]bool{}
-	if got = hold.ReadStartup(sys, true); got.WhileSource != timerstate.SourceScan {
-		t.Errorf("the holder does not listen, the source is %q", got.WhileSource)
-	}
-	if held, while := timerstate.StartupDefinition(sys); held.Resolution100ns != 10000 || len(while) != 2 {
-		t.Errorf("StartupDefinition = %v, %v", held, while)
 	}
 }
 

@@ -87,6 +87,7 @@ var Of = map[string]Tier{
 	"internal/measure": UseCase,
 	"internal/watch":   UseCase,
 	"internal/explain": UseCase,
+	"internal/inspect": UseCase,
 
 	"internal/ui": Dashboard,
 

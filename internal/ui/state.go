@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/httpserver"
+	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/timerstate"
@@ -120,8 +120,8 @@ type HoldSuggestion struct {
 // startupCache keeps the startup holder's definition between reads.
 type startupCache struct {
 	at    time.Time
-	state *hold.StartupState
-	boot  *hold.StartupState
+	state *inspect.StartupState
+	boot  *inspect.StartupState
 }
 
 // startupEvery is how often the startup definition is read again: on
@@ -192,7 +192,7 @@ func (s *Server) readStartup(q *timerinfo.Report) StartupView {
 	cached := s.startup
 	s.mu.Unlock()
 	if cached.at.IsZero() || time.Since(cached.at) > startupEvery {
-		cached = startupCache{at: time.Now(), state: hold.ReadStartup(s.o.System, windows), boot: hold.ReadBootService(s.o.System)}
+		cached = startupCache{at: time.Now(), state: inspect.ReadStartup(s.o.System, windows), boot: inspect.ReadBootService(s.o.System)}
 		s.mu.Lock()
 		s.startup = cached
 		s.mu.Unlock()
@@ -207,11 +207,11 @@ func (s *Server) readStartup(q *timerinfo.Report) StartupView {
 		v.Available, v.Installed, v.Running = true, st.Installed, st.Running
 	}
 	var text bytes.Buffer
-	hold.WriteStartup(&text, cached.state)
+	inspect.WriteStartup(&text, cached.state)
 	if b := cached.boot; b != nil {
 		v.Boot = &BootView{Installed: b.Installed, State: b.State}
 		fmt.Fprintln(&text)
-		hold.WriteBootService(&text, b)
+		inspect.WriteBootService(&text, b)
 	}
 	v.Text = text.String()
 	return v
@@ -241,8 +241,8 @@ type whoCache struct {
 // for every second.
 const whoEvery = 10 * time.Second
 
-// who says who holds the timer, as tickscope who does (hold.Who, shown by
-// hold.WhoText), read again every whoEvery on a goroutine of its own, or
+// who says who holds the timer, as tickscope who does (inspect.Who, shown by
+// inspect.WhoText), read again every whoEvery on a goroutine of its own, or
 // why it is not shown: on Windows without elevation the sentence who says
 // (s.mu held).
 func (s *Server) who(q *timerinfo.Report) WhoView {
@@ -269,11 +269,11 @@ func (s *Server) who(q *timerinfo.Report) WhoView {
 func (s *Server) readWho(done chan struct{}) {
 	defer close(done)
 	view := WhoView{Shown: true}
-	rep, err := hold.Who(s.ctx, s.host, s.o.System, 0, nil)
+	rep, err := inspect.Who(s.ctx, s.host, s.o.System, 0, nil)
 	if err != nil {
 		view = WhoView{Reason: "not shown: " + err.Error()}
 	} else {
-		view.Text = text(func(w io.Writer) { (&hold.WhoText{W: w}).Read(rep) })
+		view.Text = text(func(w io.Writer) { (&inspect.WhoText{W: w}).Read(rep) })
 		view.Reason = "read " + time.Now().UTC().Format("15:04:05") + " UTC, every " + whoEvery.String() + " while this page is open"
 	}
 	s.mu.Lock()

@@ -1,4 +1,4 @@
-package hold_test
+package inspect_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/who"
@@ -20,15 +20,15 @@ type showRecorder struct {
 	changes []who.Change
 }
 
-func (s *showRecorder) Read(*hold.WhoReport) { s.reads++ }
-func (s *showRecorder) Changed(c who.Change) { s.changes = append(s.changes, c) }
+func (s *showRecorder) Read(*inspect.WhoReport) { s.reads++ }
+func (s *showRecorder) Changed(c who.Change)    { s.changes = append(s.changes, c) }
 
 // Not elevated on Windows: no ETW session is tried; the periods and
 // Sleep(1) measured now (on the model) are what can be known.
 func TestWhoWindowsNotElevated(t *testing.T) {
 	sys := &sim.System{HoldersErr: errors.New("must not be called")}
 	var show showRecorder
-	rep, err := hold.Who(context.Background(), newWindows(t, "narrow-band"), sys, 0, &show)
+	rep, err := inspect.Who(context.Background(), newWindows(t, "narrow-band"), sys, 0, &show)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestWhoWindowsElevatedWatch(t *testing.T) {
 		{ID: 63, Version: 1, PID: 20, AppName: "a.exe", Period100ns: 10000},
 	}}
 	var show showRecorder
-	rep, err := hold.Who(context.Background(), newWindows(t, "narrow-band"), sys, 50*time.Millisecond, &show)
+	rep, err := inspect.Who(context.Background(), newWindows(t, "narrow-band"), sys, 50*time.Millisecond, &show)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestWhoWindowsElevatedWatch(t *testing.T) {
 
 	// A session that fails ends the watch with its error.
 	sys = &sim.System{IsElevated: true, Snapshots: []*who.Snapshot{snap}, EventsErr: errors.New("ProcessTrace: 1223")}
-	if _, err := hold.Who(context.Background(), newWindows(t, "narrow-band"), sys, time.Second, nil); err == nil || err.Error() != "ProcessTrace: 1223" {
+	if _, err := inspect.Who(context.Background(), newWindows(t, "narrow-band"), sys, time.Second, nil); err == nil || err.Error() != "ProcessTrace: 1223" {
 		t.Errorf("a failing session: error %v", err)
 	}
 }
@@ -77,7 +77,7 @@ func TestWhoLinuxWatch(t *testing.T) {
 	before := &who.Snapshot{Linux: &who.Linux{CPUDMALatencyUs: &seven, DMALatencyHolders: []who.Process{{PID: 5, Name: "tickscope"}}}}
 	after := &who.Snapshot{Linux: &who.Linux{}}
 	sys := &sim.System{Snapshots: []*who.Snapshot{before, after}, NoEvents: true}
-	rep, err := hold.Who(context.Background(), &linuxHost{dma: 7}, sys, 30*time.Millisecond, nil)
+	rep, err := inspect.Who(context.Background(), &linuxHost{dma: 7}, sys, 30*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +90,14 @@ func TestWhoLinuxWatch(t *testing.T) {
 }
 
 func TestCheckWatch(t *testing.T) {
-	if err := hold.CheckWatch(false, 0); err != nil {
+	if err := inspect.CheckWatch(false, 0); err != nil {
 		t.Errorf("not given: %v", err)
 	}
-	if err := hold.CheckWatch(true, time.Second); err != nil {
+	if err := inspect.CheckWatch(true, time.Second); err != nil {
 		t.Errorf("1s: %v", err)
 	}
 	for _, d := range []time.Duration{0, -time.Second} {
-		if err := hold.CheckWatch(true, d); !isUsage(err) {
+		if err := inspect.CheckWatch(true, d); !isUsage(err) {
 			t.Errorf("--watch %v: %v, want a usage error", d, err)
 		}
 	}
@@ -126,11 +126,11 @@ func TestWhoWindowsNotElevatedWatchFollowsThePeriod(t *testing.T) {
 	sys := &sim.System{HoldersErr: errors.New("must not be called"), EventsErr: errors.New("must not be called")}
 	host := &queryAfter{windowsHost: newWindows(t, "narrow-band"), current100ns: 10000}
 	var show showRecorder
-	rep, err := hold.Who(context.Background(), host, sys, 50*time.Millisecond, &show)
+	rep, err := inspect.Who(context.Background(), host, sys, 50*time.Millisecond, &show)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.WatchNote != hold.WatchPeriodOnly || rep.Watch == nil {
+	if rep.WatchNote != inspect.WatchPeriodOnly || rep.Watch == nil {
 		t.Fatalf("report = %+v, want the period watched and said so", rep)
 	}
 	before := int64(rep.Windows.Current100ns)
@@ -144,7 +144,7 @@ func TestWhoWindowsNotElevatedWatchFollowsThePeriod(t *testing.T) {
 func TestWhoWatchWithoutChangesSaysNone(t *testing.T) {
 	snap := &who.Snapshot{Linux: &who.Linux{}}
 	sys := &sim.System{Snapshots: []*who.Snapshot{snap}, NoEvents: true}
-	rep, err := hold.Who(context.Background(), &linuxHost{dma: 7}, sys, 20*time.Millisecond, nil)
+	rep, err := inspect.Who(context.Background(), &linuxHost{dma: 7}, sys, 20*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestWhoWatchWithoutChangesSaysNone(t *testing.T) {
 	if !strings.Contains(string(out), `"changes":[]`) {
 		t.Errorf("JSON %s lacks \"changes\":[]", out)
 	}
-	rep, _ = hold.Who(context.Background(), &linuxHost{dma: 7}, sys, 0, nil)
+	rep, _ = inspect.Who(context.Background(), &linuxHost{dma: 7}, sys, 0, nil)
 	if out, _ := json.Marshal(rep); strings.Contains(string(out), `"changes"`) {
 		t.Errorf("JSON without --watch has changes: %s", out)
 	}
@@ -163,7 +163,7 @@ func TestWhoWatchWithoutChangesSaysNone(t *testing.T) {
 // requests are per-process, 0.5 ms, while Sleep(1) stays near 15.6 ms.
 func TestWhoWindowsNotElevatedMeasuresTheInterruptTick(t *testing.T) {
 	host := newWindows(t, "contaminated")
-	rep, err := hold.Who(context.Background(), host, &sim.System{}, 0, nil)
+	rep, err := inspect.Who(context.Background(), host, &sim.System{}, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package hold_test
+package inspect_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/startup"
@@ -34,7 +34,7 @@ func TestStatusStaleComparesWithTheHolder(t *testing.T) {
 	for _, tt := range tests {
 		sys := &sim.System{Exe: windowsExe, Temp: t.TempDir()}
 		sys.NewStartup("task").Definition = taskOf(t, tt.taskExe, true)
-		if got := hold.ReadStartup(sys, true); got.Stale != tt.wantStale {
+		if got := inspect.ReadStartup(sys, true); got.Stale != tt.wantStale {
 			t.Errorf("%s: stale %v, want %v", tt.name, got.Stale, tt.wantStale)
 		}
 	}
@@ -58,7 +58,7 @@ func TestStatusSaysWhetherTheHolderHolds(t *testing.T) {
 			h.current = tt.current
 			sys := &sim.System{Exe: windowsExe, Temp: t.TempDir(), HolderRunning: tt.running, HolderPID: 8}
 			sys.NewStartup("task").Definition = taskOf(t, windowsHolder, true)
-			rep, err := hold.Status(context.Background(), h, sys)
+			rep, err := inspect.Status(context.Background(), h, sys)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,16 +108,16 @@ func TestHolderLog(t *testing.T) {
 				t.Errorf("the log:\n%s", data)
 			}
 			sys.NewStartup("task")
-			if got := hold.ReadStartup(sys, true).Log; got != "tickscope: error: NtSetTimerResolution failed" {
+			if got := inspect.ReadStartup(sys, true).Log; got != "tickscope: error: NtSetTimerResolution failed" {
 				t.Errorf("status shows the log's last line as %q", got)
 			}
-			if got := hold.ReadStartup(sys, false).Log; got != "" {
+			if got := inspect.ReadStartup(sys, false).Log; got != "" {
 				t.Errorf("status elsewhere than Windows shows %q, want no log", got)
 			}
 		})
 	}
 	for _, state := range []string{filepath.Join(t.TempDir(), "none"), ""} {
-		if got := hold.ReadStartup(&sim.System{State: state, StartupMechanism: &sim.Startup{}}, true); got.Log != "" {
+		if got := inspect.ReadStartup(&sim.System{State: state, StartupMechanism: &sim.Startup{}}, true); got.Log != "" {
 			t.Errorf("no log in %q: status shows %q", state, got.Log)
 		}
 	}
@@ -132,15 +132,3 @@ func holderLog(t *testing.T, sys seam.System) string {
 	}
 	return filepath.Join(dir, timerstate.HolderLogName)
 }
-
-func TestDoubleClicked(t *testing.T) {
-	for console, want := range map[seam.Console]bool{seam.ConsoleShared: false, seam.ConsoleNone: false, seam.ConsoleAlone: true} {
-		if got := hold.DoubleClicked(&sim.System{ConsoleState: console}); got != want {
-			t.Errorf("console %d: double-clicked %v, want %v", console, got, want)
-		}
-	}
-}
-
-// TestSecondHolderKeepsTheLog: a second start of the holder while one runs
-// fails on the holder lock; it must append its reason to the running
-// holder's log, not empty it.

@@ -1,4 +1,4 @@
-package hold
+package inspect
 
 import (
 	"context"
@@ -52,9 +52,9 @@ type StartupState struct {
 	// processes running now as status's own scan sees them (the holder looks every
 	// timerstate.ScanEvery, and may not yet have seen a start, or have failed to
 	// take the setting; its state is not read).
-	While      []string         `json:"while,omitempty"`
-	HoldingFor []ProgramRunning `json:"holding_for,omitempty"`
-	WhileError string           `json:"while_error,omitempty"`
+	While      []string                    `json:"while,omitempty"`
+	HoldingFor []timerstate.ProgramRunning `json:"holding_for,omitempty"`
+	WhileError string                      `json:"while_error,omitempty"`
 	// WhileSource is how the running holder with --while learns that a
 	// program starts or exits: timerstate.SourceEvents while it listens to the
 	// kernel's process events, timerstate.SourceScan otherwise (and on every OS
@@ -135,7 +135,7 @@ func ReadStartup(sys seam.System, windows bool) *StartupState {
 }
 
 // ScanOnce lists the running processes of programs, once.
-func ScanOnce(sys seam.System, programs []string) ([]ProgramRunning, error) {
+func ScanOnce(sys seam.System, programs []string) ([]timerstate.ProgramRunning, error) {
 	scanner, err := sys.ScanPrograms(programs)
 	if err != nil {
 		return nil, err
@@ -259,11 +259,3 @@ func SamePath(a, b string, windows bool) bool {
 	}
 	return ra == rb
 }
-
-// DoubleClicked reports whether tickscope, run with no command, is alone on
-// a console made for it, as when a gamer double-clicks tickscope.exe in
-// Explorer: the window closes when tickscope exits, so the help would
-// flash and vanish. It then opens tickscope ui, the dashboard, which runs
-// until the window is closed. In a terminal (other processes on the
-// console) and on every other OS, a bare tickscope prints the help.
-func DoubleClicked(sys seam.System) bool { return sys.Console() == seam.ConsoleAlone }

@@ -1,4 +1,4 @@
-package hold_test
+package inspect_test
 
 import (
 	"bytes"
@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/waitcheck"
 	"github.com/tickscope/tickscope/internal/who"
 )
 
 func TestWhoTextWindows(t *testing.T) {
-	rep := &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{
+	rep := &inspect.WhoReport{OS: "windows", Elevated: true, Windows: &inspect.WhoWindows{
 		Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 5000,
 		Holders: []who.Holder{
 			{PID: 4321, Image: `\Device\HarddiskVolume3\Games\game.exe`, Period100ns: 5000},
@@ -22,12 +22,12 @@ func TestWhoTextWindows(t *testing.T) {
 		Rundown: &who.TimerRundown{Current100ns: 5000, KernelRequests: 1, KernelRequested100ns: 10000},
 	}}
 	var out bytes.Buffer
-	text := &hold.WhoText{W: &out}
+	text := &inspect.WhoText{W: &out}
 	text.Read(rep)
 	at := time.Date(2026, 11, 30, 12, 0, 1, 0, time.Local)
 	text.Changed(who.Change{At: at, Hold: who.Hold{PID: 4321, Name: "game.exe", What: who.WhatPeriod, Value: 5000}})
 	rep.Watch = &who.Summary{WatchedNs: int64(10 * time.Second), Held: []who.HeldFor{{Hold: who.Hold{PID: 4321, Name: "game.exe", What: who.WhatPeriod, Value: 5000}, HeldNs: int64(time.Second), AtStart: true}}}
-	hold.WriteWhoSummary(&out, rep)
+	inspect.WriteWhoSummary(&out, rep)
 	got := out.String()
 	for _, want := range []string{
 		"  current        0.5000 ms (5000 x 100ns)\n",
@@ -45,10 +45,10 @@ func TestWhoTextWindows(t *testing.T) {
 }
 
 func TestWhoTextWindowsNotElevated(t *testing.T) {
-	rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 156250,
+	rep := &inspect.WhoReport{OS: "windows", Windows: &inspect.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 156250,
 		NeedsElevation: who.NeedsElevation, Sleep1: &waitcheck.Check{Method: "sleep", Samples: 50, P50Ns: 15_600_000, P99Ns: 15_700_000}}}
 	var out bytes.Buffer
-	(&hold.WhoText{W: &out}).Read(rep)
+	(&inspect.WhoText{W: &out}).Read(rep)
 	got := out.String()
 	for _, want := range []string{
 		"  tickscope      holds a request: no\n",
@@ -65,9 +65,9 @@ func TestWhoTextWindowsNotElevated(t *testing.T) {
 // shows more than the whole.
 func TestWhoSummaryRoundsOnce(t *testing.T) {
 	h := who.Hold{PID: 7, Name: "a.exe", What: who.WhatPeriod, Value: 10000}
-	rep := &hold.WhoReport{Watch: &who.Summary{WatchedNs: 2_764_400_000, Held: []who.HeldFor{{Hold: h, HeldNs: 2_763_600_000}}}}
+	rep := &inspect.WhoReport{Watch: &who.Summary{WatchedNs: 2_764_400_000, Held: []who.HeldFor{{Hold: h, HeldNs: 2_763_600_000}}}}
 	var out bytes.Buffer
-	hold.WriteWhoSummary(&out, rep)
+	inspect.WriteWhoSummary(&out, rep)
 	if want := "while watched (2.764s)\n  2.764s     process 7"; !strings.Contains(out.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, out.String())
 	}
@@ -83,9 +83,9 @@ func TestWhoTextSaysAnIncompleteRundown(t *testing.T) {
 		{nil, "holders: unknown: stopped before the Kernel-Power rundown named any\n"},
 		{[]who.Holder{{PID: 4, Image: "a.exe", Period100ns: 5000}}, "holders, finest first (partial: stopped before the rundown ended, there may be more)\n"},
 	} {
-		rep := &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{Current100ns: 5000, Holders: tc.holders, HoldersIncomplete: true}}
+		rep := &inspect.WhoReport{OS: "windows", Elevated: true, Windows: &inspect.WhoWindows{Current100ns: 5000, Holders: tc.holders, HoldersIncomplete: true}}
 		var out bytes.Buffer
-		(&hold.WhoText{W: &out}).Read(rep)
+		(&inspect.WhoText{W: &out}).Read(rep)
 		if got := out.String(); !strings.Contains(got, tc.want) || strings.Contains(got, "no process holds") {
 			t.Errorf("who's text lacks %q:\n%s", tc.want, got)
 		}
@@ -104,9 +104,9 @@ func TestWhoTextSaysTheInterruptTick(t *testing.T) {
 		{timerinfo.InterruptTick{Source: "wine", Reads: 1000, Steps: []timerinfo.Step{{Size100ns: 3, Count: 900}}},
 			"  interrupt now  unknown: no regular steps seen: this system's interrupt time is not tick-quantised (wine, changed at 900 of 1000 reads, by 1 different amounts)\n"},
 	} {
-		rep := &hold.WhoReport{OS: "windows", Windows: &hold.WhoWindows{Current100ns: 10000, NeedsElevation: who.NeedsElevation, InterruptTick: &tc.tick}}
+		rep := &inspect.WhoReport{OS: "windows", Windows: &inspect.WhoWindows{Current100ns: 10000, NeedsElevation: who.NeedsElevation, InterruptTick: &tc.tick}}
 		var out bytes.Buffer
-		(&hold.WhoText{W: &out}).Read(rep)
+		(&inspect.WhoText{W: &out}).Read(rep)
 		if !strings.Contains(out.String(), tc.want) {
 			t.Errorf("who's text lacks %q:\n%s", tc.want, out.String())
 		}
@@ -118,16 +118,16 @@ func TestWhoTextSaysTheInterruptTick(t *testing.T) {
 // both showed lit\x1b), while a path's backslashes read as typed.
 func TestWhoTextTellsNamesApart(t *testing.T) {
 	var b bytes.Buffer
-	rep := &hold.WhoReport{OS: "linux", Elevated: true, Linux: &who.Linux{
+	rep := &inspect.WhoReport{OS: "linux", Elevated: true, Linux: &who.Linux{
 		DMALatencyHolders: []who.Process{{PID: 7, Name: `lit\x1b`}, {PID: 8, Name: "lit\x1b"}},
 		Slack:             []who.Thread{{PID: 7, TID: 7, Name: `lit\x1b`, SlackNs: 1}, {PID: 8, TID: 8, Name: "lit\x1b", SlackNs: 1}},
 	}}
-	(&hold.WhoText{W: &b}).Read(rep)
-	(&hold.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 7, Name: `lit\x1b`, What: who.WhatDMALatency}})
-	(&hold.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 8, Name: "lit\x1b", What: who.WhatDMALatency}})
-	rep = &hold.WhoReport{OS: "windows", Elevated: true, Windows: &hold.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 5000,
+	(&inspect.WhoText{W: &b}).Read(rep)
+	(&inspect.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 7, Name: `lit\x1b`, What: who.WhatDMALatency}})
+	(&inspect.WhoText{W: &b}).Changed(who.Change{At: time.Unix(0, 0), Started: true, Hold: who.Hold{PID: 8, Name: "lit\x1b", What: who.WhatDMALatency}})
+	rep = &inspect.WhoReport{OS: "windows", Elevated: true, Windows: &inspect.WhoWindows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 5000,
 		Holders: []who.Holder{{PID: 4, Image: `\Device\HarddiskVolume3\bin\x64\game.exe`, Period100ns: 5000}, {PID: 5, Image: "lit\x1b", Period100ns: 5000}}}}
-	(&hold.WhoText{W: &b}).Read(rep)
+	(&inspect.WhoText{W: &b}).Read(rep)
 	out := b.String()
 	for _, want := range []string{
 		`process 7 lit\\x1b` + "\n", `process 8 lit\x1b` + "\n",

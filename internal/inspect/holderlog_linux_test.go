@@ -1,4 +1,4 @@
-package hold_test
+package inspect_test
 
 import (
 	"io"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickscope/tickscope/internal/hold"
+	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/startup"
@@ -90,7 +90,7 @@ func TestHolderLogIgnoresPlantedLinks(t *testing.T) {
 	if data, err := os.ReadFile(log); err != nil || !strings.HasSuffix(string(data), "holding\n") {
 		t.Errorf("the log %s reads %q, %v", log, data, err)
 	}
-	if got := hold.ReadStartup(sys, true); got == nil || got.Log != "holding" {
+	if got := inspect.ReadStartup(sys, true); got == nil || got.Log != "holding" {
 		t.Errorf("status shows the log's last line as %+v, want \"holding\"", got)
 	}
 	if fi, err := os.Stat(run); err != nil || fi.Mode().Perm() != 0o700 {
@@ -126,7 +126,7 @@ func TestHolderLogIgnoresPlantedLinks(t *testing.T) {
 		if data, err := os.ReadFile(log); err != nil || string(data) != keep {
 			t.Errorf("%s at the log's place: it reads %q, %v", plant.name, data, err)
 		}
-		if got := hold.ReadStartup(sys, true); got != nil && got.Log != "" {
+		if got := inspect.ReadStartup(sys, true); got != nil && got.Log != "" {
 			t.Errorf("%s at the log's place: status shows %q", plant.name, got.Log)
 		}
 	}
