@@ -2,16 +2,12 @@ package inspect_test
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tickscope/tickscope/internal/inspect"
-	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
-	"github.com/tickscope/tickscope/internal/startup"
 	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
@@ -69,66 +65,25 @@ func TestStatusSaysWhetherTheHolderHolds(t *testing.T) {
 	}
 }
 
-func TestHolderLog(t *testing.T) {
-	holderArgs := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup"}
-	tests := []struct {
-		name    string
-		console seam.Console
-		args    []string
-		wantLog bool
-	}{
-		{"the windowless holder", seam.ConsoleNone, holderArgs, true},
-		{"the holder in a terminal", seam.ConsoleShared, holderArgs, false},
-		{"the holder on a console of its own", seam.ConsoleAlone, holderArgs, false},
-		{"another windowless run must not empty the holder's log", seam.ConsoleNone, []string{"status"}, false},
+// TestStatusShowsTheHolderLogOnWindows: status shows the last line of the
+// windowless holder's log, which only Windows has, and nothing when there
+// is none.
+func TestStatusShowsTheHolderLogOnWindows(t *testing.T) {
+	sys := &sim.System{Temp: t.TempDir(), State: t.TempDir()}
+	sys.NewStartup("task")
+	log := "tickscope 0.1.0: apply --resolution 10000 --as-startup\nholding\ntickscope: error: NtSetTimerResolution failed\n"
+	if err := os.WriteFile(filepath.Join(sys.State, timerstate.HolderLogName), []byte(log), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sys := &sim.System{Temp: t.TempDir(), State: t.TempDir(), ConsoleState: tt.console}
-			var stdout, stderr io.Writer = os.Stdout, os.Stderr
-			closeLog := startup.LogHolderOutput(sys, tt.args, &stdout, &stderr)
-			io.WriteString(stdout, "holding\n")
-			io.WriteString(stderr, "tickscope: error: NtSetTimerResolution failed\n")
-			closeLog()
-			if entries, _ := os.ReadDir(sys.Temp); len(entries) != 0 {
-				t.Errorf("%d files in the temporary directory, want none", len(entries))
-			}
-			data, err := os.ReadFile(holderLog(t, sys))
-			if !tt.wantLog {
-				if err == nil || stdout != os.Stdout || stderr != os.Stderr {
-					t.Errorf("a log was made (%q), or the output was moved", data)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-			if len(lines) != 3 || !strings.HasPrefix(lines[0], "tickscope ") || !strings.HasSuffix(lines[0], strings.Join(holderArgs, " ")) || lines[1] != "holding" {
-				t.Errorf("the log:\n%s", data)
-			}
-			sys.NewStartup("task")
-			if got := inspect.ReadStartup(sys, true).Log; got != "tickscope: error: NtSetTimerResolution failed" {
-				t.Errorf("status shows the log's last line as %q", got)
-			}
-			if got := inspect.ReadStartup(sys, false).Log; got != "" {
-				t.Errorf("status elsewhere than Windows shows %q, want no log", got)
-			}
-		})
+	if got := inspect.ReadStartup(sys, true).Log; got != "tickscope: error: NtSetTimerResolution failed" {
+		t.Errorf("status shows the log's last line as %q", got)
+	}
+	if got := inspect.ReadStartup(sys, false).Log; got != "" {
+		t.Errorf("status elsewhere than Windows shows %q, want no log", got)
 	}
 	for _, state := range []string{filepath.Join(t.TempDir(), "none"), ""} {
 		if got := inspect.ReadStartup(&sim.System{State: state, StartupMechanism: &sim.Startup{}}, true); got.Log != "" {
 			t.Errorf("no log in %q: status shows %q", state, got.Log)
 		}
 	}
-}
-
-// holderLog is the holder's log in sys's state directory.
-func holderLog(t *testing.T, sys seam.System) string {
-	t.Helper()
-	dir, err := sys.StateDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, timerstate.HolderLogName)
 }

@@ -1,4 +1,4 @@
-package inspect_test
+package startup_test
 
 import (
 	"io"
@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/platform"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/startup"
+	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
 // windowless is this machine's System as the windowless holder sees it: no
@@ -27,7 +27,8 @@ func (windowless) Console() seam.Console { return seam.ConsoleNone }
 // world-writable TMPDIR, as /tmp is): the holder writes its log in its own
 // state directory instead, and the file is untouched. nobody cannot plant
 // anything in the state directory; a link, a second name or another
-// user's file there anyway is refused, not emptied, not read by status.
+// user's file there anyway is refused, not emptied, not read by status
+// (timerstate.LastLogLine).
 func TestHolderLogIgnoresPlantedLinks(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to plant links as a second user (setpriv --reuid=65534)")
@@ -90,8 +91,8 @@ func TestHolderLogIgnoresPlantedLinks(t *testing.T) {
 	if data, err := os.ReadFile(log); err != nil || !strings.HasSuffix(string(data), "holding\n") {
 		t.Errorf("the log %s reads %q, %v", log, data, err)
 	}
-	if got := inspect.ReadStartup(sys, true); got == nil || got.Log != "holding" {
-		t.Errorf("status shows the log's last line as %+v, want \"holding\"", got)
+	if got := timerstate.LastLogLine(sys); got != "holding" {
+		t.Errorf("status shows the log's last line as %q, want \"holding\"", got)
 	}
 	if fi, err := os.Stat(run); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("the state directory: %v, %v; want mode 0700", fi, err)
@@ -126,8 +127,8 @@ func TestHolderLogIgnoresPlantedLinks(t *testing.T) {
 		if data, err := os.ReadFile(log); err != nil || string(data) != keep {
 			t.Errorf("%s at the log's place: it reads %q, %v", plant.name, data, err)
 		}
-		if got := inspect.ReadStartup(sys, true); got != nil && got.Log != "" {
-			t.Errorf("%s at the log's place: status shows %q", plant.name, got.Log)
+		if got := timerstate.LastLogLine(sys); got != "" {
+			t.Errorf("%s at the log's place: status shows %q", plant.name, got)
 		}
 	}
 }
