@@ -1,13 +1,13 @@
 // Package ui serves `tickscope ui`: a dashboard in the user's browser, on
 // the loopback interface only, with the timer's live state and buttons for
 // what the commands do (measure, bench, apply, apply --persist, startup
-// remove, global on|off), each showing the command line that does the
-// same. It adds no second implementation of anything: every action calls
-// what the command calls (package measure for measure and bench,
-// report.Print for the judgement, htmlreport for the charts, package hold
-// for the holds, package startup for the startup holder, package global
-// for the global key), and a refusal is the command's own error, word for
-// word.
+// remove, global on|off), each showing the command line that does the same.
+// It adds no second implementation of anything: every action calls what the
+// command calls (package measure for measure and bench, report.Print for
+// the judgement, htmlreport for the charts, package hold for the holds,
+// package startup for the startup holder, package inspect for what status
+// and who read, package global for the global key), and a refusal is the
+// command's own error, word for word.
 //
 // A server on the loopback that can change system settings is reachable by
 // every web page the user opens (through the browser) and by every local
