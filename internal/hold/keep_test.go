@@ -14,7 +14,7 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// A hold that stays held (issue 13): the holder checks its setting every
+// A hold that stays held: the holder checks its setting every
 // RecheckEvery and after a resume from sleep, and applies it again when
 // the OS dropped it. On a fake ticker and the model's virtual clock, so a
 // minute of holding takes milliseconds.

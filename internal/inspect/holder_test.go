@@ -11,7 +11,7 @@ import (
 	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
-// The windowless holder (issue 16): the logon task runs the GUI-subsystem
+// The windowless holder: the logon task runs the GUI-subsystem
 // build beside tickscope.exe, status calls a task stale when it runs
 // anything else, and the holder's output goes to its log. A double-clicked
 // tickscope opens tickscope ui (cmd/tickscope/testdata/wine/double_click.txtar).

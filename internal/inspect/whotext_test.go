@@ -114,7 +114,7 @@ func TestWhoTextSaysTheInterruptTick(t *testing.T) {
 }
 
 // TestWhoTextTellsNamesApart: two processes whose names differ show
-// differently (issue 30: lit\x1b typed as it is, and lit followed by ESC,
+// differently (lit\x1b typed as it is, and lit followed by ESC, once
 // both showed lit\x1b), while a path's backslashes read as typed.
 func TestWhoTextTellsNamesApart(t *testing.T) {
 	var b bytes.Buffer
