@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tickscope/tickscope/internal/sim/simtest"
 
 	"github.com/tickscope/tickscope/internal/global"
 	"github.com/tickscope/tickscope/internal/options"
@@ -16,57 +17,11 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-// windowsHost is the model of Windows timers, seen through a query whose
-// build can be changed.
-type windowsHost struct {
-	*sim.Host
-	build uint32
-}
-
-func (h *windowsHost) Query() (*timerinfo.Report, error) {
-	q, err := h.Host.Query()
-	if err != nil {
-		return nil, err
-	}
-	if h.build != 0 {
-		q.Windows.Build = h.build
-		q.Windows.Version = "10.0." + strconv.FormatUint(uint64(h.build), 10)
-		q.Windows.Product = timerinfo.WindowsProduct(10, 0, h.build, false)
-	}
-	q.Windows.RequestModel = timerinfo.RequestModelFor(q.Windows.Build, q.Windows.GlobalTimerResolutionRequests)
-	return q, nil
-}
-
-func newWindows(t *testing.T, scenario string) *windowsHost {
-	t.Helper()
-	h, err := sim.NewHost(scenario, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &windowsHost{Host: h}
-}
-
-func query(t *testing.T, h seam.Host) *timerinfo.Report {
-	t.Helper()
-	q, err := h.Query()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q
-}
-
-func one() *uint32 { v := uint32(1); return &v }
-
-// linuxReport is a Linux machine's query with cpu_dma_latency at us.
-func linuxReport(us int32) *timerinfo.Report {
-	return &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{CPUDMALatencyUs: &us}}
-}
-
 // linuxHost is a seam.Host whose query is a Linux machine's; it measures
 // nothing.
 type linuxHost struct{ seam.Host }
 
-func (h *linuxHost) Query() (*timerinfo.Report, error) { return linuxReport(0), nil }
+func (h *linuxHost) Query() (*timerinfo.Report, error) { return simtest.LinuxReport(0), nil }
 
 func wantError(t *testing.T, err error, want string) {
 	t.Helper()
@@ -98,7 +53,7 @@ func TestVerifyGlobalVerdicts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sys := &sim.System{}
-			h := newWindows(t, tt.scenario)
+			h := simtest.NewWindows(t, tt.scenario)
 			measured := 0
 			child := func(context.Context) (int64, error) {
 				measured++
@@ -129,7 +84,7 @@ func TestVerifyGlobalVerdicts(t *testing.T) {
 		})
 	}
 	sys := &sim.System{Locks: map[string]int{seam.BenchLock: 99}}
-	_, err := global.VerifyGlobal(context.Background(), newWindows(t, "knee-26100"), sys, nil)
+	_, err := global.VerifyGlobal(context.Background(), simtest.NewWindows(t, "knee-26100"), sys, nil)
 	var locked *seam.LockedError
 	if !errors.As(err, &locked) || locked.PID != 99 {
 		t.Errorf("with a bench running: %v, want a LockedError naming 99", err)
@@ -153,18 +108,18 @@ func TestSetGlobal(t *testing.T) {
 		wantWarning bool
 	}{
 		{"on", 26100, nil, true, true, "", true, "tickscope global off", false},
-		{"on again changes nothing, needs no elevation", 26100, one(), false, true, "", false, "", false},
-		{"off", 26100, one(), true, false, "", true, "tickscope global on", false},
+		{"on again changes nothing, needs no elevation", 26100, simtest.One(), false, true, "", false, "", false},
+		{"off", 26100, simtest.One(), true, false, "", true, "tickscope global on", false},
 		{"off again", 26100, nil, false, false, "", false, "", false},
 		{"needs elevation", 26100, nil, false, true, "needs elevation: run from an elevated terminal (nothing was changed)", false, "", false},
 		{"Windows 10 ignores it", 19045, nil, true, true, "", true, "tickscope global off", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newWindows(t, "knee-26100")
-			h.build = tt.build
+			h := simtest.NewWindows(t, "knee-26100")
+			h.Build = tt.build
 			sys := &sim.System{IsElevated: tt.elevated, Global: tt.before}
-			res, err := global.SetGlobal(query(t, h), sys, tt.on)
+			res, err := global.SetGlobal(simtest.Query(t, h), sys, tt.on)
 			if tt.wantErr != "" {
 				wantError(t, err, tt.wantErr)
 				if sys.GlobalWrites != 0 {
@@ -186,7 +141,7 @@ func TestSetGlobal(t *testing.T) {
 			}
 		})
 	}
-	if _, err := global.SetGlobal(linuxReport(0), &sim.System{}, true); !isUsage(err) {
+	if _, err := global.SetGlobal(simtest.LinuxReport(0), &sim.System{}, true); !isUsage(err) {
 		t.Errorf("Linux: %v, want a usage error", err)
 	}
 }

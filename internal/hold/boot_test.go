@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/sim/simtest"
+
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -20,8 +22,8 @@ var bootArgs = []string{"holder", "--as-service", "--resolution", "10000", "--no
 // boot already), and --as-service alone; with --persist --boot the service
 // runs apply --as-service with no console flags.
 func TestPlanApplyBoot(t *testing.T) {
-	win := query(t, newWindows(t, "knee-26100"))
-	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	win := simtest.Query(t, simtest.NewWindows(t, "knee-26100"))
+	lin := simtest.LinuxReport(timerinfo.DMALatencyDefaultUs)
 	for _, tt := range []struct {
 		name string
 		q    *timerinfo.Report
@@ -57,8 +59,8 @@ func TestPlanApplyBoot(t *testing.T) {
 // The service holds under the service manager: it says it runs only once
 // the setting is held, and the manager's Stop releases it.
 func TestHoldAsService(t *testing.T) {
-	h := newWindows(t, "knee-26100")
-	h.global = one()
+	h := simtest.NewWindows(t, "knee-26100")
+	h.Global = simtest.One()
 	sys := &sim.System{}
 	var periodWhileRunning uint32
 	sys.OnServiceRunning = func(stop func()) {

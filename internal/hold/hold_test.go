@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tickscope/tickscope/internal/sim/simtest"
 
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/options"
@@ -16,61 +17,6 @@ import (
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
-
-// windowsHost is the model of Windows timers, seen through a query that
-// can be changed: the build, the global value, and the period in force (a
-// holder started elsewhere).
-type windowsHost struct {
-	*sim.Host
-	build   uint32
-	global  *uint32
-	current uint32
-}
-
-func (h *windowsHost) Query() (*timerinfo.Report, error) {
-	q, err := h.Host.Query()
-	if err != nil {
-		return nil, err
-	}
-	if h.build != 0 {
-		q.Windows.Build = h.build
-		q.Windows.Version = "10.0." + strconv.FormatUint(uint64(h.build), 10)
-		q.Windows.Product = timerinfo.WindowsProduct(10, 0, h.build, false)
-	}
-	if h.global != nil {
-		q.Windows.GlobalTimerResolutionRequests = h.global
-	}
-	if h.current != 0 {
-		q.Windows.Current100ns = h.current
-	}
-	q.Windows.RequestModel = timerinfo.RequestModelFor(q.Windows.Build, q.Windows.GlobalTimerResolutionRequests)
-	return q, nil
-}
-
-func newWindows(t *testing.T, scenario string) *windowsHost {
-	t.Helper()
-	h, err := sim.NewHost(scenario, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &windowsHost{Host: h}
-}
-
-func query(t *testing.T, h seam.Host) *timerinfo.Report {
-	t.Helper()
-	q, err := h.Query()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q
-}
-
-func one() *uint32 { v := uint32(1); return &v }
-
-// linuxReport is a Linux machine's query with cpu_dma_latency at us.
-func linuxReport(us int32) *timerinfo.Report {
-	return &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{CPUDMALatencyUs: &us}}
-}
 
 func wantError(t *testing.T, err error, want string) {
 	t.Helper()
@@ -85,8 +31,8 @@ func isUsage(err error) bool {
 }
 
 func TestPlanApplyRefusesBadCommandLines(t *testing.T) {
-	win := query(t, newWindows(t, "knee-26100"))
-	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	win := simtest.Query(t, simtest.NewWindows(t, "knee-26100"))
+	lin := simtest.LinuxReport(timerinfo.DMALatencyDefaultUs)
 	tests := []struct {
 		name string
 		q    *timerinfo.Report
@@ -121,8 +67,8 @@ func TestPlanApplyRefusesBadCommandLines(t *testing.T) {
 }
 
 func TestPlanApplyPlans(t *testing.T) {
-	win := query(t, newWindows(t, "knee-26100"))
-	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	win := simtest.Query(t, simtest.NewWindows(t, "knee-26100"))
+	lin := simtest.LinuxReport(timerinfo.DMALatencyDefaultUs)
 	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true})
 	if err != nil || plan.Kind != hold.InstallHolder || plan.Setting.Resolution100ns != 10000 ||
 		strings.Join(plan.HolderArgs, " ") != "holder --resolution 10000 --no-console --no-esc" {
@@ -195,7 +141,7 @@ func TestSetSlackRefusesKernelThreads(t *testing.T) {
 
 func TestUntilText(t *testing.T) {
 	win := &timerinfo.Report{Windows: &timerinfo.Windows{}}
-	lin := linuxReport(0)
+	lin := simtest.LinuxReport(0)
 	tests := []struct {
 		q         *timerinfo.Report
 		holdFor   time.Duration
@@ -221,9 +167,9 @@ func TestUntilText(t *testing.T) {
 }
 
 func TestHoldOnTheModel(t *testing.T) {
-	h := newWindows(t, "contaminated") // another process holds 0.5 ms
+	h := simtest.NewWindows(t, "contaminated") // another process holds 0.5 ms
 	sys := &sim.System{Escape: func(stop func()) { stop() }, ThrottlingErr: errors.New("ERROR_INVALID_PARAMETER")}
-	q := query(t, h)
+	q := simtest.Query(t, h)
 	var held *hold.HoldReport
 	rep, err := hold.Hold(context.Background(), h, sys, q, timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
 		NoConsole: true, AsStartup: true,
@@ -263,9 +209,9 @@ func TestHoldOnTheModel(t *testing.T) {
 // Holding is told, and the time held counts from before that (Wine's
 // apply_while.txtar saw "released after 2.998s" for --for 3s).
 func TestHoldForReportsAtLeastFor(t *testing.T) {
-	h := newWindows(t, "knee-26100")
+	h := simtest.NewWindows(t, "knee-26100")
 	const holdFor = 60 * time.Millisecond
-	rep, err := hold.Hold(context.Background(), h, &sim.System{}, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+	rep, err := hold.Hold(context.Background(), h, &sim.System{}, simtest.Query(t, h), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
 		NoEsc: true, For: holdFor,
 		Holding: func(*hold.HoldReport) { time.Sleep(holdFor / 2) },
 	})
@@ -281,9 +227,9 @@ func TestHoldForReportsAtLeastFor(t *testing.T) {
 // by Holding with the report's other warnings, after the holding line:
 // not also by Warn as it is armed, before anything is held.
 func TestHoldTellsAnArmingWarningOnce(t *testing.T) {
-	h := newWindows(t, "knee-26100")
+	h := simtest.NewWindows(t, "knee-26100")
 	var told, atHolding []string
-	rep, err := hold.Hold(context.Background(), h, &sim.System{EscapeErr: errors.New("SetWindowsHookExW: denied")}, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+	rep, err := hold.Hold(context.Background(), h, &sim.System{EscapeErr: errors.New("SetWindowsHookExW: denied")}, simtest.Query(t, h), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
 		NoConsole: true, For: time.Millisecond,
 		Warn:    func(msg string) { told = append(told, msg) },
 		Holding: func(rep *hold.HoldReport) { atHolding = append(atHolding, rep.Warnings...) },
@@ -306,8 +252,8 @@ func TestHoldTellsAnArmingWarningOnce(t *testing.T) {
 }
 
 func TestRunSetting(t *testing.T) {
-	win := query(t, newWindows(t, "knee-26100"))
-	lin := linuxReport(0)
+	win := simtest.Query(t, simtest.NewWindows(t, "knee-26100"))
+	lin := simtest.LinuxReport(0)
 	tests := []struct {
 		name string
 		q    *timerinfo.Report
@@ -340,8 +286,8 @@ func TestRunSetting(t *testing.T) {
 }
 
 func TestRunExitStatus(t *testing.T) {
-	h := newWindows(t, "knee-26100")
-	q := query(t, h)
+	h := simtest.NewWindows(t, "knee-26100")
+	q := simtest.Query(t, h)
 	err := hold.Run(context.Background(), h, &sim.System{}, q, timerinfo.Setting{Resolution100ns: 10000}, []string{"no-such-program-here"}, hold.RunOptions{
 		Started: func(hold.RunStart) { t.Error("held a setting for a program that is not there") },
 	})

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/sim/simtest"
+
 	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
@@ -397,7 +399,7 @@ func TestWhileBoundsItsEvents(t *testing.T) {
 func TestWhileWarnsWhereRequestsArePerProcess(t *testing.T) {
 	model, _ := sim.NewHost("knee-26100", 1)
 	var warnings []string
-	rep, err := hold.Hold(context.Background(), model, &sim.System{}, query(t, model), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
+	rep, err := hold.Hold(context.Background(), model, &sim.System{}, simtest.Query(t, model), timerinfo.Setting{Resolution100ns: 10000}, hold.HoldOptions{
 		NoEsc: true, For: time.Millisecond, While: []string{"game.exe"},
 		Waiting: func(rep *hold.HoldReport) { warnings = rep.Warnings },
 	})
@@ -413,8 +415,8 @@ func TestWhileWarnsWhereRequestsArePerProcess(t *testing.T) {
 }
 
 func TestPlanApplyWhile(t *testing.T) {
-	win := query(t, newWindows(t, "knee-26100"))
-	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	win := simtest.Query(t, simtest.NewWindows(t, "knee-26100"))
+	lin := simtest.LinuxReport(timerinfo.DMALatencyDefaultUs)
 	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: `game.exe,C:\Games\other.exe`, WhileSet: true})
 	if err != nil || strings.Join(plan.HolderArgs, " ") != `holder --resolution 10000 --no-console --no-esc --while game.exe,C:\Games\other.exe` ||
 		len(plan.While) != 2 {
@@ -561,7 +563,7 @@ func TestWhileCountsOnlyTheUsersProcesses(t *testing.T) {
 
 // --while-user is checked: it narrows --while, and names a user.
 func TestPlanApplyWhileUser(t *testing.T) {
-	lin := linuxReport(timerinfo.DMALatencyDefaultUs)
+	lin := simtest.LinuxReport(timerinfo.DMALatencyDefaultUs)
 	plan, err := hold.PlanApply(lin, hold.ApplyFlags{DMALatencySet: true, Persist: true, While: "game", WhileSet: true, WhileUser: "root", WhileUserSet: true})
 	if err != nil || plan.WhileUser == nil || plan.WhileUser.UID != 0 ||
 		strings.Join(plan.HolderArgs, " ") != "holder --dma-latency 0 --no-esc --while game --while-user 0" {
@@ -638,7 +640,7 @@ func TestPlanApplyWindowsWhileUser(t *testing.T) {
 		}
 		return "", hold.NoSuchAccount, nil
 	})()
-	win := query(t, newWindows(t, "knee-26100"))
+	win := simtest.Query(t, simtest.NewWindows(t, "knee-26100"))
 	plan, err := hold.PlanApply(win, hold.ApplyFlags{MS: 1, MSSet: true, Persist: true, While: "game.exe", WhileSet: true, WhileUser: "alice", WhileUserSet: true})
 	if err != nil || plan.WhileUser == nil || plan.WhileUser.SID != sid || plan.WhileUser.UID != -1 ||
 		strings.Join(plan.HolderArgs, " ") != "holder --resolution 10000 --no-console --no-esc --while game.exe --while-user "+sid {

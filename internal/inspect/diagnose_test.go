@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickscope/tickscope/internal/sim/simtest"
+
 	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/waitcheck"
@@ -48,25 +50,25 @@ func TestDiagnose(t *testing.T) {
 			codes: []string{inspect.ReasonPerProcess}, says: []string{"tickscope global on (elevated), then restart Windows"}},
 		{name: "Windows 10 2004+, per-process: no global switch", in: inspect.DiagnosisInput{Query: win(19045, nil, false, nil)},
 			codes: []string{inspect.ReasonPerProcess}, says: []string{"tickscope run --resolution 5000 -- PROGRAM", "no global switch"}},
-		{name: "Windows 10 with the key: ignored", in: inspect.DiagnosisInput{Query: win(19045, one(), false, nil)},
+		{name: "Windows 10 with the key: ignored", in: inspect.DiagnosisInput{Query: win(19045, simtest.One(), false, nil)},
 			codes: []string{inspect.ReasonKeyIgnored}, says: []string{"never read it"}},
-		{name: "key set after boot", in: inspect.DiagnosisInput{Query: win(26100, one(), true, nil)},
+		{name: "key set after boot", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), true, nil)},
 			codes: []string{inspect.ReasonKeyPending}, says: []string{"shutdown /r /t 0"}},
-		{name: "key in force on Windows 11: nothing", in: inspect.DiagnosisInput{Query: win(26100, one(), false, nil)}},
+		{name: "key in force on Windows 11: nothing", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), false, nil)}},
 		{name: "Windows 7: nothing", in: inspect.DiagnosisInput{Query: win(7601, nil, false, nil)}},
-		{name: "Windows 11, opt-out failed while holding", in: inspect.DiagnosisInput{Query: win(26100, one(), false, nil), Self: checks(15_000_000, 1_000_000), Throttling: "unavailable: Incorrect function."},
+		{name: "Windows 11, opt-out failed while holding", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), false, nil), Self: checks(15_000_000, 1_000_000), Throttling: "unavailable: Incorrect function."},
 			codes: []string{inspect.ReasonThrottled}, says: []string{"minimised or hidden", "Incorrect function"}},
 		{name: "Windows 10, opt-out unavailable: no such throttling", in: inspect.DiagnosisInput{Query: win(19045, nil, false, nil), Self: checks(15_000_000, 1_000_000), Throttling: "unavailable: Incorrect function."},
 			codes: []string{inspect.ReasonPerProcess}},
-		{name: "Windows 11, opted out", in: inspect.DiagnosisInput{Query: win(26100, one(), false, nil), Self: checks(15_000_000, 1_000_000), Throttling: timerinfo.ThrottlingOptedOut}},
-		{name: "another process holds a finer period, named", in: inspect.DiagnosisInput{Query: win(26100, one(), false, held), Holders: gameHolds},
+		{name: "Windows 11, opted out", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), false, nil), Self: checks(15_000_000, 1_000_000), Throttling: timerinfo.ThrottlingOptedOut}},
+		{name: "another process holds a finer period, named", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), false, held), Holders: gameHolds},
 			codes: []string{inspect.ReasonFinerHolder}, says: []string{"game.exe (process 4321, 0.5000 ms) holds it", "close game.exe"}},
-		{name: "another process holds a finer period, unnamed", in: inspect.DiagnosisInput{Query: win(26100, one(), false, held), HoldersErr: errors.New("OpenTraceW(tickscope-who): Access denied.")},
+		{name: "another process holds a finer period, unnamed", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), false, held), HoldersErr: errors.New("OpenTraceW(tickscope-who): Access denied.")},
 			codes: []string{inspect.ReasonFinerHolder}, says: []string{"another process holds the timer at 0.5000 ms", "tickscope who (elevated)"}},
-		{name: "tickscope's own request is not another's", in: inspect.DiagnosisInput{Query: win(26100, one(), false, func(w *timerinfo.Windows) { held(w); w.ProcessHoldsRequest = true })}},
-		{name: "bcdedit: dynamic tick off and platform clock forced", in: inspect.DiagnosisInput{Query: win(26100, one(), false, func(w *timerinfo.Windows) { w.DynamicTickDisabled, w.PlatformClock = "yes", "yes" })},
+		{name: "tickscope's own request is not another's", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), false, func(w *timerinfo.Windows) { held(w); w.ProcessHoldsRequest = true })}},
+		{name: "bcdedit: dynamic tick off and platform clock forced", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), false, func(w *timerinfo.Windows) { w.DynamicTickDisabled, w.PlatformClock = "yes", "yes" })},
 			codes: []string{inspect.ReasonDynamicTickOff, inspect.ReasonPlatformClock}, says: []string{"bcdedit /deletevalue disabledynamictick", "bcdedit /deletevalue useplatformclock"}},
-		{name: "bcdedit unknown without elevation: nothing", in: inspect.DiagnosisInput{Query: win(26100, one(), false, func(w *timerinfo.Windows) { w.DynamicTickDisabled = "unknown (needs elevation)" })}},
+		{name: "bcdedit unknown without elevation: nothing", in: inspect.DiagnosisInput{Query: win(26100, simtest.One(), false, func(w *timerinfo.Windows) { w.DynamicTickDisabled = "unknown (needs elevation)" })}},
 
 		{name: "Linux default slack costs", in: inspect.DiagnosisInput{Query: lin(50_000, timerinfo.DMALatencyDefaultUs), Self: checks(1_080_000, 1_030_000)},
 			codes: []string{inspect.ReasonDefaultSlack}, says: []string{"p50 1.0800 ms", "1.0300 ms with 1 ns", "tickscope run --slack 1us -- PROGRAM"}},

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tickscope/tickscope/internal/sim/simtest"
+
 	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerstate"
@@ -50,8 +52,8 @@ func TestStatusSaysWhetherTheHolderHolds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newWindows(t, "knee-26100")
-			h.current = tt.current
+			h := simtest.NewWindows(t, "knee-26100")
+			h.Current = tt.current
 			sys := &sim.System{Exe: windowsExe, Temp: t.TempDir(), HolderRunning: tt.running, HolderPID: 8}
 			sys.NewStartup("task").Definition = taskOf(t, windowsHolder, true)
 			rep, err := inspect.Status(context.Background(), h, sys)

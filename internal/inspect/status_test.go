@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/tickscope/tickscope/internal/sim/simtest"
 
 	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/options"
@@ -17,52 +18,6 @@ import (
 	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
-// windowsHost is the model of Windows timers, seen through a query that
-// can be changed: the build, the global value, and the period in force (a
-// holder started elsewhere).
-type windowsHost struct {
-	*sim.Host
-	build   uint32
-	global  *uint32
-	current uint32
-}
-
-func (h *windowsHost) Query() (*timerinfo.Report, error) {
-	q, err := h.Host.Query()
-	if err != nil {
-		return nil, err
-	}
-	if h.build != 0 {
-		q.Windows.Build = h.build
-		q.Windows.Version = "10.0." + strconv.FormatUint(uint64(h.build), 10)
-		q.Windows.Product = timerinfo.WindowsProduct(10, 0, h.build, false)
-	}
-	if h.global != nil {
-		q.Windows.GlobalTimerResolutionRequests = h.global
-	}
-	if h.current != 0 {
-		q.Windows.Current100ns = h.current
-	}
-	q.Windows.RequestModel = timerinfo.RequestModelFor(q.Windows.Build, q.Windows.GlobalTimerResolutionRequests)
-	return q, nil
-}
-
-func newWindows(t *testing.T, scenario string) *windowsHost {
-	t.Helper()
-	h, err := sim.NewHost(scenario, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &windowsHost{Host: h}
-}
-
-func one() *uint32 { v := uint32(1); return &v }
-
-// linuxReport is a Linux machine's query with cpu_dma_latency at us.
-func linuxReport(us int32) *timerinfo.Report {
-	return &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{CPUDMALatencyUs: &us}}
-}
-
 // linuxHost is a seam.Host whose query is a Linux machine's; it measures
 // nothing.
 type linuxHost struct {
@@ -70,7 +25,7 @@ type linuxHost struct {
 	dma int32
 }
 
-func (h *linuxHost) Query() (*timerinfo.Report, error) { return linuxReport(h.dma), nil }
+func (h *linuxHost) Query() (*timerinfo.Report, error) { return simtest.LinuxReport(h.dma), nil }
 
 func isUsage(err error) bool {
 	var usage *options.UsageError
@@ -99,9 +54,9 @@ const windowsHolder = `C:\Tools\tickscope-holder.exe`
 
 // persistMachine is a Windows machine whose requests are global, with the
 // Task Scheduler task mechanism and nothing installed.
-func persistMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Startup) {
-	h := newWindows(t, "knee-26100")
-	h.global = one()
+func persistMachine(t *testing.T) (*simtest.WindowsHost, *sim.System, *sim.Startup) {
+	h := simtest.NewWindows(t, "knee-26100")
+	h.Global = simtest.One()
 	sys := &sim.System{Exe: windowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
 	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
 }
@@ -113,7 +68,7 @@ const bootExe = `C:\Program Files\tickscope\tickscope.exe`
 // bootMachine is an elevated Windows machine whose requests are global,
 // with the logon task and the boot service mechanisms and nothing
 // installed, running bootExe.
-func bootMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Service) {
+func bootMachine(t *testing.T) (*simtest.WindowsHost, *sim.System, *sim.Service) {
 	h, sys, _ := persistMachine(t)
 	sys.Exe, sys.IsElevated = bootExe, true
 	return h, sys, sys.NewBootService("Windows service tickscope")

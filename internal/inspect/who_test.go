@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/sim/simtest"
+
 	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -28,7 +30,7 @@ func (s *showRecorder) Changed(c who.Change)    { s.changes = append(s.changes, 
 func TestWhoWindowsNotElevated(t *testing.T) {
 	sys := &sim.System{HoldersErr: errors.New("must not be called")}
 	var show showRecorder
-	rep, err := inspect.Who(context.Background(), newWindows(t, "narrow-band"), sys, 0, &show)
+	rep, err := inspect.Who(context.Background(), simtest.NewWindows(t, "narrow-band"), sys, 0, &show)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestWhoWindowsElevatedWatch(t *testing.T) {
 		{ID: 63, Version: 1, PID: 20, AppName: "a.exe", Period100ns: 10000},
 	}}
 	var show showRecorder
-	rep, err := inspect.Who(context.Background(), newWindows(t, "narrow-band"), sys, 50*time.Millisecond, &show)
+	rep, err := inspect.Who(context.Background(), simtest.NewWindows(t, "narrow-band"), sys, 50*time.Millisecond, &show)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestWhoWindowsElevatedWatch(t *testing.T) {
 
 	// A session that fails ends the watch with its error.
 	sys = &sim.System{IsElevated: true, Snapshots: []*who.Snapshot{snap}, EventsErr: errors.New("ProcessTrace: 1223")}
-	if _, err := inspect.Who(context.Background(), newWindows(t, "narrow-band"), sys, time.Second, nil); err == nil || err.Error() != "ProcessTrace: 1223" {
+	if _, err := inspect.Who(context.Background(), simtest.NewWindows(t, "narrow-band"), sys, time.Second, nil); err == nil || err.Error() != "ProcessTrace: 1223" {
 		t.Errorf("a failing session: error %v", err)
 	}
 }
@@ -107,13 +109,13 @@ func TestCheckWatch(t *testing.T) {
 // its first query: another program's request, as the not-elevated watch
 // can see it.
 type queryAfter struct {
-	*windowsHost
+	*simtest.WindowsHost
 	queries      int
 	current100ns uint32
 }
 
 func (h *queryAfter) Query() (*timerinfo.Report, error) {
-	q, err := h.windowsHost.Query()
+	q, err := h.WindowsHost.Query()
 	if h.queries++; err == nil && h.queries > 1 {
 		q.Windows.Current100ns = h.current100ns
 	}
@@ -124,7 +126,7 @@ func (h *queryAfter) Query() (*timerinfo.Report, error) {
 // follow the holders), says so, and reports each change of it.
 func TestWhoWindowsNotElevatedWatchFollowsThePeriod(t *testing.T) {
 	sys := &sim.System{HoldersErr: errors.New("must not be called"), EventsErr: errors.New("must not be called")}
-	host := &queryAfter{windowsHost: newWindows(t, "narrow-band"), current100ns: 10000}
+	host := &queryAfter{WindowsHost: simtest.NewWindows(t, "narrow-band"), current100ns: 10000}
 	var show showRecorder
 	rep, err := inspect.Who(context.Background(), host, sys, 50*time.Millisecond, &show)
 	if err != nil {
@@ -162,7 +164,7 @@ func TestWhoWatchWithoutChangesSaysNone(t *testing.T) {
 // time's steps: on the model where another process holds 0.5 ms and
 // requests are per-process, 0.5 ms, while Sleep(1) stays near 15.6 ms.
 func TestWhoWindowsNotElevatedMeasuresTheInterruptTick(t *testing.T) {
-	host := newWindows(t, "contaminated")
+	host := simtest.NewWindows(t, "contaminated")
 	rep, err := inspect.Who(context.Background(), host, &sim.System{}, 0, nil)
 	if err != nil {
 		t.Fatal(err)

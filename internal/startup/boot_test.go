@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/sim/simtest"
+
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
@@ -14,61 +16,61 @@ import (
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
-func persistBoot(t *testing.T, h *windowsHost, sys *sim.System, o startup.PersistOptions) (*startup.PersistResult, error) {
+func persistBoot(t *testing.T, h *simtest.WindowsHost, sys *sim.System, o startup.PersistOptions) (*startup.PersistResult, error) {
 	t.Helper()
 	o.Boot, o.Version = true, "test"
 	if o.Sleep == nil {
 		o.Sleep = func(time.Duration) {}
 	}
-	return startup.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs, o)
+	return startup.Persist(h, sys, simtest.Query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs, o)
 }
 
 func TestPersistBootRefusals(t *testing.T) {
 	tests := []struct {
 		name   string
 		dryRun bool
-		setUp  func(h *windowsHost, sys *sim.System, sv *sim.Service)
+		setUp  func(h *simtest.WindowsHost, sys *sim.System, sv *sim.Service)
 		want   string
 	}{
-		{"not elevated", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) { sys.IsElevated = false },
+		{"not elevated", false, func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Service) { sys.IsElevated = false },
 			"--persist --boot installs a Windows service, which needs an elevated tickscope: run it from a terminal opened with Run as administrator (nothing was changed"},
-		{"per-process requests (Windows 11 without the key)", false, func(h *windowsHost, _ *sim.System, _ *sim.Service) { h.global = nil },
+		{"per-process requests (Windows 11 without the key)", false, func(h *simtest.WindowsHost, _ *sim.System, _ *sim.Service) { h.Global = nil },
 			"--persist refused: requests are per-process here (per-process: Windows 10 2004+), so a service at boot would speed up only itself"},
-		{"per-process requests, a dry run too", true, func(h *windowsHost, _ *sim.System, _ *sim.Service) { h.global = nil },
+		{"per-process requests, a dry run too", true, func(h *simtest.WindowsHost, _ *sim.System, _ *sim.Service) { h.Global = nil },
 			"so a service at boot would speed up only itself"},
-		{"per-process requests, not elevated: the machine's refusal first", false, func(h *windowsHost, sys *sim.System, _ *sim.Service) {
-			h.global, sys.IsElevated = nil, false
+		{"per-process requests, not elevated: the machine's refusal first", false, func(h *simtest.WindowsHost, sys *sim.System, _ *sim.Service) {
+			h.Global, sys.IsElevated = nil, false
 		}, "so a service at boot would speed up only itself"},
-		{"Windows 10, which ignores the key", false, func(h *windowsHost, _ *sim.System, _ *sim.Service) { h.build = 19045 },
+		{"Windows 10, which ignores the key", false, func(h *simtest.WindowsHost, _ *sim.System, _ *sim.Service) { h.Build = 19045 },
 			"this build cannot make them global"},
-		{"a foreign service of that name", false, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
+		{"a foreign service of that name", false, func(_ *simtest.WindowsHost, _ *sim.System, sv *sim.Service) {
 			sv.Definition = serviceOf(`C:\tools\TimerResolution.exe`, false)
 			sv.Now = seam.ServiceState{State: "running", PID: 9}
 		}, "a Windows service tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Windows service tickscope by hand"},
-		{"a foreign service, a dry run too", true, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
+		{"a foreign service, a dry run too", true, func(_ *simtest.WindowsHost, _ *sim.System, sv *sim.Service) {
 			sv.Definition = serviceOf(`C:\tools\TimerResolution.exe`, false)
 		}, "that tickscope did not create"},
-		{"an unreadable service definition", false, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
+		{"an unreadable service definition", false, func(_ *simtest.WindowsHost, _ *sim.System, sv *sim.Service) {
 			sv.Definition = []byte("SERVICE_NAME        : tickscope\n")
 		}, "that tickscope did not create"},
-		{"the service manager cannot be read", false, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
+		{"the service manager cannot be read", false, func(_ *simtest.WindowsHost, _ *sim.System, sv *sim.Service) {
 			sv.ReadErr = errors.New("OpenSCManagerW: access denied")
 		}, "access denied"},
-		{"outside Program Files", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) { sys.Exe = `C:\Tools\tickscope.exe` },
+		{"outside Program Files", false, func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Service) { sys.Exe = `C:\Tools\tickscope.exe` },
 			`--persist --boot refused: the service would run C:\Tools\tickscope.exe as NT AUTHORITY\LocalService at every boot, and a folder outside C:\Program Files may let non-administrators replace it`},
-		{"a look-alike of Program Files", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) {
+		{"a look-alike of Program Files", false, func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Service) {
 			sys.Exe = `C:\Program Fileſ\tickscope\tickscope.exe`
 		}, "copy tickscope.exe into C:\\Program Files\\tickscope"},
-		{"out of Program Files by ..", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) {
+		{"out of Program Files by ..", false, func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Service) {
 			sys.Exe = `C:\Program Files\..\Users\me\tickscope.exe`
 		}, "may let non-administrators replace it"},
-		{"Program Files unknown", false, func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
+		{"Program Files unknown", false, func(_ *simtest.WindowsHost, _ *sim.System, sv *sim.Service) {
 			sv.DirsErr = errors.New("SHGetKnownFolderPath failed")
 		}, "SHGetKnownFolderPath failed"},
-		{"go run's build", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) {
+		{"go run's build", false, func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Service) {
 			sys.Exe = filepath.Join(sys.Temp, "go-build1", "b001", "exe", "tickscope.exe")
 		}, "is a temporary build (go run)"},
-		{"no service mechanism", false, func(_ *windowsHost, sys *sim.System, _ *sim.Service) { sys.BootServiceMechanism = nil },
+		{"no service mechanism", false, func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Service) { sys.BootServiceMechanism = nil },
 			"not supported"},
 	}
 	for _, tt := range tests {
@@ -97,23 +99,23 @@ func TestPersistBootRefusals(t *testing.T) {
 func TestPersistBootInstallsAndStarts(t *testing.T) {
 	tests := []struct {
 		name        string
-		setUp       func(h *windowsHost, sys *sim.System, sv *sim.Service)
-		onStart     func(h *windowsHost, sv *sim.Service)
+		setUp       func(h *simtest.WindowsHost, sys *sim.System, sv *sim.Service)
+		onStart     func(h *simtest.WindowsHost, sv *sim.Service)
 		wantRunning bool
 		wantStops   int
 		wantWarning string
 	}{
-		{"fresh", nil, func(h *windowsHost, _ *sim.Service) { h.current = 10000 }, true, 0, ""},
-		{"replaces its own running service, stopped first", func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
+		{"fresh", nil, func(h *simtest.WindowsHost, _ *sim.Service) { h.Current = 10000 }, true, 0, ""},
+		{"replaces its own running service, stopped first", func(_ *simtest.WindowsHost, _ *sim.System, sv *sim.Service) {
 			sv.Definition = serviceOf(`C:\Program Files\old\tickscope.exe`, true)
 			sv.Now = seam.ServiceState{State: "running", PID: 7}
-		}, func(h *windowsHost, _ *sim.Service) { h.current = 10000 }, true, 1, ""},
-		{"the service stops instead of holding", nil, func(_ *windowsHost, sv *sim.Service) {
+		}, func(h *simtest.WindowsHost, _ *sim.Service) { h.Current = 10000 }, true, 1, ""},
+		{"the service stops instead of holding", nil, func(_ *simtest.WindowsHost, sv *sim.Service) {
 			sv.Now = seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true}
 		}, false, 0, "the service stopped instead of holding (service-specific exit code 1): its reason is in the Application event log, source tickscope"},
-		{"running, the setting not in force", nil, func(h *windowsHost, _ *sim.Service) { h.current = 156250 }, false, 0,
+		{"running, the setting not in force", nil, func(h *simtest.WindowsHost, _ *sim.Service) { h.Current = 156250 }, false, 0,
 			"the setting did not appear within 10 s of starting the service"},
-		{"start fails", func(_ *windowsHost, _ *sim.System, sv *sim.Service) {
+		{"start fails", func(_ *simtest.WindowsHost, _ *sim.System, sv *sim.Service) {
 			sv.StartErr = errors.New("StartServiceW: the account name is invalid")
 		},
 			nil, false, 0, "starting it now failed: StartServiceW: the account name is invalid (it will start at the next boot)"},
@@ -188,16 +190,16 @@ func TestPersistBootDryRun(t *testing.T) {
 
 func TestPersistBootSaysWhenPrivilegesAreNotRestricted(t *testing.T) {
 	h, sys, sv := bootMachine(t)
-	sv.OnStart = func() { h.current = 10000 }
+	sv.OnStart = func() { h.Current = 10000 }
 	res, err := persistBoot(t, h, sys, startup.PersistOptions{})
 	if err != nil || len(res.Notes) != 0 {
 		t.Fatalf("with the list kept: %+v, %v", res, err)
 	}
 	h, sys, sv = bootMachine(t)
-	sv.OnStart = func() { h.current = 10000 }
+	sv.OnStart = func() { h.Current = 10000 }
 	unrestricted := &unrestrictingService{Service: sv}
 	sys.BootServiceMechanism = nil
-	res, err = startup.Persist(h, &bootSystem{System: sys, sv: unrestricted}, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs,
+	res, err = startup.Persist(h, &bootSystem{System: sys, sv: unrestricted}, simtest.Query(t, h), timerinfo.Setting{Resolution100ns: 10000}, bootArgs,
 		startup.PersistOptions{Boot: true, Version: "test", Sleep: func(time.Duration) {}})
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +276,7 @@ func TestRemoveStartupWithTheBootService(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, sys, sv := bootMachine(t)
-			h.global = nil
+			h.Global = nil
 			sys.IsElevated = tt.elevated
 			st := sys.StartupMechanism
 			st.Definition, sv.Definition, sv.Now = tt.task, tt.service, tt.state

@@ -3,9 +3,10 @@ package startup_test
 import (
 	"errors"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tickscope/tickscope/internal/sim/simtest"
 
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/persist"
@@ -15,63 +16,12 @@ import (
 	"github.com/tickscope/tickscope/internal/timerstate"
 )
 
-type windowsHost struct {
-	*sim.Host
-	build   uint32
-	global  *uint32
-	current uint32
-}
-
-func (h *windowsHost) Query() (*timerinfo.Report, error) {
-	q, err := h.Host.Query()
-	if err != nil {
-		return nil, err
-	}
-	if h.build != 0 {
-		q.Windows.Build = h.build
-		q.Windows.Version = "10.0." + strconv.FormatUint(uint64(h.build), 10)
-		q.Windows.Product = timerinfo.WindowsProduct(10, 0, h.build, false)
-	}
-	if h.global != nil {
-		q.Windows.GlobalTimerResolutionRequests = h.global
-	}
-	if h.current != 0 {
-		q.Windows.Current100ns = h.current
-	}
-	q.Windows.RequestModel = timerinfo.RequestModelFor(q.Windows.Build, q.Windows.GlobalTimerResolutionRequests)
-	return q, nil
-}
-
-func newWindows(t *testing.T, scenario string) *windowsHost {
-	t.Helper()
-	h, err := sim.NewHost(scenario, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &windowsHost{Host: h}
-}
-
-func query(t *testing.T, h seam.Host) *timerinfo.Report {
-	t.Helper()
-	q, err := h.Query()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q
-}
-
-func one() *uint32 { v := uint32(1); return &v }
-
-func linuxReport(us int32) *timerinfo.Report {
-	return &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{CPUDMALatencyUs: &us}}
-}
-
 type linuxHost struct {
 	seam.Host
 	dma int32
 }
 
-func (h *linuxHost) Query() (*timerinfo.Report, error) { return linuxReport(h.dma), nil }
+func (h *linuxHost) Query() (*timerinfo.Report, error) { return simtest.LinuxReport(h.dma), nil }
 
 func wantError(t *testing.T, err error, want string) {
 	t.Helper()
@@ -102,9 +52,9 @@ const windowsExe = `C:\Tools\tickscope.exe`
 
 const windowsHolder = `C:\Tools\tickscope-holder.exe`
 
-func persistMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Startup) {
-	h := newWindows(t, "knee-26100")
-	h.global = one()
+func persistMachine(t *testing.T) (*simtest.WindowsHost, *sim.System, *sim.Startup) {
+	h := simtest.NewWindows(t, "knee-26100")
+	h.Global = simtest.One()
 	sys := &sim.System{Exe: windowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
 	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
 }
@@ -113,7 +63,7 @@ const bootExe = `C:\Program Files\tickscope\tickscope.exe`
 
 var bootArgs = []string{"holder", "--as-service", "--resolution", "10000", "--no-esc"}
 
-func bootMachine(t *testing.T) (*windowsHost, *sim.System, *sim.Service) {
+func bootMachine(t *testing.T) (*simtest.WindowsHost, *sim.System, *sim.Service) {
 	h, sys, _ := persistMachine(t)
 	sys.Exe, sys.IsElevated = bootExe, true
 	return h, sys, sys.NewBootService("Windows service tickscope")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/sim/simtest"
+
 	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
@@ -22,42 +24,42 @@ func TestPersistRefusals(t *testing.T) {
 	args := []string{"apply", "--resolution", "10000"}
 	tests := []struct {
 		name  string
-		setUp func(h *windowsHost, sys *sim.System, st *sim.Startup)
+		setUp func(h *simtest.WindowsHost, sys *sim.System, st *sim.Startup)
 		want  string
 	}{
-		{"per-process build", func(h *windowsHost, _ *sim.System, _ *sim.Startup) { h.global = nil },
+		{"per-process build", func(h *simtest.WindowsHost, _ *sim.System, _ *sim.Startup) { h.Global = nil },
 			"--persist refused: requests are per-process here (per-process: Windows 10 2004+)"},
-		{"Windows 10 ignores the key", func(h *windowsHost, _ *sim.System, _ *sim.Startup) { h.build = 19045 },
+		{"Windows 10 ignores the key", func(h *simtest.WindowsHost, _ *sim.System, _ *sim.Startup) { h.Build = 19045 },
 			"this build cannot make them global"},
-		{"no startup mechanism", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) { sys.StartupMechanism = nil },
+		{"no startup mechanism", func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Startup) { sys.StartupMechanism = nil },
 			"not supported"},
-		{"go run's build", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) {
+		{"go run's build", func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Startup) {
 			sys.Exe = filepath.Join(sys.Temp, "go-build123", "b001", "exe", "tickscope.exe")
 		}, "is a temporary build (go run)"},
-		{"a path Task Scheduler expands", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) {
+		{"a path Task Scheduler expands", func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Startup) {
 			sys.Exe = `C:\%APPDATA%\tickscope.exe`
 		}, "contains %APPDATA%, which Task Scheduler would expand"},
-		{"a foreign task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
+		{"a foreign task", func(_ *simtest.WindowsHost, _ *sim.System, st *sim.Startup) {
 			st.Definition = taskOf(t, `C:\Other\timer.exe`, false)
 		}, "a Task Scheduler task tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Task Scheduler task tickscope by hand"},
-		{"another user's task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
+		{"another user's task", func(_ *simtest.WindowsHost, _ *sim.System, st *sim.Startup) {
 			data, err := persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			st.Definition = data
 		}, "is another user's (its principal is S-1-5-21-1-2-3-1002"},
-		{"an unreadable task", func(_ *windowsHost, _ *sim.System, st *sim.Startup) {
+		{"an unreadable task", func(_ *simtest.WindowsHost, _ *sim.System, st *sim.Startup) {
 			st.Definition = []byte("<Task")
 		}, "did not create"},
-		{"executable unknown", func(_ *windowsHost, sys *sim.System, _ *sim.Startup) { sys.ExeErr = errors.New("gone") },
+		{"executable unknown", func(_ *simtest.WindowsHost, sys *sim.System, _ *sim.Startup) { sys.ExeErr = errors.New("gone") },
 			"find this executable: gone"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, sys, st := persistMachine(t)
 			tt.setUp(h, sys, st)
-			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
+			res, err := startup.Persist(h, sys, simtest.Query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
 			if res != nil {
 				t.Errorf("refused with a result: %+v", res)
 			}
@@ -74,17 +76,17 @@ func TestPersistOnLinuxNeedsRoot(t *testing.T) {
 	st := sys.NewStartup("systemd unit /etc/systemd/system/tickscope-holder.service")
 	zero := int32(0)
 	h := &linuxHost{dma: timerinfo.DMALatencyDefaultUs}
-	_, err := startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, startup.PersistOptions{})
+	_, err := startup.Persist(h, sys, simtest.LinuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, startup.PersistOptions{})
 	wantError(t, err, "needs root")
 	sys.IsElevated = true
 	sys.Exe = "/tmp/go-build42/b001/exe/tickscope"
-	_, err = startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, startup.PersistOptions{})
+	_, err = startup.Persist(h, sys, simtest.LinuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero}, []string{"apply"}, startup.PersistOptions{})
 	wantError(t, err, "is a temporary build (go run)")
 	// As root, from an installed binary, the unit is written and the holder
 	// found running with its setting in force.
 	sys.Exe = "/usr/local/bin/tickscope"
 	st.OnStart = func() { sys.HolderRunning, sys.HolderPID, h.dma = true, 321, 0 }
-	res, err := startup.Persist(h, sys, linuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero},
+	res, err := startup.Persist(h, sys, simtest.LinuxReport(timerinfo.DMALatencyDefaultUs), timerinfo.Setting{CPUDMALatencyUs: &zero},
 		[]string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
 	if err != nil || !res.Running || res.PID != 321 || res.When != "boot" {
 		t.Fatalf("Persist = %+v, %v", res, err)
@@ -120,10 +122,10 @@ func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
 			st.StartErr = tt.startErr
 			st.OnStart = func() {
 				sys.HolderRunning, sys.HolderPID = tt.holderStarts, 77
-				h.current = tt.period
+				h.Current = tt.period
 			}
 			looks := 0
-			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) { looks++ }})
+			res, err := startup.Persist(h, sys, simtest.Query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) { looks++ }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +149,7 @@ func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
 
 func TestPersistDryRunChangesNothing(t *testing.T) {
 	h, sys, st := persistMachine(t)
-	res, err := startup.Persist(h, sys, query(t, h), timerinfo.Setting{Resolution100ns: 10000}, []string{"apply", "--resolution", "10000"}, startup.PersistOptions{Version: "test", DryRun: true})
+	res, err := startup.Persist(h, sys, simtest.Query(t, h), timerinfo.Setting{Resolution100ns: 10000}, []string{"apply", "--resolution", "10000"}, startup.PersistOptions{Version: "test", DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +185,7 @@ func TestRemoveStartup(t *testing.T) {
 			sys := &sim.System{HolderRunning: tt.running, HolderPID: tt.pid}
 			st := sys.NewStartup("task")
 			st.Definition = tt.definition
-			res, err := startup.RemoveStartup(newWindows(t, tt.scenario), sys)
+			res, err := startup.RemoveStartup(simtest.NewWindows(t, tt.scenario), sys)
 			if tt.wantErr != "" {
 				wantError(t, err, tt.wantErr)
 				if st.Deletes != 0 || st.Stops != 0 || st.Definition == nil {
@@ -214,7 +216,7 @@ func TestRemoveStartup(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Definition = other
-	_, err = startup.RemoveStartup(newWindows(t, "knee-26100"), sys)
+	_, err = startup.RemoveStartup(simtest.NewWindows(t, "knee-26100"), sys)
 	wantError(t, err, "is another user's (its principal is S-1-5-21-1-2-3-1002")
 	if st.Deletes != 0 || st.Stops != 0 {
 		t.Errorf("another user's task was touched: %d stops, %d deletes", st.Stops, st.Deletes)
@@ -224,7 +226,7 @@ func TestRemoveStartup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := startup.RemoveStartup(newWindows(t, "knee-26100"), sys); err != nil || st.Deletes != 1 {
+	if _, err := startup.RemoveStartup(simtest.NewWindows(t, "knee-26100"), sys); err != nil || st.Deletes != 1 {
 		t.Errorf("the caller's own task: %v, %d deletes", err, st.Deletes)
 	}
 
@@ -265,7 +267,7 @@ func TestPersistRunsTheWindowlessHolder(t *testing.T) {
 				if tt.subErr != nil {
 					system = &subsystemErr{sys, tt.subErr}
 				}
-				res, err := startup.Persist(h, system, query(t, h), req, args, startup.PersistOptions{Version: "test", DryRun: dryRun, Sleep: func(time.Duration) {}})
+				res, err := startup.Persist(h, system, simtest.Query(t, h), req, args, startup.PersistOptions{Version: "test", DryRun: dryRun, Sleep: func(time.Duration) {}})
 				if tt.want != "" {
 					wantError(t, err, tt.want)
 					if st.Installs != 0 || st.Starts != 0 {
@@ -301,7 +303,7 @@ func TestPersistOnLinuxRunsItself(t *testing.T) {
 	dma := int32(0)
 	sys := &sim.System{Exe: "/usr/local/bin/tickscope", IsElevated: true, Executables: map[string]uint16{}}
 	st := sys.NewStartup("systemd unit tickscope-holder.service")
-	res, err := startup.Persist(&linuxHost{}, sys, linuxReport(0), timerinfo.Setting{CPUDMALatencyUs: &dma}, []string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
+	res, err := startup.Persist(&linuxHost{}, sys, simtest.LinuxReport(0), timerinfo.Setting{CPUDMALatencyUs: &dma}, []string{"apply", "--dma-latency", "0", "--no-esc", "--as-startup"}, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,12 +337,12 @@ func TestPersistWhile(t *testing.T) {
 	sys.Executables = map[string]uint16{windowsHolder: 2}
 	req := timerinfo.Setting{Resolution100ns: 10000}
 	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", "game.exe"}
-	h.global = nil
-	_, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
+	h.Global = nil
+	_, err := startup.Persist(h, sys, simtest.Query(t, h), req, args, startup.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
 	wantError(t, err, "a holder at logon would speed up only itself, not game.exe")
-	h.global = one()
+	h.Global = simtest.One()
 	st.OnStart = func() { sys.HolderRunning, sys.HolderPID = true, 77 }
-	res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
+	res, err := startup.Persist(h, sys, simtest.Query(t, h), req, args, startup.PersistOptions{Version: "1", While: []string{"game.exe"}, Sleep: func(time.Duration) {}})
 	if err != nil || !res.Running || res.PID != 77 || len(res.While) != 1 {
 		t.Fatalf("Persist = %+v, %v; want the holder running, not holding", res, err)
 	}
@@ -356,18 +358,18 @@ func TestPersistWhileRefusals(t *testing.T) {
 		name   string
 		dryRun bool
 		while  []string
-		setUp  func(h *windowsHost)
+		setUp  func(h *simtest.WindowsHost)
 		want   string
 	}{
-		{"per-process requests (Windows 11 without the key)", false, []string{"game.exe"}, func(h *windowsHost) { h.global = nil },
+		{"per-process requests (Windows 11 without the key)", false, []string{"game.exe"}, func(h *simtest.WindowsHost) { h.Global = nil },
 			"--persist refused: requests are per-process here (per-process: Windows 10 2004+), so a holder at logon would speed up only itself, not game.exe; "},
-		{"per-process requests, a dry run too", true, []string{"game.exe"}, func(h *windowsHost) { h.global = nil },
+		{"per-process requests, a dry run too", true, []string{"game.exe"}, func(h *simtest.WindowsHost) { h.Global = nil },
 			"so a holder at logon would speed up only itself, not game.exe"},
-		{"per-process requests, two programs", false, []string{"game.exe", `C:\Games\other.exe`}, func(h *windowsHost) { h.global = nil },
+		{"per-process requests, two programs", false, []string{"game.exe", `C:\Games\other.exe`}, func(h *simtest.WindowsHost) { h.Global = nil },
 			`would speed up only itself, not game.exe or C:\Games\other.exe`},
-		{"Windows 10, which ignores the key", false, []string{"game.exe"}, func(h *windowsHost) { h.build = 19045 },
+		{"Windows 10, which ignores the key", false, []string{"game.exe"}, func(h *simtest.WindowsHost) { h.Build = 19045 },
 			"not game.exe; this build cannot make them global"},
-		{"Windows 10, a dry run too", true, []string{"game.exe"}, func(h *windowsHost) { h.build = 19045 },
+		{"Windows 10, a dry run too", true, []string{"game.exe"}, func(h *simtest.WindowsHost) { h.Build = 19045 },
 			"this build cannot make them global"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -375,7 +377,7 @@ func TestPersistWhileRefusals(t *testing.T) {
 			sys.Executables = map[string]uint16{windowsHolder: 2}
 			tt.setUp(h)
 			args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", strings.Join(tt.while, ",")}
-			res, err := startup.Persist(h, sys, query(t, h), req, args, startup.PersistOptions{Version: "1", While: tt.while, DryRun: tt.dryRun, Sleep: func(time.Duration) {}})
+			res, err := startup.Persist(h, sys, simtest.Query(t, h), req, args, startup.PersistOptions{Version: "1", While: tt.while, DryRun: tt.dryRun, Sleep: func(time.Duration) {}})
 			if res != nil {
 				t.Errorf("refused with a result: %+v", res)
 			}

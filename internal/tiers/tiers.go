@@ -68,6 +68,7 @@ var Of = map[string]Tier{
 	"internal/sample":      Engine,
 	"internal/sweep":       Engine,
 	"internal/sim":         Engine,
+	"internal/sim/simtest": Engine,
 	"internal/platform":    Engine,
 	"internal/machine":     Engine,
 	"internal/outfile":     Engine,
