@@ -10,23 +10,87 @@ import (
 )
 
 // System is what the hold commands (apply, run, status, verify-global,
-// global, startup remove) read and change outside a measurement. Each OS
-// implements it in package platform; what an OS lacks returns
-// ErrUnsupported.
+// global, startup remove) read and change outside a measurement: every
+// role below. Each OS implements it in package platform, and package sim
+// fakes it; what an OS lacks returns ErrUnsupported. A use case takes
+// only the roles it uses, composed in an interface of its own, so that
+// its signature says which OS effects it can cause.
 type System interface {
+	User
+	Self
+	Executables
+	Locker
+	HolderProbe
+	Autostart
+	ServiceRunner
+	GlobalKey
+	Processes
+	Children
+	Desktop
+	Throttling
+	Power
+	StateFiles
+	HolderTracer
+	Programs
+}
+
+// User is the user tickscope runs as.
+type User interface {
 	// Elevated reports whether tickscope runs elevated (Windows) or as root.
 	Elevated() bool
+	// UserSID is the SID, in string form, of the user tickscope runs as
+	// (Windows: the token user): the user the logon task names in its
+	// trigger and principal. Elsewhere it returns ErrUnsupported.
+	UserSID() (string, error)
+}
+
+// Self is the running tickscope.
+type Self interface {
+	// Executable is the path of the running tickscope.
+	Executable() (string, error)
+}
+
+// Executables is what tells whether an executable can be started later,
+// at logon or boot: not a build go run deletes, of the subsystem it
+// must be, at the path the Task Scheduler expands.
+type Executables interface {
+	// GoRunTempDir is the temporary directory, which go run builds under:
+	// it is only compared with the executable's path (a startup holder
+	// must not run a build go run deletes), never written or read, as
+	// another user can plant anything there.
+	GoRunTempDir() string
+	// ExeSubsystem reads the Subsystem field of the PE optional header of
+	// the executable at path (Windows: 2 for the GUI subsystem, 3 for the
+	// console); an error wrapping fs.ErrNotExist when there is no such
+	// file, ErrUnsupported on other OSes.
+	ExeSubsystem(path string) (uint16, error)
+	// LookupEnv reads an environment variable.
+	LookupEnv(name string) (string, bool)
+}
+
+// Locker takes the machine-wide locks that keep two tickscopes' requests
+// apart.
+type Locker interface {
 	// Lock takes the exclusive lock called name (BenchLock, HolderLock,
 	// WhoLock), kept where no other user can write (package platform:
 	// lock.go), and writes its record: the process id of its holder. The
 	// OS drops it when its holder exits, however it exits. Another holder
 	// gives a *LockedError naming its process id.
 	Lock(name string) (release func(), err error)
+}
+
+// HolderProbe tells whether the startup holder runs, without taking its
+// lock.
+type HolderProbe interface {
 	// Holder reports whether the startup holder (a process holding
 	// HolderLock) runs, and its process id, 0 when it runs but its id
 	// cannot be read. It probes without taking the lock, even for an
 	// instant: a holder starting meanwhile is never refused because of it.
 	Holder() (pid int, running bool)
+}
+
+// Autostart is the OS's ways of starting the holder at logon or boot.
+type Autostart interface {
 	// Startup is the OS's way of starting the holder at logon or boot, or
 	// nil where tickscope has none.
 	Startup() Startup
@@ -34,6 +98,10 @@ type System interface {
 	// --persist --boot), or nil where tickscope has none (every OS but
 	// Windows).
 	BootService() Service
+}
+
+// ServiceRunner runs tickscope as a Windows service.
+type ServiceRunner interface {
 	// RunService runs serve as the Windows service called name, under the
 	// service manager, and returns when serve has: serve's context ends
 	// when the manager asks the service to stop (Stop, or Shutdown as the
@@ -42,22 +110,34 @@ type System interface {
 	// a process the service manager did not start, and elsewhere returns
 	// ErrUnsupported.
 	RunService(name string, serve func(ctx context.Context, run ServiceRun) error) error
+}
+
+// GlobalKey reads and writes Windows' GlobalTimerResolutionRequests.
+type GlobalKey interface {
 	// GlobalRequests reads Windows' GlobalTimerResolutionRequests (nil when
 	// absent, and everywhere else).
 	GlobalRequests() *uint32
 	// SetGlobalRequests writes GlobalTimerResolutionRequests=1 (on) or
 	// deletes the value (off), and nothing else.
 	SetGlobalRequests(on bool) error
-	// ProcessSlack reads a process's timer slack (Linux).
-	ProcessSlack(pid int) (int64, error)
-	// SetProcessSlack sets a process's timer slack; 0 restores its default
-	// (Linux).
-	SetProcessSlack(pid int, ns int64) error
+}
+
+// Processes reads and changes another process's timer slack (apply --pid).
+type Processes interface {
 	// DescribeProcess says what a process is, for apply --pid: a kernel
 	// thread's slack is the kernel's, not a program's. A process id that
 	// names no process gives an error wrapping ErrNoProcess that names the
 	// call that failed.
 	DescribeProcess(pid int) (Process, error)
+	// ProcessSlack reads a process's timer slack (Linux).
+	ProcessSlack(pid int) (int64, error)
+	// SetProcessSlack sets a process's timer slack; 0 restores its default
+	// (Linux).
+	SetProcessSlack(pid int, ns int64) error
+}
+
+// Children starts a program tickscope runs (run) and passes it signals.
+type Children interface {
 	// StartTied starts cmd so that it cannot outlive tickscope, however
 	// tickscope ends, even by SIGKILL or TerminateProcess (run's program
 	// kept the setting it was given otherwise). untie is called once the
@@ -65,33 +145,52 @@ type System interface {
 	// started but could not be tied gives a *NotTiedError: it runs, and
 	// the caller says so.
 	StartTied(cmd *exec.Cmd) (untie func(), err error)
-	// UserSID is the SID, in string form, of the user tickscope runs as
-	// (Windows: the token user): the user the logon task names in its
-	// trigger and principal. Elsewhere it returns ErrUnsupported.
-	UserSID() (string, error)
-	// IgnoreTimerThrottling opts this process out of Windows 11's
-	// throttling of hidden processes' timer requests; where the OS has no
-	// such throttling it returns an error the caller may report and ignore.
-	IgnoreTimerThrottling() error
-	// DetachConsole detaches from the console (Windows).
-	DetachConsole() error
-	// WatchDesktopEscape calls stop when ESC is pressed anywhere on the
-	// desktop (Windows); restore stops watching.
-	WatchDesktopEscape(stop func()) (restore func(), err error)
 	// ForwardSignals reports whether run must pass the signals it receives
 	// (Ctrl+C, SIGTERM, SIGHUP, SIGQUIT) on to its program: on Unix a
 	// signal sent to tickscope reaches only tickscope, while Windows'
 	// console delivers Ctrl+C to every process attached to it.
 	ForwardSignals() bool
-	// Executable is the path of the running tickscope.
-	Executable() (string, error)
-	// LookupEnv reads an environment variable.
-	LookupEnv(name string) (string, bool)
-	// GoRunTempDir is the temporary directory, which go run builds under:
-	// it is only compared with the executable's path (a startup holder
-	// must not run a build go run deletes), never written or read, as
-	// another user can plant anything there.
-	GoRunTempDir() string
+}
+
+// Desktop is how tickscope sits on the console and the desktop.
+type Desktop interface {
+	// Console says how this process sits on a console: alone on one made
+	// for it (a double-click in Explorer), on none with nowhere to write
+	// (the windowless holder), or anything else, which is every OS but
+	// Windows.
+	Console() Console
+	// DetachConsole detaches from the console (Windows).
+	DetachConsole() error
+	// WatchDesktopEscape calls stop when ESC is pressed anywhere on the
+	// desktop (Windows); restore stops watching.
+	WatchDesktopEscape(stop func()) (restore func(), err error)
+}
+
+// Throttling is Windows 11's throttling of hidden processes' timer
+// requests.
+type Throttling interface {
+	// IgnoreTimerThrottling opts this process out of Windows 11's
+	// throttling of hidden processes' timer requests; where the OS has no
+	// such throttling it returns an error the caller may report and ignore.
+	IgnoreTimerThrottling() error
+}
+
+// Power tells when the machine slept, which a holder re-checks after.
+type Power interface {
+	// WatchResume calls resumed (on a goroutine of its own) after each
+	// resume of the machine from sleep, until stop: Windows registers a
+	// suspend/resume notification. Where the OS sends none it returns
+	// ErrUnsupported, and a holder compares SleptFor between its checks.
+	WatchResume(resumed func()) (stop func(), err error)
+	// SleptFor is how long the machine has been suspended since it booted
+	// (Linux: CLOCK_BOOTTIME less CLOCK_MONOTONIC, which stops during a
+	// suspend); ok is false where it cannot be told.
+	SleptFor() (slept time.Duration, ok bool)
+}
+
+// StateFiles are the user's own files of tickscope's state: the locks'
+// records, the windowless holder's log, ui's launchers.
+type StateFiles interface {
 	// StateDir is the user's own directory of tickscope's state: the
 	// instance locks' records and the windowless holder's log (package
 	// platform: lock.go). It may not exist yet; OpenStateFile makes it and
@@ -103,11 +202,10 @@ type System interface {
 	// before it is emptied or written. Reading a file or directory that
 	// does not exist gives an error wrapping fs.ErrNotExist.
 	OpenStateFile(name string, how StateOpen) (*os.File, error)
-	// Console says how this process sits on a console: alone on one made
-	// for it (a double-click in Explorer), on none with nowhere to write
-	// (the windowless holder), or anything else, which is every OS but
-	// Windows.
-	Console() Console
+}
+
+// HolderTracer reads who holds the timer.
+type HolderTracer interface {
 	// Holders reads who holds the timer now: on Windows the rundown of
 	// the Microsoft-Windows-Kernel-Power provider in an ETW session of its
 	// own (elevated only), which it always stops; on Linux a scan of /proc
@@ -119,20 +217,11 @@ type System interface {
 	// rundown. Elsewhere it returns ErrUnsupported: nothing announces a
 	// change, and callers poll Holders.
 	HolderEvents(ctx context.Context, rundown <-chan struct{}, each func(who.Event)) error
-	// ExeSubsystem reads the Subsystem field of the PE optional header of
-	// the executable at path (Windows: 2 for the GUI subsystem, 3 for the
-	// console); an error wrapping fs.ErrNotExist when there is no such
-	// file, ErrUnsupported on other OSes.
-	ExeSubsystem(path string) (uint16, error)
-	// WatchResume calls resumed (on a goroutine of its own) after each
-	// resume of the machine from sleep, until stop: Windows registers a
-	// suspend/resume notification. Where the OS sends none it returns
-	// ErrUnsupported, and a holder compares SleptFor between its checks.
-	WatchResume(resumed func()) (stop func(), err error)
-	// SleptFor is how long the machine has been suspended since it booted
-	// (Linux: CLOCK_BOOTTIME less CLOCK_MONOTONIC, which stops during a
-	// suspend); ok is false where it cannot be told.
-	SleptFor() (slept time.Duration, ok bool)
+}
+
+// Programs finds the processes of watched programs (apply --while) and
+// the kernel's announcements of them.
+type Programs interface {
 	// ScanPrograms returns a scanner of the processes that run one of
 	// programs (apply --while), each a name or an absolute path as
 	// options.Programs checked it for this OS: Linux reads /proc, Windows
@@ -162,7 +251,7 @@ type System interface {
 }
 
 // ProgramEvents is a source of announcements that processes may have
-// started or stopped running a program (System.ProgramEvents). What is
+// started or stopped running a program (Programs.ProgramEvents). What is
 // announced between Takes is taken at once.
 type ProgramEvents interface {
 	// Ready receives a value when something was announced since the last
