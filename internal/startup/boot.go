@@ -35,7 +35,7 @@ const serviceAwaitLooks = 100
 // service of tickscope's that runs is stopped first, so that the new
 // setting is the one held, and started again when the new one cannot be
 // installed.
-func persistBoot(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, args []string, o PersistOptions) (*PersistResult, error) {
+func persistBoot(host seam.Host, sys System, q *timerinfo.Report, req timerinfo.Setting, args []string, o PersistOptions) (*PersistResult, error) {
 	sv := sys.BootService()
 	if sv == nil || q.Windows == nil {
 		return nil, fmt.Errorf("--persist --boot: %w", seam.ErrUnsupported)

@@ -75,13 +75,36 @@ type PersistResult struct {
 	Stopped string
 }
 
+// The parts of the OS startup's actions use (seam.System, which package
+// platform implements and package sim fakes, has them all).
+type (
+	// System is what installing and removing the startup holder reads
+	// and changes: the startup mechanisms, the user they run the holder
+	// as, whether the holder runs, and the executables they would start.
+	System interface {
+		seam.User
+		seam.Self
+		seam.Executables
+		seam.HolderProbe
+		seam.Autostart
+	}
+	// LogSystem is what the holder's log needs: how the holder sits on
+	// a console, whether another holder runs, and the state file the log
+	// is.
+	LogSystem interface {
+		seam.Desktop
+		seam.HolderProbe
+		seam.StateFiles
+	}
+)
+
 // Persist registers the startup holder with args, starts it, and checks for
 // up to 2 s that the setting appears. It refuses a holder that would hold
 // nothing useful or could not be removed cleanly: while requests are
 // per-process (Windows), without root (Linux), from go run's temporary
 // build, from a path Task Scheduler would expand, and over a definition
 // tickscope did not write.
-func Persist(host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, args []string, o PersistOptions) (*PersistResult, error) {
+func Persist(host seam.Host, sys System, q *timerinfo.Report, req timerinfo.Setting, args []string, o PersistOptions) (*PersistResult, error) {
 	if o.Boot {
 		return persistBoot(host, sys, q, req, args, o)
 	}
@@ -188,7 +211,7 @@ func BuildHolderCommand(path string) string {
 // that writes a new executable beside itself is what antivirus software
 // watches for; a user of the release has the holder already, and one who
 // built tickscope with go build can build it with the same tool.
-func checkHolder(sys seam.System, exe, holder string) error {
+func checkHolder(sys seam.Executables, exe, holder string) error {
 	subsystem, err := sys.ExeSubsystem(holder)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -210,7 +233,7 @@ func checkHolder(sys seam.System, exe, holder string) error {
 // the startup holder, whose log it must not empty), as does a holder whose
 // log cannot be made or is refused (a link, another's file: nothing could
 // report it). The returned function closes the log.
-func LogHolderOutput(sys seam.System, args []string, stdout, stderr *io.Writer) (closeLog func()) {
+func LogHolderOutput(sys LogSystem, args []string, stdout, stderr *io.Writer) (closeLog func()) {
 	if sys.Console() != seam.ConsoleNone || !asStartup(args) {
 		return func() {}
 	}
@@ -247,7 +270,7 @@ func asStartup(args []string) bool {
 // taskUser is the SID the logon task names in its trigger and principal:
 // without it a logon trigger fires at every user's logon, and a
 // non-administrator may not register it at all (MS-TSCH).
-func taskUser(sys seam.System) (string, error) {
+func taskUser(sys seam.User) (string, error) {
 	sid, err := sys.UserSID()
 	if err != nil {
 		return "", &seam.OSError{Call: "read this process's user (GetTokenInformation(TokenUser))", Err: err}
@@ -289,7 +312,7 @@ func refuseForeign(st seam.Startup) error {
 // another user's holder because its marker is tickscope's. A definition
 // without a principal (a systemd unit, or a task Wine keeps none for) is
 // not refused.
-func refuseOtherUsers(sys seam.System, st seam.Startup) error {
+func refuseOtherUsers(sys seam.User, st seam.Startup) error {
 	existing, err := st.Read()
 	if err != nil || existing == nil {
 		return err

@@ -57,7 +57,7 @@ func (r *RemoveResult) NotDone() string {
 // same. Afterwards it says when the timer is still at or finer than what
 // the holder held (another program's request, which the user may have
 // expected to end too).
-func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
+func RemoveStartup(host seam.Host, sys System) (*RemoveResult, error) {
 	st := sys.Startup()
 	if st == nil {
 		name := "this OS"
@@ -129,7 +129,7 @@ func RemoveStartup(host seam.Host, sys seam.System) (*RemoveResult, error) {
 // deletes it by hand), and so is one of tickscope's without elevation,
 // which removing it needs. It returns the setting the service holds when
 // it is to be removed.
-func checkServiceRemovable(sys seam.System, sv seam.Service, r *ServiceRemoval) (timerinfo.Setting, error) {
+func checkServiceRemovable(sys seam.User, sv seam.Service, r *ServiceRemoval) (timerinfo.Setting, error) {
 	definition, err := sv.Read()
 	if err != nil || definition == nil {
 		return timerinfo.Setting{}, err
