@@ -9,14 +9,14 @@ import (
 )
 
 // HolderLogName is the windowless holder's log, in the user's state
-// directory beside its lock's record (seam.System.StateDir), where no
+// directory beside its lock's record (seam.StateFiles.StateDir), where no
 // other user can plant a link for the holder to empty what it names.
 const HolderLogName = "holder.log"
 
 // LastLogLine is the last line of the holder's log, or "" when there is
 // none (or it is refused). Only the log's end is read: the last line is
 // all status shows.
-func LastLogLine(sys seam.System) string {
+func LastLogLine(sys seam.StateFiles) string {
 	f, err := sys.OpenStateFile(HolderLogName, seam.StateRead)
 	if err != nil {
 		return ""

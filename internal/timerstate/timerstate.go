@@ -60,7 +60,7 @@ type Holder struct {
 }
 
 // ReadHolder reads whether the startup holder runs (nil sys: unknown).
-func ReadHolder(sys seam.System) *Holder {
+func ReadHolder(sys seam.HolderProbe) *Holder {
 	if sys == nil {
 		return nil
 	}
@@ -168,7 +168,7 @@ func RunningList(running map[int]seam.ProgramProcess, programs []string) []Progr
 // the definition cannot be read, or it is not tickscope's. On Windows
 // reading it is a call to the Task Scheduler service: read it when the
 // holder starts, not at every check.
-func StartupDefinition(sys seam.System) (timerinfo.Setting, []string) {
+func StartupDefinition(sys seam.Autostart) (timerinfo.Setting, []string) {
 	st := sys.Startup()
 	if st == nil {
 		return timerinfo.Setting{}, nil
