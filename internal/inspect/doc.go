@@ -4,7 +4,7 @@
 // read, and the diagnosis: why the waits here take what they take) and
 // who (who holds the timer, and with --watch each change). It holds their
 // results (the JSON shapes of docs/json.md) as functions of the seam's
-// Host and System, tested against the model of Windows timers and an
+// Host and of the OS roles it reads (System), tested against the model of Windows timers and an
 // in-memory System (package sim); cmd/tickscope and the dashboard call
 // here, and print.
 package inspect

@@ -76,12 +76,42 @@ type StartupState struct {
 	Error   string `json:"error,omitempty"`
 }
 
+// The parts of the OS inspect's actions read (seam.System, which package
+// platform implements and package sim fakes, has them all): none of them
+// changes anything.
+type (
+	// System is what status reads: the startup holder and the boot
+	// service, the user, and who holds the timer.
+	System interface {
+		StartupSystem
+		seam.User
+		seam.HolderTracer
+	}
+	// StartupSystem is what reading the startup holder and the boot
+	// service takes: their definitions, whether the holder runs, its log,
+	// the programs it holds for and how it learns of them, and this
+	// executable, which the definition should run.
+	StartupSystem interface {
+		seam.Autostart
+		seam.HolderProbe
+		seam.StateFiles
+		seam.Programs
+		seam.Self
+	}
+	// WhoSystem is what who reads: whether tickscope runs elevated, and
+	// who holds the timer.
+	WhoSystem interface {
+		seam.User
+		seam.HolderTracer
+	}
+)
+
 // Status measures the default wait in this process without and with its
 // own request (Windows: the finest period; Linux: timer slack 1 ns),
 // queries the timer again with nothing held, reads the startup holder,
 // and ends with the diagnosis: why the waits here take what they take
 // (with who's holders where they can be read). It changes nothing.
-func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport, error) {
+func Status(ctx context.Context, host seam.Host, sys System) (*StatusReport, error) {
 	q, err := host.Query()
 	if err != nil {
 		return nil, err
@@ -129,13 +159,13 @@ func Status(ctx context.Context, host seam.Host, sys seam.System) (*StatusReport
 // (Windows) its log's last line; nil where the OS has no startup
 // mechanism. windows says how the OS compares paths and where the holder
 // is.
-func ReadStartup(sys seam.System, windows bool) *StartupState {
+func ReadStartup(sys StartupSystem, windows bool) *StartupState {
 	s, _ := readStartup(sys, windows)
 	return s
 }
 
 // ScanOnce lists the running processes of programs, once.
-func ScanOnce(sys seam.System, programs []string) ([]timerstate.ProgramRunning, error) {
+func ScanOnce(sys seam.Programs, programs []string) ([]timerstate.ProgramRunning, error) {
 	scanner, err := sys.ScanPrograms(programs)
 	if err != nil {
 		return nil, err
@@ -145,7 +175,7 @@ func ScanOnce(sys seam.System, programs []string) ([]timerstate.ProgramRunning, 
 }
 
 // readStartup is ReadStartup, with the setting the definition holds.
-func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Setting) {
+func readStartup(sys StartupSystem, windows bool) (*StartupState, timerinfo.Setting) {
 	st := sys.Startup()
 	if st == nil {
 		return nil, timerinfo.Setting{}
@@ -169,7 +199,7 @@ func readStartup(sys seam.System, windows bool) (*StartupState, timerinfo.Settin
 // fillDefinition fills s from an installed definition (and whether it
 // runs another executable than holder(this executable)), and returns
 // the setting it holds.
-func fillDefinition(sys seam.System, s *StartupState, definition []byte, holder func(self string) string, windows bool) timerinfo.Setting {
+func fillDefinition(sys StartupSystem, s *StartupState, definition []byte, holder func(self string) string, windows bool) timerinfo.Setting {
 	s.Installed = true
 	installed, err := persist.ParseDefinition(definition)
 	if err != nil {
@@ -191,7 +221,7 @@ func fillDefinition(sys seam.System, s *StartupState, definition []byte, holder 
 
 // whileSource is how the holder pid learns that its programs start or
 // exit (StartupState.WhileSource), "" when it cannot be told.
-func whileSource(sys seam.System, pid int) string {
+func whileSource(sys seam.Programs, pid int) string {
 	if pid == 0 {
 		return ""
 	}
@@ -210,14 +240,14 @@ func whileSource(sys seam.System, pid int) string {
 // ReadBootService reads the boot service as status shows it: its
 // definition, its state and how it last stopped; nil where the OS has
 // none.
-func ReadBootService(sys seam.System) *StartupState {
+func ReadBootService(sys StartupSystem) *StartupState {
 	s, _ := readBootService(sys)
 	return s
 }
 
 // readBootService is ReadBootService, with the setting the service holds.
 // The service runs this tickscope.exe itself, not the windowless holder.
-func readBootService(sys seam.System) (*StartupState, timerinfo.Setting) {
+func readBootService(sys StartupSystem) (*StartupState, timerinfo.Setting) {
 	sv := sys.BootService()
 	if sv == nil {
 		return nil, timerinfo.Setting{}

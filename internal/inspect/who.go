@@ -73,7 +73,7 @@ type WhoShow interface {
 // reports what can be known instead: the periods, whether this process
 // holds a request, and Sleep(1) measured now; its --watch follows the
 // current period, read every WatchPollInterval (WatchNote says so).
-func Who(ctx context.Context, host seam.Host, sys seam.System, watch time.Duration, show WhoShow) (*WhoReport, error) {
+func Who(ctx context.Context, host seam.Host, sys WhoSystem, watch time.Duration, show WhoShow) (*WhoReport, error) {
 	q, err := host.Query()
 	if err != nil {
 		return nil, err
