@@ -255,7 +255,7 @@ type SlackChange struct {
 // error): its slack is the kernel's (kthreadd's, pid 2, is inherited by
 // every kernel thread it starts). PID 1, init, is set with a warning: every
 // process it starts from then on inherits the slack.
-func SetSlack(sys seam.System, pid int, slack time.Duration, warn func(string)) (*SlackChange, error) {
+func SetSlack(sys seam.Processes, pid int, slack time.Duration, warn func(string)) (*SlackChange, error) {
 	process, err := sys.DescribeProcess(pid)
 	if err != nil {
 		return nil, err
@@ -358,10 +358,32 @@ type HoldOptions struct {
 	Changed   func(WhileState, *ProgramEvent)
 }
 
+// The parts of the OS hold's actions use (seam.System, which package
+// platform implements and package sim fakes, has them all).
+type (
+	// System is what a hold reads and changes besides the timer: the
+	// holder lock, the opt-out of Windows 11's throttling, the console
+	// and the desktop's ESC, the machine's sleeps, and the programs of
+	// --while.
+	System interface {
+		seam.Locker
+		seam.Throttling
+		seam.Desktop
+		seam.Power
+		seam.Programs
+	}
+	// ServiceSystem is what the boot service's hold uses: a hold's, run
+	// under the service manager.
+	ServiceSystem interface {
+		System
+		seam.ServiceRunner
+	}
+)
+
 // Hold requests the setting, checks it with a short measurement, and holds
 // it, using no CPU, until --for elapses, ESC is pressed, or ctx ends (a
 // signal).
-func Hold(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, o HoldOptions) (*HoldReport, error) {
+func Hold(ctx context.Context, host seam.Host, sys System, q *timerinfo.Report, req timerinfo.Setting, o HoldOptions) (*HoldReport, error) {
 	if o.AsStartup {
 		release, err := sys.Lock(seam.HolderLock)
 		if err != nil {
@@ -471,7 +493,7 @@ func (rep *HoldReport) warner(warn func(string)) func(string) {
 // just after Holding would otherwise find no watcher registered.
 type endWatch struct {
 	ctx       context.Context
-	sys       seam.System
+	sys       seam.Power
 	escaped   chan struct{}
 	elapsed   <-chan time.Time
 	recheck   <-chan time.Time
@@ -498,7 +520,7 @@ type endWatch struct {
 // What cannot be armed is kept in rep's warnings, not told: it is armed
 // before Holding or Waiting, which tell the report's warnings after the
 // holding line, so told here it would be told twice. close disarms it.
-func armEnd(ctx context.Context, sys seam.System, o HoldOptions, rep *HoldReport, scanEvery time.Duration) *endWatch {
+func armEnd(ctx context.Context, sys System, o HoldOptions, rep *HoldReport, scanEvery time.Duration) *endWatch {
 	o.Warn = rep.warner(nil)
 	w := &endWatch{ctx: ctx, sys: sys, escaped: make(chan struct{}), resumed: make(chan struct{}, 1)}
 	var once sync.Once

@@ -1,10 +1,11 @@
 // Package hold decides and does what the hold commands do: apply (hold a
 // setting, set another process's slack, hold as the boot service) and run.
 // It holds their refusal rules and their results (the JSON shapes of
-// docs/json.md), as functions of the seam's Host and System, so that the
-// rules are tested against the model of Windows timers and an in-memory
-// System (package sim). Package report renders the results as text;
-// cmd/tickscope parses the command line, calls here, and prints.
+// docs/json.md), as functions of the seam's Host and of the OS roles each
+// action uses (System for a hold), so that the rules are tested against
+// the model of Windows timers and an in-memory System (package sim).
+// Package report renders the results as text; cmd/tickscope parses the
+// command line, calls here, and prints.
 package hold
 
 import (

@@ -97,7 +97,7 @@ var forwardedSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP
 // Run runs argv with req in force for its lifetime, and ends with the
 // program's exit status as an *ExitStatus (nil for 0). A program that
 // cannot be found or run is found out before anything is held (127, 126).
-func Run(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, argv []string, o RunOptions) error {
+func Run(ctx context.Context, host seam.Host, sys seam.Children, q *timerinfo.Report, req timerinfo.Setting, argv []string, o RunOptions) error {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		code := ExitCannotRun
@@ -110,7 +110,7 @@ func Run(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Repo
 	// the thread that forks it: request it on this locked thread and start
 	// the program from it. The lock also keeps the program tied on Linux:
 	// its parent-death signal follows the thread that forked it
-	// (seam.System.StartTied), and this goroutine keeps that thread, locked,
+	// (seam.Children.StartTied), and this goroutine keeps that thread, locked,
 	// until the program has exited.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()

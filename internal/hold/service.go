@@ -16,7 +16,7 @@ import (
 // ends the hold with Stop or Shutdown, when the setting is released. Its
 // lines (what it holds, each re-apply, why it stopped) go to the event
 // log. It fails at once in a process the service manager did not start.
-func HoldAsService(host seam.Host, sys seam.System, req timerinfo.Setting) error {
+func HoldAsService(host seam.Host, sys ServiceSystem, req timerinfo.Setting) error {
 	return sys.RunService(persist.ServiceName, func(ctx context.Context, run seam.ServiceRun) error {
 		q, err := host.Query()
 		if err != nil {

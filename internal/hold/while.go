@@ -135,7 +135,7 @@ type whileHold struct {
 // holdWhile is Hold for HoldOptions.While: the throttling opt-out is made
 // and the lock taken; it waits with nothing held and holds while a
 // program runs, until the hold ends.
-func holdWhile(ctx context.Context, host seam.Host, sys seam.System, q *timerinfo.Report, req timerinfo.Setting, o HoldOptions, rep *HoldReport) (*HoldReport, error) {
+func holdWhile(ctx context.Context, host seam.Host, sys System, q *timerinfo.Report, req timerinfo.Setting, o HoldOptions, rep *HoldReport) (*HoldReport, error) {
 	scanner, err := sys.ScanPrograms(o.While)
 	if err != nil {
 		return nil, err
