@@ -91,13 +91,25 @@ const (
 	MinMeasureEvery, MaxMeasureEvery = time.Second, 24 * time.Hour
 )
 
+// System is what watch reads of the OS besides the timer (seam.System,
+// which package platform implements and package sim fakes, has it all):
+// whether tickscope runs elevated, the startup holder, its programs, and
+// who holds the timer. Nothing of it changes anything.
+type System interface {
+	seam.User
+	seam.HolderProbe
+	seam.Autostart
+	seam.Programs
+	seam.HolderTracer
+}
+
 // ForHost checks the command line and fills in Read, Holder and Measure
 // for a host and system (sys may be nil), with the host's default method
 // unless one is given. Every refusal is a usage error. It opens nothing
 // and leaves --log to the caller, which checks it (outfile.CheckLines),
 // binds --listen, then opens it (outfile.OpenLines, NewLog), so that bad
 // input binds no port and touches no file.
-func ForHost(host seam.Host, sys seam.System, f Flags, version string) (Options, error) {
+func ForHost(host seam.Host, sys System, f Flags, version string) (Options, error) {
 	if f.Every < MinEvery || f.Every > MaxEvery {
 		return Options{}, options.BadFlag("every", f.Every, "allowed %v..%v", MinEvery, MaxEvery)
 	}
@@ -282,7 +294,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 // same holder runs and closed once it stops. What is looked for is what
 // this process sees (another user's processes may be hidden from it), not
 // what the holder holds: the holder's own state is not read.
-func holderReader(sys seam.System) func() *timerstate.Holder {
+func holderReader(sys System) func() *timerstate.Holder {
 	var last *timerstate.Holder
 	var scanner seam.ProgramScanner
 	var scanErr error
@@ -341,10 +353,10 @@ func holdersMayDiffer(changes []Change) bool {
 	return false
 }
 
-// ReadHolders reads who holds the timer through the System (package who):
+// ReadHolders reads who holds the timer through sys (package who):
 // the processes holding a timer period (Windows, elevated) or
 // /dev/cpu_dma_latency open (Linux), within 15 s.
-func ReadHolders(sys seam.System) ([]who.Hold, error) {
+func ReadHolders(sys seam.HolderTracer) ([]who.Hold, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	snap, err := sys.Holders(ctx)
