@@ -207,7 +207,7 @@ func (j *JudgeFlags) Preferences() (sweep.Preferences, error) {
 // none; b measures on the host sample.Loaded gave with it), stopped early
 // when ctx ends, and the judgement printed as bench prints it; a sweep
 // with nothing usable is its error.
-func Run(ctx context.Context, b *Plan, sys seam.System, load *sample.Load, judging report.Judging, r report.Reporting) (report.Printed, error) {
+func Run(ctx context.Context, b *Plan, sys seam.Locker, load *sample.Load, judging report.Judging, r report.Reporting) (report.Printed, error) {
 	for _, hint := range b.Hints {
 		r.Hint(hint)
 	}
