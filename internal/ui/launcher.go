@@ -19,7 +19,7 @@ import (
 // address, as Jupyter does: the address, token and all, is then on no
 // command line (the opener's and the browser's are readable by every local
 // user in /proc). The page lives in the user's state directory
-// (seam.System.StateDir: root's /run/tickscope, a user's
+// (seam.StateFiles.StateDir: root's /run/tickscope, a user's
 // $XDG_RUNTIME_DIR/tickscope, %LOCALAPPDATA%\tickscope on Windows), opened
 // through OpenStateFile, which refuses a link or another user's file: never
 // in the temporary directory, which every user can write and list. Each
@@ -36,7 +36,7 @@ const (
 // launcher removes what dead runs left (removeDeadLaunchers), then writes
 // this run's page, 0600, locked. remove deletes and unlocks it: the page's
 // first event stream does, and quitting does.
-func launcher(sys seam.System, url string, stderr io.Writer) (path string, remove func(), err error) {
+func launcher(sys seam.StateFiles, url string, stderr io.Writer) (path string, remove func(), err error) {
 	if sys == nil {
 		return "", nil, errors.New("no state directory to keep the page's launcher in")
 	}
@@ -76,7 +76,7 @@ func launcher(sys seam.System, url string, stderr io.Writer) (path string, remov
 // removed only when its lock can be taken, while holding it. An empty page is left: it may be a run's that has made
 // it and not locked it yet, and holds no token. What cannot be removed is
 // said, once, and is no reason not to run.
-func removeDeadLaunchers(sys seam.System, dir string, stderr io.Writer) {
+func removeDeadLaunchers(sys seam.StateFiles, dir string, stderr io.Writer) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

@@ -13,7 +13,7 @@ import (
 // Windows timers: an in-memory Windows machine that is not elevated and has
 // Task Scheduler (sim.System), so that nothing the page does reaches this
 // machine.
-func simulatedSystem() seam.System { return sim.NewWindowsSystem(nil) }
+func simulatedSystem() System { return sim.NewWindowsSystem(nil) }
 
 // serialHost makes a host that is not safe for concurrent use (the model,
 // whose virtual clock every call moves or reads) safe for the page, which

@@ -37,17 +37,33 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/global"
+	"github.com/tickscope/tickscope/internal/hold"
 	"github.com/tickscope/tickscope/internal/httpserver"
+	"github.com/tickscope/tickscope/internal/inspect"
 	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/startup"
 )
+
+// System is what the dashboard's actions read and change of the OS: the
+// parts each use case it calls takes (seam.System, which package platform
+// implements and package sim fakes, has them all), and the state files of
+// its launcher page, which inspect's include.
+type System interface {
+	hold.System
+	seam.Processes
+	startup.System
+	global.Key
+	inspect.System
+}
 
 // Options are what ui runs on and where it writes.
 type Options struct {
 	// Host and System are this machine's; with Scenario set, Host is the
 	// model and System is replaced by an in-memory one.
 	Host   seam.Host
-	System seam.System
+	System System
 	// Shell opens the browser and, on Windows, runs tickscope elevated.
 	Shell seam.Shell
 	// Scenario is the model's scenario ("" on this machine), Seed its seed.
