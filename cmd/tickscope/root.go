@@ -165,7 +165,7 @@ than from one number; it changes nothing unless a command says so.`,
 		// Runnable, so that cobra rejects an unknown command instead of
 		// printing the help and exiting 0; a double-click opens tickscope ui.
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !hold.DoubleClicked(machineSystem()) {
+			if !doubleClicked(machineSystem()) {
 				return cmd.Help()
 			}
 			return a.ui(cmd.Context(), machineHost(), sim.Choice{}, false)
@@ -189,6 +189,14 @@ func noArgs(cmd *cobra.Command, args []string) error {
 // machineHost is the host the commands measure: this machine's OS, with
 // its wait methods.
 func machineHost() seam.Host { return machine.Host() }
+
+// doubleClicked reports whether tickscope, run with no command, is alone on
+// a console made for it, as when a gamer double-clicks tickscope.exe in
+// Explorer: the window closes when tickscope exits, so the help would
+// flash and vanish. It then opens tickscope ui, the dashboard, which runs
+// until the window is closed. In a terminal (other processes on the
+// console) and on every other OS, a bare tickscope prints the help.
+func doubleClicked(sys seam.Desktop) bool { return sys.Console() == seam.ConsoleAlone }
 
 // machineSystem is what the hold commands change on this machine.
 func machineSystem() seam.System { return platform.NewSystem() }

@@ -28,11 +28,3 @@ func holdSetting(host seam.Host, s timerinfo.Setting, warn func(string)) (grante
 		}
 	}, nil
 }
-
-// DoubleClicked reports whether tickscope, run with no command, is alone on
-// a console made for it, as when a gamer double-clicks tickscope.exe in
-// Explorer: the window closes when tickscope exits, so the help would
-// flash and vanish. It then opens tickscope ui, the dashboard, which runs
-// until the window is closed. In a terminal (other processes on the
-// console) and on every other OS, a bare tickscope prints the help.
-func DoubleClicked(sys seam.System) bool { return sys.Console() == seam.ConsoleAlone }

@@ -334,11 +334,3 @@ func TestRunExitStatus(t *testing.T) {
 		t.Errorf("tied %d, untied %d; want %d each", sys.Tied, sys.Untied, len(tests))
 	}
 }
-
-func TestDoubleClicked(t *testing.T) {
-	for console, want := range map[seam.Console]bool{seam.ConsoleShared: false, seam.ConsoleNone: false, seam.ConsoleAlone: true} {
-		if got := hold.DoubleClicked(&sim.System{ConsoleState: console}); got != want {
-			t.Errorf("console %d: double-clicked %v, want %v", console, got, want)
-		}
-	}
-}
