@@ -54,18 +54,18 @@ type (
 	// the opt-out of Windows 11's throttling of hidden processes'
 	// requests.
 	Checker interface {
-		Lock(name string) (release func(), err error)
-		IgnoreTimerThrottling() error
+		seam.Locker
+		seam.Throttling
 	}
-	// Key reads and writes GlobalTimerResolutionRequests.
+	// Key reads and writes GlobalTimerResolutionRequests, and tells
+	// whether tickscope runs elevated, which writing it takes.
 	Key interface {
 		Elevated() bool
-		GlobalRequests() *uint32
-		SetGlobalRequests(on bool) error
+		seam.GlobalKey
 	}
 	// Self finds this tickscope's executable, to run it as the child.
 	Self interface {
-		Executable() (string, error)
+		seam.Self
 	}
 )
 
