@@ -6,9 +6,9 @@
 //
 // It renders, never judges: it receives what internal/report's builders
 // produce (BenchOf, SlackBenchOf, MeasurementOf, CurveOf, CompareOf, with
-// sweep's judgement inside) and the raw file's facts (its header and, for
-// measure, the samples themselves, whose time series and 1 µs histogram no
-// builder summarises).
+// sweep's judgement inside) or explain's Explanation, and the raw file's
+// facts (its header and, for measure, the samples themselves, whose time
+// series and 1 µs histogram no builder summarises).
 //
 // The charts are hand-written SVG: gonum/plot's SVG backend embeds its
 // fonts in every drawing (hundreds of kB, and a font is what the page must
@@ -32,11 +32,15 @@ import (
 // file f, as a page.
 func Write(w io.Writer, f *rawfile.File, result any) error {
 	p := &page{}
-	p.header(f)
+	command := f.Command
+	if _, ok := result.(*Explanation); ok {
+		command = "explain" // its raw file is a measure file
+	}
+	p.header(f, command)
 	if err := p.draw(f, result); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, p.finish(f))
+	_, err := io.WriteString(w, p.finish(command))
 	return err
 }
 
@@ -69,6 +73,8 @@ func (p *page) draw(f *rawfile.File, result any) error {
 		p.curve(r)
 	case *report.Compare:
 		p.compare(r)
+	case *Explanation:
+		p.explanation(r)
 	default:
 		return fmt.Errorf("html report: nothing to draw for %T", result)
 	}
@@ -98,9 +104,9 @@ svg.chart,svg.overview{display:block;overflow:visible}
 .yl{font-size:12px;text-anchor:middle}.m{font-size:12px;font-weight:bold}.m.r{text-anchor:end}.off{font-size:10px;text-anchor:middle}.w{color:#a50}
 @media (max-width:600px){body{margin:8px}.sim{font-size:28px;border-width:3px}.tx.minor{display:none}.plot{padding-right:12px}}`
 
-func (p *page) header(f *rawfile.File) {
+func (p *page) header(f *rawfile.File, command string) {
 	q := f.Query
-	title := "tickscope " + f.Command
+	title := "tickscope " + command
 	fmt.Fprintf(&p.body, "<h1>%s</h1>\n", html.EscapeString(title))
 	if f.Simulated != "" {
 		fmt.Fprintf(&p.body, `<div class="sim">SIMULATED: %s</div><p>Computed on the model of Windows timers (scenario %s), not measured on a machine.</p>`+"\n",
@@ -131,8 +137,8 @@ func (p *page) header(f *rawfile.File) {
 	p.body.WriteString("</table>\n")
 }
 
-func (p *page) finish(f *rawfile.File) string {
-	return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>tickscope " + html.EscapeString(f.Command) +
+func (p *page) finish(command string) string {
+	return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>tickscope " + html.EscapeString(command) +
 		"</title><style>" + Style + "</style></head><body>\n" + p.body.String() + "</body></html>\n"
 }
 

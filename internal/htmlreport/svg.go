@@ -33,6 +33,8 @@ type chart struct {
 	logX, logY     bool
 	// xTickLabel names an x tick (num by default).
 	xTickLabel func(float64) string
+	// yRows name the rows of horizontal bars (chartOpts.yRows).
+	yRows []string
 }
 
 // Plot heights, in px: a chart, and the small overview of a whole range
@@ -66,10 +68,14 @@ type chartOpts struct {
 	height     float64
 	left       float64
 	xTickLabel func(float64) string
+	// yRows, when given, names the rows of a chart of horizontal bars in
+	// place of the y ticks: row i (0 at the top) spans y from n-i-1 to
+	// n-i of y0 0 and y1 n.
+	yRows []string
 }
 
 func newChartOpts(o chartOpts) *chart {
-	c := &chart{class: o.class, title: o.title, xLabel: o.xLabel, yLabel: o.yLabel, h: o.height, left: o.left, logX: o.logX, logY: o.logY, xTickLabel: o.xTickLabel}
+	c := &chart{class: o.class, title: o.title, xLabel: o.xLabel, yLabel: o.yLabel, h: o.height, left: o.left, logX: o.logX, logY: o.logY, xTickLabel: o.xTickLabel, yRows: o.yRows}
 	if c.class == "" {
 		c.class = "chart"
 	}
@@ -146,6 +152,13 @@ func (c *chart) axes() {
 			class = "tx minor"
 		}
 		fmt.Fprintf(&c.b, `<line x1="%s" y1="%g" x2="%s" y2="%g" stroke="#444"/><text x="%s" y="%g" class="%s">%s</text>`, x, c.h, x, c.h+4, x, c.h+16, class, esc(c.xTickLabel(v)))
+	}
+	if len(c.yRows) > 0 {
+		n := float64(len(c.yRows))
+		for i, name := range c.yRows {
+			fmt.Fprintf(&c.b, `<text x="-6" y="%.1f" class="ty">%s</text>`, c.py(n-float64(i)-0.5)+4, esc(name))
+		}
+		return
 	}
 	var yt []float64
 	if c.logY {
@@ -298,6 +311,33 @@ func (c *chart) window(x0, x1 float64, color, title string) {
 	x0, x1 = math.Max(x0, c.x0), math.Min(x1, c.x1)
 	fmt.Fprintf(&c.marks, `<rect class="win" x="%s" y="0" width="%s" height="%g" fill="%s" fill-opacity="0.12" stroke="%s" stroke-width="2"><title>%s</title></rect>`,
 		c.px(x0), pc(c.fx(x1)-c.fx(x0)), c.h, color, color, esc(title))
+}
+
+// rowLabel writes label at the end x of a horizontal bar whose middle
+// is at y: after it, or inside its end (white on the bar) when the bar
+// reaches past the plot's middle, so that the text stays in the plot.
+func (c *chart) rowLabel(x, y float64, label string) {
+	if c.fx(x) > 0.5 {
+		fmt.Fprintf(&c.marks, `<text x="%s" dx="-4" y="%.1f" class="ty" fill="#fff">%s</text>`, c.px(x), c.py(y)+4, esc(label))
+		return
+	}
+	fmt.Fprintf(&c.marks, `<text x="%s" dx="4" y="%.1f" class="ty" style="text-anchor:start">%s</text>`, c.px(x), c.py(y)+4, esc(label))
+}
+
+// segmentLabel names the segment [x0, x1] of a horizontal bar ending at
+// end, whose middle is at y: inside it when it is wide enough, else after
+// the bar's end, or inside the bar's start when the bar is too long for
+// that.
+func (c *chart) segmentLabel(x0, x1, end, y float64, label string) {
+	Y := c.py(y) + 4
+	switch {
+	case c.fx(x1)-c.fx(x0) > 0.18:
+		fmt.Fprintf(&c.marks, `<text x="%s" y="%.1f" class="tx" fill="#fff">%s</text>`, pc((c.fx(x0)+c.fx(x1))/2), Y, esc(label))
+	case c.fx(end) < 0.8:
+		fmt.Fprintf(&c.marks, `<text x="%s" dx="4" y="%.1f" class="ty" style="text-anchor:start">%s</text>`, c.px(end), Y, esc(label))
+	default:
+		fmt.Fprintf(&c.marks, `<text x="%s" dx="4" y="%.1f" class="ty" style="text-anchor:start" fill="#fff">%s</text>`, c.px(c.x0), Y, esc(label))
+	}
 }
 
 // legend lists colour keys (label, colour pairs) under the title.
