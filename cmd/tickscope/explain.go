@@ -61,13 +61,17 @@ Two layers; the output says which was used and why:
 Windows: layer 1 only, elevated (a kernel ETW session of its own); macOS exits 1.
 Ctrl+C stops early with a result for the waits taken. --raw writes the
 samples as a measure file (docs/raw-format.md), which analyze reads; at
-layer 1 it holds the untraced chunks' waits too.`,
+layer 1 it holds the untraced chunks' waits too. --html draws the
+aggregate (each cause's share of the late waits' lateness) and the worst
+waits, each a bar of its causes on a time axis from its deadline.`,
 		Example: `  # 1000 waits of 1 ms, the late ones (over the run's p99) explained
   tickscope explain
   # every wait more than 200 µs late, layer 0 even as root
   tickscope explain --over 200us --layer 0
   # as JSON, with nanosleep, every sample kept
-  tickscope explain --method nanosleep --samples 2000 --json --raw w.json`,
+  tickscope explain --method nanosleep --samples 2000 --json --raw w.json
+  # the aggregate and the worst waits drawn as a page
+  tickscope explain --html explain.html`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.explain(cmd, &o) },
 	}
@@ -81,6 +85,7 @@ layer 1 it holds the untraced chunks' waits too.`,
 	f.IntVar(&o.worst, "worst", 10, fmt.Sprintf("late waits shown one by one (1..%d)", explain.MaxWorst))
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file, as measure does (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	registerOutputs(cmd, false)
 	return cmd
 }
 
@@ -126,5 +131,5 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
-	return a.emit(o.asJSON, res, func(w io.Writer) { res.WriteText(w, o.worst) })
+	return writeOutputs(cmd, file, res.Page(o.worst), a.emit(o.asJSON, res, func(w io.Writer) { res.WriteText(w, o.worst) }))
 }

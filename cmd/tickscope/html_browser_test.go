@@ -42,6 +42,8 @@ var htmlPages = []struct {
 	{"curve", []string{"curve", "--simulate", "narrow-band", "--to", "40ms"}, 1, false, false},
 	{"compare", []string{"compare", "--cycles", "20"}, 1, false, true},
 	{"bench-linux", []string{"bench", "--samples", "20"}, 1, true, true},
+	// Every wait is later than 1 ns: the aggregate and ten worst waits.
+	{"explain", []string{"explain", "--samples", "200", "--over", "1ns", "--layer", "0"}, 2, true, false},
 }
 
 // writePage runs tickscope in this process and returns the page it wrote.

@@ -93,41 +93,7 @@ func writeContexts(w io.Writer, g Aggregate) {
 // waits), the worst waits one by one with their top causes, then the
 // aggregate by cause, by context and by name, and the window's counters.
 func (r *Result) WriteText(w io.Writer, worst int) {
-	fmt.Fprintf(w, "layer %d: %s\n", r.Layer, r.LayerWhy)
-	fmt.Fprintf(w, "%d waits of %s with %s (slack %s): lateness p50 %s, p99 %s\n",
-		r.Waits, us(r.DelayNs), r.Method, us(r.SlackNs), us(r.LatenessP50Ns), us(r.LatenessP99Ns))
-	from := "the run's own p99"
-	if r.ThresholdFrom == "--over" {
-		from = "--over"
-	}
-	fmt.Fprintf(w, "threshold: later than %s (%s): %d late waits\n", us(r.ThresholdNs), from, len(r.Late))
-	if r.Stopped {
-		fmt.Fprintln(w, "stopped early: the result covers the waits taken")
-	}
-	if r.Trace != nil {
-		t := r.Trace
-		kind := t.Kind()
-		fmt.Fprintf(w, "trace: %s %s, %d events, %d lost", kind, printable.Line(t.Instance), t.Events, t.Lost)
-		if t.Removed {
-			fmt.Fprint(w, ", removed after the run")
-		}
-		fmt.Fprintln(w)
-		switch {
-		case t.Mounted && t.LeftMounted == "":
-			fmt.Fprintln(w, "trace: tracefs was not mounted: mounted for the run and unmounted after")
-		case t.Mounted:
-			fmt.Fprintln(w, "trace: tracefs was not mounted: mounted for the run")
-		}
-		if t.LeftMounted != "" {
-			fmt.Fprintf(w, "trace: tracefs left mounted at %s: in use\n", printable.Line(t.LeftMounted))
-		}
-		if t.RemovedLeftover {
-			fmt.Fprintf(w, "trace: a leftover %s of ours, from a run that did not end, was ended first\n", kind)
-		}
-		if len(t.Missing) > 0 {
-			fmt.Fprintf(w, "trace: events this system lacks: %s\n", strings.Join(t.Missing, ", "))
-		}
-	}
+	r.writeHeader(w)
 	if e := r.ObserverEffect; e != nil {
 		writeObserver(w, e)
 	}
@@ -215,5 +181,45 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", printable.Message(n))
+	}
+}
+
+// writeHeader prints the run: the layer and why, the waits and their
+// lateness, the threshold, and the trace.
+func (r *Result) writeHeader(w io.Writer) {
+	fmt.Fprintf(w, "layer %d: %s\n", r.Layer, r.LayerWhy)
+	fmt.Fprintf(w, "%d waits of %s with %s (slack %s): lateness p50 %s, p99 %s\n",
+		r.Waits, us(r.DelayNs), r.Method, us(r.SlackNs), us(r.LatenessP50Ns), us(r.LatenessP99Ns))
+	from := "the run's own p99"
+	if r.ThresholdFrom == "--over" {
+		from = "--over"
+	}
+	fmt.Fprintf(w, "threshold: later than %s (%s): %d late waits\n", us(r.ThresholdNs), from, len(r.Late))
+	if r.Stopped {
+		fmt.Fprintln(w, "stopped early: the result covers the waits taken")
+	}
+	if r.Trace != nil {
+		t := r.Trace
+		kind := t.Kind()
+		fmt.Fprintf(w, "trace: %s %s, %d events, %d lost", kind, printable.Line(t.Instance), t.Events, t.Lost)
+		if t.Removed {
+			fmt.Fprint(w, ", removed after the run")
+		}
+		fmt.Fprintln(w)
+		switch {
+		case t.Mounted && t.LeftMounted == "":
+			fmt.Fprintln(w, "trace: tracefs was not mounted: mounted for the run and unmounted after")
+		case t.Mounted:
+			fmt.Fprintln(w, "trace: tracefs was not mounted: mounted for the run")
+		}
+		if t.LeftMounted != "" {
+			fmt.Fprintf(w, "trace: tracefs left mounted at %s: in use\n", printable.Line(t.LeftMounted))
+		}
+		if t.RemovedLeftover {
+			fmt.Fprintf(w, "trace: a leftover %s of ours, from a run that did not end, was ended first\n", kind)
+		}
+		if len(t.Missing) > 0 {
+			fmt.Fprintf(w, "trace: events this system lacks: %s\n", strings.Join(t.Missing, ", "))
+		}
 	}
 }
