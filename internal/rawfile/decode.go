@@ -416,8 +416,9 @@ func (d *decoder) number(path string) (text string, integer bool) {
 }
 
 var (
-	timeType  = reflect.TypeFor[time.Time]()
-	pointType = reflect.TypeFor[Point]()
+	timeType        = reflect.TypeFor[time.Time]()
+	pointType       = reflect.TypeFor[Point]()
+	explainWaitType = reflect.TypeFor[ExplainWait]()
 )
 
 // want names what a Go type takes, for messages.
@@ -547,15 +548,19 @@ func (d *decoder) setNumber(v reflect.Value, path, text string, integer bool) {
 	}
 }
 
-// array decodes an array into the slice v. The two long arrays have their
-// own limits: points (MaxPoints, and each point is decoded as it comes) and
-// latencies_ns (latencies); every other list holds at most MaxListLength.
+// array decodes an array into the slice v. The long arrays have their
+// own limits: points (MaxPoints, and each point is decoded as it comes),
+// latencies_ns (latencies) and explain.late (MaxExplainLate); every other
+// list holds at most MaxListLength.
 func (d *decoder) array(v reflect.Value, path string) {
 	d.pos++ // '['
 	elemType := v.Type().Elem()
 	limit, what := MaxListLength, "entries"
-	if elemType == pointType {
+	switch elemType {
+	case pointType:
 		limit, what = MaxPoints, "points"
+	case explainWaitType:
+		limit, what = MaxExplainLate, "late waits"
 	}
 	out := reflect.MakeSlice(v.Type(), 0, 0)
 	if c := d.skipWS(); c == ']' {

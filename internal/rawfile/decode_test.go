@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/tickscope/tickscope/internal/stats"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -25,6 +26,14 @@ func FuzzPieces(f *testing.F) {
 		Query:  &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{}, Warnings: []string{"é"}},
 		Points: []Point{{Latencies: []int64{1, 0, 60_000_000_000, 123456789}}}}
 	data, _ := json.Marshal(file)
+	f.Add(data)
+	// The explain section: its long list of late waits, nested lists and
+	// objects, a float interval.
+	file.Explain = &Explain{Worst: 1, Layer: 1, LayerWhy: "w", Waits: 1, ThresholdFrom: "p99",
+		Late:           []ExplainWait{{Index: 0, LatenessNs: 5, Causes: []ExplainCause{{Cause: "thread", Name: `a\x1b:1`, Ns: 5}}, Reasons: []string{}, TimerCPU: -1, RunCPU: 0}},
+		Trace:          &ExplainTrace{Instance: "i", Missing: []string{"irq:x"}},
+		ObserverEffect: &ExplainObserver{ChunkWaits: 10, P50Diff: stats.Interval{Estimate: -1.5e-3, Lo: -2, Hi: 3, Coverage: 0.95, OneSided: true}}}
+	data, _ = json.Marshal(file)
 	f.Add(data)
 	f.Add([]byte(`{"format":"tickscope-raw","version":1,"points":[{"latencies_ns":[1 ,2,	3e2,-0,00,1.0,99999999999999]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -130,6 +130,9 @@ type File struct {
 	// measurement (--load); nil for none.
 	Load   *Load   `json:"load,omitempty"`
 	Points []Point `json:"points"`
+	// Explain is explain's attribution of the samples' late waits, in
+	// the measure file it writes; nil in every other file.
+	Explain *Explain `json:"explain,omitempty"`
 }
 
 // Load is the busy threads a run kept going for the whole of its
@@ -326,6 +329,9 @@ func (f *File) Validate(lim Limits) error {
 		return err
 	}
 	if err := f.validateExact(lim); err != nil {
+		return err
+	}
+	if err := f.validateExplain(); err != nil {
 		return err
 	}
 	total := 0

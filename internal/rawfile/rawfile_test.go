@@ -445,6 +445,20 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(strings.Replace(string(data), edit[0], edit[1], 1)))
 	}
+	explained := explainFile()
+	explained.Format, explained.Version = rawfile.FormatName, rawfile.Version
+	data, _ = json.Marshal(explained)
+	f.Add(data)
+	for _, edit := range [][2]string{
+		{`"index":0`, `"index":2`},
+		{`"index":0`, `"index":-1`},
+		{`"layer":1`, `"layer":0`},
+		{`"worst":10`, `"worst":1001`},
+		{`"name":"cc1:\\x1b12"`, `"name":"cc1:\u001b12"`},
+		{`"command":"measure"`, `"command":"bench"`},
+	} {
+		f.Add([]byte(strings.Replace(string(data), edit[0], edit[1], 1)))
+	}
 	bench := seed
 	bench.Command, bench.Bench = "bench", &rawfile.BenchParams{Samples: 20, Seed: 3, Requests: 2}
 	bench.Points = append(bench.Points, bench.Points[0])
@@ -484,6 +498,18 @@ func FuzzParse(f *testing.F) {
 		case file.Load != nil && (!slices.Contains(rawfile.LoadCommands, file.Command) || file.Simulated != "" ||
 			file.Load.Threads < 1 || file.Load.Threads > 4*file.Query.CPUs || file.Load.Kind != rawfile.LoadCPU):
 			t.Fatalf("accepted load %+v in a %s file of %d CPUs (simulated %q)", *file.Load, file.Command, file.Query.CPUs, file.Simulated)
+		}
+		if e := file.Explain; e != nil {
+			if file.Command != "measure" || e.Layer != 0 && e.Layer != 1 || e.Worst < 1 || e.Worst > rawfile.MaxExplainWorst || (e.Trace == nil) != (e.Layer == 0) {
+				t.Fatalf("accepted an explain section %+v in a %s file", *e, file.Command)
+			}
+			seen := map[int]bool{}
+			for _, w := range e.Late {
+				if w.Index < 0 || w.Index >= len(file.Points[0].Latencies) || seen[w.Index] {
+					t.Fatalf("accepted late wait %d of %d samples (seen %v)", w.Index, len(file.Points[0].Latencies), seen[w.Index])
+				}
+				seen[w.Index] = true
+			}
 		}
 		if file.Command == "compare" {
 			for _, p := range file.Points {
