@@ -1,9 +1,12 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tickscope/tickscope/internal/bench"
+	"github.com/tickscope/tickscope/internal/explain"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -25,7 +28,8 @@ compare), so that a run can be shared and anyone can re-judge it.
 
 A bench's file gives exactly the bench's result under the same --prefer and
 budgets; a measure file gets its summary, a curve file its curve, a compare
-file its matrix. A missing, damaged, oversized or future-version file, or a
+file its matrix, and explain's file (a measure file with its attribution)
+explain's report again, text or --json, as explain printed it. A missing, damaged, oversized or future-version file, or a
 bench flag on another file, exits 2 saying what and where (limits:
 docs/raw-format.md).`,
 		Example: `  tickscope bench --raw bench.json
@@ -48,6 +52,14 @@ docs/raw-format.md).`,
 				return options.FileError(args[0], err)
 			} else if err := bench.CheckFileFlags(f, options.Value(args[0]), cmd.Flags().Changed); err != nil {
 				return err
+			}
+			if f.Explain != nil {
+				// explain's file: its report again, as explain printed it.
+				res, worst, err := explain.FromFile(f)
+				if err != nil {
+					return options.FileError(args[0], err)
+				}
+				return writeOutputs(cmd, f, res.Page(worst), a.emit(j.JSON, res, func(w io.Writer) { res.WriteText(w, worst) }))
 			}
 			r := report.Print(f, report.Judging{Prefs: prefs, Rows: j.Rows})
 			return writeOutputs(cmd, f, r.Value, a.emit(j.JSON, r.Value, r.Text))

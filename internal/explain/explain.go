@@ -57,6 +57,8 @@ func Choose(asked Layer, canTrace bool, whyNot string) (Chosen, error) {
 // Run measures o's waits on host (this machine's; q its query) and
 // explains those later than the threshold, with sys's counters and
 // traces. Ctrl+C (ctx) stops early with a result for the waits taken.
+// The file is the samples as a measure file, with the result in its
+// explain section (FromFile reads it back).
 func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o Options, r Reporting) (*Result, *rawfile.File, error) {
 	finished := func() {
 		if r.Finished != nil {
@@ -168,7 +170,7 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 		res.Notes = append(res.Notes, wx.resultNotes(spec.Method)...)
 	}
 	judgeWith(res, obs.tid, obs.waits, o, evs, gaps, wx)
-	file := &rawfile.File{Command: "measure", Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}}
+	file := &rawfile.File{Command: "measure", Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}, Explain: res.raw(o.Worst)}
 	return res, file, nil
 }
 

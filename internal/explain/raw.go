@@ -1,0 +1,201 @@
+package explain
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tickscope/tickscope/internal/attribution"
+	"github.com/tickscope/tickscope/internal/printable"
+	"github.com/tickscope/tickscope/internal/rawfile"
+)
+
+// raw is the result as its --raw file carries it (rawfile.Explain): what
+// analyze needs to print this report again, byte for byte, less the
+// aggregate, which is the late waits' causes summed. Every string is
+// stored as printable.Line writes it, so that a name that does not print
+// (a comm is any bytes) reads back as it was.
+func (r *Result) raw(worst int) *rawfile.Explain {
+	e := &rawfile.Explain{
+		Worst: worst, Layer: r.Layer, LayerWhy: printable.Line(r.LayerWhy), SlackNs: r.SlackNs, Waits: r.Waits,
+		LatenessP50Ns: r.LatenessP50Ns, LatenessP99Ns: r.LatenessP99Ns,
+		ThresholdNs: r.ThresholdNs, ThresholdFrom: printable.Line(r.ThresholdFrom),
+		Late: each(r.Late, func(l LateWait) rawfile.ExplainWait {
+			return rawfile.ExplainWait{
+				Index: l.Index, LatenessNs: l.LatenessNs, ArmedLate: l.ArmedLate, NotAttributed: l.NotAttributed,
+				Reasons: each(l.Reasons, printable.Line), TimerCPU: l.TimerCPU, RunCPU: l.RunCPU, Blocking: printable.Line(l.Blocking),
+				Causes: each(l.Causes, func(c Cause) rawfile.ExplainCause {
+					return rawfile.ExplainCause{Cause: printable.Line(c.Cause), Name: printable.Line(c.Name), Context: printable.Line(c.Context), Ns: c.Ns}
+				}),
+			}
+		}),
+		Window: rawfile.ExplainWindow{
+			Interrupts: each(r.Window.Interrupts, rawCount), Softirqs: each(r.Window.Softirqs, rawCount), StealNs: r.Window.StealNs,
+			Idle: each(r.Window.Idle, func(s IdleCount) rawfile.ExplainIdle {
+				return rawfile.ExplainIdle{State: printable.Line(s.State), LatencyUs: s.LatencyUs, Entries: s.Entries, TimeUs: s.TimeUs}
+			}),
+			Notes: each(r.Window.Notes, printable.Line),
+		},
+		Notes: each(r.Notes, printable.Line),
+	}
+	if t := r.Trace; t != nil {
+		e.Trace = &rawfile.ExplainTrace{Instance: printable.Line(t.Instance), Mounted: t.Mounted, LeftMounted: printable.Line(t.LeftMounted),
+			RemovedLeftover: t.RemovedLeftover, Missing: each(t.Missing, printable.Line), Events: t.Events, Lost: t.Lost, Removed: t.Removed}
+	}
+	if o := r.ObserverEffect; o != nil {
+		e.ObserverEffect = &rawfile.ExplainObserver{ChunkWaits: o.ChunkWaits, OffWaits: o.OffWaits, Traced: o.Traced, Untraced: o.Untraced,
+			TracedP50Ns: o.TracedP50Ns, TracedP99Ns: o.TracedP99Ns, UntracedP50Ns: o.UntracedP50Ns, UntracedP99Ns: o.UntracedP99Ns,
+			P50Diff: o.P50Diff, P99Diff: o.P99Diff, Changed: o.Changed}
+	}
+	return e
+}
+
+func rawCount(c Count) rawfile.ExplainCount {
+	return rawfile.ExplainCount{Name: printable.Line(c.Name), Desc: printable.Line(c.Desc), Count: c.Count}
+}
+
+// FromFile is the result an explain run wrote to f (its explain
+// section) with the --worst it was given: what that run printed, its
+// aggregate summed again from the late waits. A string not as
+// printable.Line writes it is an error: no explain run wrote it.
+func FromFile(f *rawfile.File) (*Result, int, error) {
+	e := f.Explain
+	if e == nil || len(f.Points) != 1 {
+		return nil, 0, errors.New("not a file explain wrote: no explain section")
+	}
+	var u unescaper
+	res := &Result{
+		Layer: e.Layer, LayerWhy: u.s(e.LayerWhy), Method: f.Method, DelayNs: f.DelayNs, SlackNs: e.SlackNs,
+		Waits: e.Waits, Stopped: f.Points[0].Stopped, LatenessP50Ns: e.LatenessP50Ns, LatenessP99Ns: e.LatenessP99Ns,
+		ThresholdNs: e.ThresholdNs, ThresholdFrom: u.s(e.ThresholdFrom),
+		Window: Window{
+			Interrupts: each(e.Window.Interrupts, u.count), Softirqs: each(e.Window.Softirqs, u.count), StealNs: e.Window.StealNs,
+			Idle: each(e.Window.Idle, func(s rawfile.ExplainIdle) IdleCount {
+				return IdleCount{State: u.s(s.State), LatencyUs: s.LatencyUs, Entries: s.Entries, TimeUs: s.TimeUs}
+			}),
+			Notes: each(e.Window.Notes, u.s),
+		},
+		Notes: each(e.Notes, u.s),
+	}
+	as := make([]attribution.Attribution, 0, len(e.Late))
+	res.Late = each(e.Late, func(w rawfile.ExplainWait) LateWait {
+		a := attribution.Attribution{LatenessNS: w.LatenessNs, ArmedLate: w.ArmedLate, NotAttributed: w.NotAttributed,
+			Reasons: each(w.Reasons, u.s), TimerCPU: w.TimerCPU, RunCPU: w.RunCPU, Blocking: u.s(w.Blocking),
+			Causes: each(w.Causes, func(c rawfile.ExplainCause) attribution.Cause {
+				return attribution.Cause{Kind: attribution.Kind(u.s(c.Cause)), Name: u.s(c.Name), Context: u.s(c.Context), NS: c.Ns}
+			})}
+		as = append(as, a)
+		l := lateWait(w.Index, waitRec{}, a)
+		l.Reasons = a.Reasons // as written: lateWait makes a nil list empty
+		if a.Causes == nil {
+			l.Causes = nil
+		}
+		return l
+	})
+	res.Aggregate = aggregate(attribution.Sum(as))
+	if t := e.Trace; t != nil {
+		res.Trace = &TraceInfo{Instance: u.s(t.Instance), Mounted: t.Mounted, LeftMounted: u.s(t.LeftMounted),
+			RemovedLeftover: t.RemovedLeftover, Missing: each(t.Missing, u.s), Events: t.Events, Lost: t.Lost, Removed: t.Removed}
+	}
+	if o := e.ObserverEffect; o != nil {
+		res.ObserverEffect = &ObserverEffect{ChunkWaits: o.ChunkWaits, OffWaits: o.OffWaits, Traced: o.Traced, Untraced: o.Untraced,
+			TracedP50Ns: o.TracedP50Ns, TracedP99Ns: o.TracedP99Ns, UntracedP50Ns: o.UntracedP50Ns, UntracedP99Ns: o.UntracedP99Ns,
+			P50Diff: o.P50Diff, P99Diff: o.P99Diff, Changed: o.Changed, Off: OffMeans}
+	}
+	if u.err != nil {
+		return nil, 0, u.err
+	}
+	return res, e.Worst, nil
+}
+
+// each maps a list, keeping a nil one nil and an empty one empty: the
+// JSON explain printed says null or [] and analyze must say the same.
+func each[T, U any](in []T, fn func(T) U) []U {
+	if in == nil {
+		return nil
+	}
+	out := make([]U, 0, len(in))
+	for _, v := range in {
+		out = append(out, fn(v))
+	}
+	return out
+}
+
+// unescaper reads strings back as printable.Line wrote them, keeping
+// the first it cannot.
+type unescaper struct{ err error }
+
+func (u *unescaper) s(s string) string {
+	out, ok := unline(s)
+	if !ok && u.err == nil {
+		u.err = fmt.Errorf("explain: %s is not a string as tickscope writes it", strconv.Quote(s))
+	}
+	return out
+}
+
+func (u *unescaper) count(c rawfile.ExplainCount) Count {
+	return Count{Name: u.s(c.Name), Desc: u.s(c.Desc), Count: c.Count}
+}
+
+// unline is printable.Line's inverse: the string Line wrote line for, ok
+// false when no string gives line. Line leaves plain text as it is
+// (C:\Users\bob\x64 included) and writes any other with every
+// backslash doubled and every character it escapes as \xHH (a byte),
+// \uHHHH or \UHHHHHHHH; as Line never gives two strings the same line,
+// the string line's escapes decode to, if Line gives line for it, is the
+// one, and else line itself if it is plain.
+func unline(line string) (string, bool) {
+	if out, ok := unescape(line); ok && printable.Line(out) == line {
+		return out, true
+	}
+	return line, printable.Line(line) == line
+}
+
+// unescape decodes the escapes Line writes; ok is false at a backslash
+// that starts none.
+func unescape(line string) (string, bool) {
+	if !strings.Contains(line, `\`) {
+		return line, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if i+1 == len(line) {
+			return "", false
+		}
+		n := 0
+		switch line[i+1] {
+		case '\\':
+			b.WriteByte('\\')
+			i += 2
+			continue
+		case 'x':
+			n = 2
+		case 'u':
+			n = 4
+		case 'U':
+			n = 8
+		}
+		if n == 0 || i+2+n > len(line) {
+			return "", false
+		}
+		v, err := strconv.ParseUint(line[i+2:i+2+n], 16, 32)
+		switch {
+		case err != nil, n > 2 && v > utf8.MaxRune:
+			return "", false
+		case n == 2:
+			b.WriteByte(byte(v))
+		default:
+			b.WriteRune(rune(v))
+		}
+		i += 2 + n
+	}
+	return b.String(), true
+}
