@@ -26,6 +26,7 @@ type explainOptions struct {
 	worst   int
 	raw     string
 	asJSON  bool
+	load    sample.LoadRequest
 }
 
 func (a *app) explainCommand() *cobra.Command {
@@ -63,7 +64,11 @@ Ctrl+C stops early with a result for the waits taken. --raw writes the
 samples as a measure file (docs/raw-format.md), which analyze reads; at
 layer 1 it holds the untraced chunks' waits too. --html draws the
 aggregate (each cause's share of the late waits' lateness) and the worst
-waits, each a bar of its causes on a time axis from its deadline.`,
+waits, each a bar of its causes on a time axis from its deadline.
+
+--load N keeps N busy threads (a CPU-bound loop each, unpinned) running
+beside the waits, as measure does, so that the late waits have a known
+cause to be explained by; the result and --raw's file say so.`,
 		Example: `  # 1000 waits of 1 ms, the late ones (over the run's p99) explained
   tickscope explain
   # every wait more than 200 µs late, layer 0 even as root
@@ -85,6 +90,7 @@ waits, each a bar of its causes on a time axis from its deadline.`,
 	f.IntVar(&o.worst, "worst", 10, fmt.Sprintf("late waits shown one by one (1..%d)", explain.MaxWorst))
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file, as measure does (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	registerLoad(f, &o.load)
 	registerOutputs(cmd, false)
 	return cmd
 }
@@ -101,7 +107,11 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 	if err := explain.Supported(); err != nil {
 		return err
 	}
-	host := machineHost()
+	host, load, err := o.load.Host(machineHost(), "")
+	if err != nil {
+		return err
+	}
+	opts.Load = load
 	q, err := host.Query()
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/procstat"
 	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/stats"
@@ -101,6 +102,12 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 			}
 		}()
 	}
+	// The load runs from before the window's counters are read until
+	// after, so that they count what it did.
+	if err := o.Load.Start(); err != nil {
+		return nil, nil, err
+	}
+	defer o.Load.Stop()
 	before, errBefore := sys.Counters()
 	obs := &observer{sys: sys, next: -spec.Warmup, recording: true}
 	if rec, ok := trace.(Recorder); ok {
@@ -114,6 +121,7 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	spec.Observer = obs
 	point, err := sample.Measure(ctx, host, spec, r.Progress)
 	after, errAfter := sys.Counters()
+	o.Load.Stop()
 	finished()
 	var evs []attribution.Event
 	var gaps []attribution.Gap
@@ -170,7 +178,9 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 		res.Notes = append(res.Notes, wx.resultNotes(spec.Method)...)
 	}
 	judgeWith(res, obs.tid, obs.waits, o, evs, gaps, wx)
-	file := &rawfile.File{Command: "measure", Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Points: []rawfile.Point{*point}, Explain: res.raw(o.Worst)}
+	file := &rawfile.File{Command: "measure", Query: q, Method: spec.Method, DelayNs: int64(spec.Delay), Load: o.Load.Record(), Points: []rawfile.Point{*point}}
+	res.Load = report.LoadOf(file)
+	file.Explain = res.raw(o.Worst)
 	return res, file, nil
 }
 

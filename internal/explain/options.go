@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/options"
+	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -47,6 +48,10 @@ type Options struct {
 	Over time.Duration
 	// Layer is the layer asked for.
 	Layer Layer
+	// Load is --load's busy threads, not yet started (nil for none): the
+	// host Run is given is the one sample.LoadRequest.Host gave with it.
+	// They run for the whole measurement.
+	Load *sample.Load
 	// Worst is how many of the late waits the text shows one by one.
 	Worst int
 }

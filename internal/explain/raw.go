@@ -10,6 +10,7 @@ import (
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
 )
 
 // raw is the result as its --raw file carries it (rawfile.Explain): what
@@ -68,7 +69,7 @@ func FromFile(f *rawfile.File) (*Result, int, error) {
 	var u unescaper
 	res := &Result{
 		Layer: e.Layer, LayerWhy: u.s(e.LayerWhy), Method: f.Method, DelayNs: f.DelayNs, SlackNs: e.SlackNs,
-		Waits: e.Waits, Stopped: f.Points[0].Stopped, LatenessP50Ns: e.LatenessP50Ns, LatenessP99Ns: e.LatenessP99Ns,
+		Waits: e.Waits, Stopped: f.Points[0].Stopped, Load: report.LoadOf(f), LatenessP50Ns: e.LatenessP50Ns, LatenessP99Ns: e.LatenessP99Ns,
 		ThresholdNs: e.ThresholdNs, ThresholdFrom: u.s(e.ThresholdFrom),
 		Window: Window{
 			Interrupts: each(e.Window.Interrupts, u.count), Softirqs: each(e.Window.Softirqs, u.count), StealNs: e.Window.StealNs,

@@ -14,6 +14,7 @@ import (
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/printable/printabletest"
 	"github.com/tickscope/tickscope/internal/rawfile"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
@@ -84,6 +85,11 @@ func TestRawFileReprintsTheReport(t *testing.T) {
 			if res.Trace != nil {
 				res.Trace.Missing = nil
 				res.Trace.Instance = hostile
+			}
+			if !c.trace {
+				// A run under --load says so, from the file's load.
+				file.Load = &rawfile.Load{Threads: 1, Kind: rawfile.LoadCPU}
+				res.Load = &report.Load{Threads: 1, Kind: rawfile.LoadCPU, CPUs: 2}
 			}
 			res.Aggregate = aggregate(sumOf(res.Late))
 			file.Explain = res.raw(c.worst)

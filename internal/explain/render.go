@@ -190,6 +190,9 @@ func (r *Result) writeHeader(w io.Writer) {
 	fmt.Fprintf(w, "layer %d: %s\n", r.Layer, r.LayerWhy)
 	fmt.Fprintf(w, "%d waits of %s with %s (slack %s): lateness p50 %s, p99 %s\n",
 		r.Waits, us(r.DelayNs), r.Method, us(r.SlackNs), us(r.LatenessP50Ns), us(r.LatenessP99Ns))
+	if r.Load != nil {
+		fmt.Fprintf(w, "load: %s\n", r.Load)
+	}
 	from := "the run's own p99"
 	if r.ThresholdFrom == "--over" {
 		from = "--over"

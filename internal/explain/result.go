@@ -6,6 +6,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/procstat"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/stats"
 )
 
@@ -21,6 +22,9 @@ type Result struct {
 	SlackNs int64 `json:"slack_ns"`
 	Waits   int   `json:"waits"`
 	Stopped bool  `json:"stopped"`
+	// Load is the busy threads the run kept going beside the waits
+	// (--load); absent without.
+	Load *report.Load `json:"load,omitempty"`
 	// The lateness of every wait (its end less its deadline).
 	LatenessP50Ns int64 `json:"lateness_p50_ns"`
 	LatenessP99Ns int64 `json:"lateness_p99_ns"`

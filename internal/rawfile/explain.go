@@ -130,7 +130,7 @@ const (
 var ExplainThresholds = []string{"p99", "--over"}
 
 // validateExplain holds the explain section to what explain writes: in
-// a real measure file of its own (no --load, no model), its late waits
+// a real measure file of its own (not the model's), its late waits
 // distinct waits of the file, worst first, a trace exactly at layer 1.
 func (f *File) validateExplain() error {
 	e := f.Explain
@@ -142,8 +142,6 @@ func (f *File) validateExplain() error {
 		return fmt.Errorf("explain: present in a %s file; explain writes a measure file", f.Command)
 	case f.Simulated != "":
 		return errors.New("explain: present in a simulated file; explain runs on this machine only")
-	case f.Load != nil:
-		return errors.New("explain: present in a file with load; explain takes no --load")
 	case e.Worst < 1 || e.Worst > MaxExplainWorst:
 		return fmt.Errorf("explain.worst: %d is outside 1..%d", e.Worst, MaxExplainWorst)
 	case e.Layer != 0 && e.Layer != 1:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/stats"
+	"github.com/tickscope/tickscope/internal/timerinfo"
 )
 
 // explainFile is a measure file as explain writes it at layer 1: three
@@ -55,7 +56,11 @@ func TestExplainRejects(t *testing.T) {
 		want string
 	}{
 		{"in a curve file", func(f *rawfile.File) { f.Command, f.Points[0].DelayNs = "curve", 1_000_000 }, "explain: present in a curve file"},
-		{"with load", func(f *rawfile.File) { f.Load = &rawfile.Load{Threads: 1, Kind: rawfile.LoadCPU} }, "explain: present in a file with load"},
+		{"simulated", func(f *rawfile.File) {
+			f.Simulated, f.Method, f.Query.OS, f.Query.Arch, f.Query.Linux = "narrow-band", "sleep", "windows", "simulated", nil
+			f.Query.Windows = &timerinfo.Windows{Coarsest100ns: 156250, Finest100ns: 5000, Current100ns: 156250}
+			f.Points[0].Requested, f.Points[0].Granted, f.Points[0].Conditions = timerinfo.Setting{}, timerinfo.Setting{}, timerinfo.Conditions{}
+		}, "explain: present in a simulated file"},
 		{"worst 0", func(f *rawfile.File) { f.Explain.Worst = 0 }, "explain.worst: 0 is outside 1..1000"},
 		{"layer 2", func(f *rawfile.File) { f.Explain.Layer = 2 }, "explain.layer: 2"},
 		{"no layer_why", func(f *rawfile.File) { f.Explain.LayerWhy = "" }, "explain.layer_why: missing"},

@@ -149,7 +149,8 @@ type Load struct {
 // arithmetic in registers, with no memory traffic (sample.CPUBound).
 const LoadCPU = "cpu"
 
-// LoadCommands are the commands that take --load.
+// LoadCommands are the commands whose files record --load (explain,
+// which takes it too, writes a measure file).
 var LoadCommands = []string{"measure", "bench", "compare"}
 
 // BenchParams are a bench's sampling parameters.
