@@ -29,9 +29,9 @@ compare), so that a run can be shared and anyone can re-judge it.
 A bench's file gives exactly the bench's result under the same --prefer and
 budgets; a measure file gets its summary, a curve file its curve, a compare
 file its matrix, and explain's file (a measure file with its attribution)
-explain's report again, text or --json, as explain printed it. A missing, damaged, oversized or future-version file, or a
-bench flag on another file, exits 2 saying what and where (limits:
-docs/raw-format.md).`,
+explain's report again, text or --json, as explain printed it. A missing,
+damaged, oversized or future-version file, or a bench flag on another
+file, exits 2 saying what and where (limits: docs/raw-format.md).`,
 		Example: `  tickscope bench --raw bench.json
   tickscope analyze bench.json
   # the same samples judged for power, drawn as HTML
