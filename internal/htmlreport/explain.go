@@ -139,7 +139,7 @@ func (p *page) explanation(e *Explanation) {
 		fmt.Fprintf(&p.body, "<p>%s</p>\n", html.EscapeString(l))
 	}
 	if len(e.Observer) > 0 {
-		p.body.WriteString("<h2>Observer effect</h2>\n<pre>")
+		p.body.WriteString("<h2>Observer effect</h2>\n<pre style=\"white-space:pre-wrap\">")
 		p.body.WriteString(html.EscapeString(strings.Join(e.Observer, "\n")))
 		p.body.WriteString("</pre>\n")
 	}
