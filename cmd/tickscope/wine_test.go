@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,8 +24,9 @@ import (
 )
 
 // TestWine runs the real tickscope.exe under Wine (CONTRIBUTING.md,
-// layer 4): testdata/wine/*.txtar in a prefix that reports Windows 7 and in
-// one set to Windows 10. Wine proves plumbing, arguments, output and exit
+// layer 4): testdata/wine/*.txtar in a prefix set to Windows 10, and those
+// of them that tell Windows 7 from it (versionScripts) in a prefix that
+// reports Windows 7 too. Wine proves plumbing, arguments, output and exit
 // codes; it does not reproduce Windows timer semantics.
 //
 // Without Wine the test skips and says why, unless TICKSCOPE_REQUIRE_WINE=1
@@ -35,9 +41,14 @@ func TestWine(t *testing.T) {
 	for _, version := range []string{"win7", "win10"} {
 		t.Run(version, func(t *testing.T) {
 			base := w.prefixes[version]
+			dir, files := "testdata/wine", []string(nil)
+			if version == "win7" {
+				dir, files = "", versionScripts(t, dir)
+			}
 			testscript.Run(t, testscript.Params{
-				Dir:  "testdata/wine",
-				Cmds: cmds,
+				Dir:   dir,
+				Files: files,
+				Cmds:  cmds,
 				Condition: func(cond string) (bool, error) {
 					switch cond {
 					case "wine":
@@ -125,6 +136,41 @@ func TestWine(t *testing.T) {
 			}
 		}
 	})
+}
+
+// versionScripts lists the scripts of dir that tell the two prefixes apart:
+// those with a [win10] or [!win10] condition on a line that is not a skip
+// or a stop. tickscope reads the Windows version only into query's report
+// and branches on its build only at the thresholds of internal/timerinfo,
+// which both prefixes' builds lie below (TestWinePrefixesBranchAlike), so
+// every other script would take the same paths in Windows 7's prefix as
+// in Windows 10's.
+func versionScripts(t *testing.T, dir string) []string {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chosen []string
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(data)) {
+			rest, ok := strings.CutPrefix(strings.TrimSpace(line), "[win10]")
+			if !ok {
+				rest, ok = strings.CutPrefix(strings.TrimSpace(line), "[!win10]")
+			}
+			if verb, _, _ := strings.Cut(strings.TrimSpace(rest), " "); ok && verb != "skip" && verb != "stop" {
+				chosen = append(chosen, path)
+				break
+			}
+		}
+	}
+	if len(chosen) == 0 {
+		t.Fatalf("no script of %s has a [win10] or [!win10] condition", dir)
+	}
+	return chosen
 }
 
 // How long Wine may take before the harness ends it, and everything else
@@ -699,3 +745,57 @@ func windowsTestExe(t *testing.T, dir string) string {
 	}
 	return exe
 }
+
+// TestWinePrefixesBranchAlike holds versionScripts' reason: the builds the
+// two prefixes report (query.txtar checks them) lie on the same side of
+// every build threshold tickscope branches on, internal/timerinfo's
+// Build constants.
+func TestWinePrefixesBranchAlike(t *testing.T) {
+	const windows7, windows10 = 7601, 18362
+	paths, err := filepath.Glob("../../internal/timerinfo/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	thresholds := 0
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			for i, name := range vs.Names {
+				if !buildConst.MatchString(name.Name) {
+					continue
+				}
+				var lit *ast.BasicLit
+				if i < len(vs.Values) {
+					lit, _ = vs.Values[i].(*ast.BasicLit)
+				}
+				if lit == nil || lit.Kind != token.INT {
+					t.Fatalf("timerinfo.%s is not a plain number: read its value here", name.Name)
+				}
+				build, err := strconv.Atoi(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				thresholds++
+				if (windows7 >= build) != (windows10 >= build) {
+					t.Errorf("timerinfo.%s = %d lies between the prefixes' builds %d and %d: the Windows 7 prefix must run every script again (versionScripts)", name.Name, build, windows7, windows10)
+				}
+			}
+			return false
+		})
+	}
+	if thresholds == 0 {
+		t.Fatal("internal/timerinfo declares no Build constant: where are the build thresholds now?")
+	}
+}
+
+var buildConst = regexp.MustCompile(`^Build[0-9]+$`)
