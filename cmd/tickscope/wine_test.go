@@ -78,30 +78,24 @@ func TestWine(t *testing.T) {
 			t.Fatalf("precise tests under Wine: %v\n%s", err, out)
 		}
 	})
-	// WatchResume, called past windows.NewCallback's ~2000 slots (a ui
-	// holds again and again): platform's Windows test, as a test binary.
-	t.Run("resume-callbacks", func(t *testing.T) {
+	// Three of platform's Windows tests, as one test binary in one
+	// prefix, as go test runs them on Windows: WatchResume called past
+	// windows.NewCallback's ~2000 slots (a ui holds again and again);
+	// --while's path rule, by the file (the test binary, a hard link to it
+	// and a copy); and the interrupt time read in a loop (who's "interrupt
+	// now" without elevation): it is read and never goes back, and the log
+	// says what Wine gives (a count that is not tick-quantised, where
+	// Windows steps).
+	t.Run("platform", func(t *testing.T) {
 		exe := windowsTestExe(t, "../../internal/platform")
-		if out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.run", "^TestWatchResumeManyTimes$", "-test.count=1").CombinedOutput(); err != nil {
-			t.Fatalf("WatchResume under Wine: %v\n%s", err, out)
-		}
-	})
-	// --while's path rule, by the file: the test binary, a hard link to it
-	// and a copy (platform's Windows test, as a test binary).
-	t.Run("scan-by-file", func(t *testing.T) {
-		exe := windowsTestExe(t, "../../internal/platform")
-		if out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.run", "^TestScanTellsAPathByItsFile$", "-test.count=1").CombinedOutput(); err != nil {
-			t.Fatalf("the scan by file under Wine: %v\n%s", err, out)
-		}
-	})
-	// The interrupt time read in a loop (who's "interrupt now" without
-	// elevation): it is read and never goes back; the log says what Wine
-	// gives (a count that is not tick-quantised, where Windows steps).
-	t.Run("interrupt-tick", func(t *testing.T) {
-		exe := windowsTestExe(t, "../../internal/platform")
-		out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.run", "^TestPollInterruptTime$", "-test.count=1", "-test.v").CombinedOutput()
+		out, err := w.command(w.freshPrefix(t, "win10"), w.wine, exe, "-test.run", "^(TestWatchResumeManyTimes|TestScanTellsAPathByItsFile|TestPollInterruptTime)$", "-test.count=1", "-test.v").CombinedOutput()
 		if err != nil {
-			t.Fatalf("the interrupt time under Wine: %v\n%s", err, out)
+			t.Fatalf("platform's Windows tests under Wine: %v\n%s", err, out)
+		}
+		for _, test := range []string{"TestWatchResumeManyTimes", "TestScanTellsAPathByItsFile", "TestPollInterruptTime"} {
+			if !bytes.Contains(out, []byte("--- PASS: "+test+" ")) {
+				t.Errorf("platform's %s did not pass under Wine:\n%s", test, out)
+			}
 		}
 		t.Logf("%s", out)
 	})
