@@ -315,6 +315,8 @@ const untilText = "Release is pressed or tickscope ui quits (closing the page do
 // measure would measure a period that changed under it.
 func (s *Server) reserveHold() error {
 	switch {
+	case s.held != nil && s.releasing:
+		return fmt.Errorf("the page is releasing %s: wait for it, then hold", s.held.setting)
 	case s.held != nil:
 		return fmt.Errorf("the page already holds %s: release it first", s.held.setting)
 	case s.holdPending:
@@ -432,16 +434,28 @@ func (s *Server) hold(req applyRequest) *Outcome {
 // warnings are those not already in the Hold's outcome.
 func (s *Server) release() *Outcome {
 	s.mu.Lock()
-	h, pending := s.held, s.holdPending
-	s.held = nil
+	h, pending, releasing := s.held, s.holdPending, s.releasing
+	if h != nil {
+		s.releasing = true
+	}
 	s.mu.Unlock()
 	switch {
+	case releasing:
+		return failed("", errors.New("the hold is already being released"))
 	case h == nil && pending:
 		return failed("", errors.New("the hold is still being requested: press Release once it holds"))
 	case h == nil:
 		return failed("", errors.New("the page holds nothing"))
 	}
 	h.release()
+	// Only now is the setting withdrawn: the state showed it held until
+	// here.
+	s.mu.Lock()
+	if s.held == h {
+		s.held = nil
+	}
+	s.releasing = false
+	s.mu.Unlock()
 	if h.err != nil {
 		return failed(h.command, h.err)
 	}

@@ -40,9 +40,13 @@ type Server struct {
 	// holdPending reserves the one hold slot while a hold is requested
 	// and checked, before held is set.
 	holdPending bool
-	job         *job
-	jobs        int
-	changed     chan struct{} // closed and replaced when the state changes
+	// releasing is set while Release withdraws the held setting: held
+	// stays set until it is withdrawn, so that no state says nothing is
+	// held while it still is.
+	releasing bool
+	job       *job
+	jobs      int
+	changed   chan struct{} // closed and replaced when the state changes
 	// recommended is the last bench's recommendation, which Hold offers.
 	recommended *timerinfo.Setting
 	// startup is the startup holder as last read, and when (reading it on

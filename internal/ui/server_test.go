@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 )
 
@@ -27,6 +28,13 @@ func newTestServer(t *testing.T, scenario string) (*Server, *httptest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newTestServerOn(t, model, scenario)
+}
+
+// newTestServerOn is newTestServer on a host of the test's, the model of
+// scenario or one that wraps it.
+func newTestServerOn(t *testing.T, model seam.Host, scenario string) (*Server, *httptest.Server) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
