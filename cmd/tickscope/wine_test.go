@@ -552,9 +552,9 @@ func (w *wineSetup) scriptEnv(e *testscript.Env, base string) error {
 	e.Setenv("TICKSCOPE_EXE", w.exe)
 	e.Setenv("TICKSCOPE_WINE", w.wine)
 	e.Setenv("TICKSCOPE_HOLDER_EXE", w.holder)
-	// Where the bound lists the commands Wine's loader failed (.ci/run's
+	// Where the bound lists the commands Wine failed to start (.ci/run's
 	// file, printed at the end of the run).
-	e.Setenv("TICKSCOPE_WINE_LOADER_FAILURES", os.Getenv("TICKSCOPE_WINE_LOADER_FAILURES"))
+	e.Setenv("TICKSCOPE_WINE_NOT_STARTED", os.Getenv("TICKSCOPE_WINE_NOT_STARTED"))
 	e.Setenv("CRASH_EXE", w.crash)
 	// Wine maps file names through the locale's code page: UTF-8 lets
 	// scripts use non-ASCII paths.
