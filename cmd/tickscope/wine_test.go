@@ -134,8 +134,9 @@ func TestWine(t *testing.T) {
 
 // versionScripts lists the scripts of dir that tell the two prefixes apart:
 // those with a [win10] or [!win10] condition on a line that is not a skip
-// or a stop. tickscope reads the Windows version only into query's report
-// and branches on its build only at the thresholds of internal/timerinfo,
+// or a stop. tickscope reads the Windows version only into query's report,
+// names the release from a table (query.txtar checks both names), and
+// branches on its build only at the thresholds of internal/timerinfo,
 // which both prefixes' builds lie below (TestWinePrefixesBranchAlike), so
 // every other script would take the same paths in Windows 7's prefix as
 // in Windows 10's.

@@ -50,11 +50,6 @@ type DiagnosisInput struct {
 	HoldersErr error
 }
 
-// windows11 is the first Windows 11 build, whose kernel ignores the timer
-// request of a process whose windows are all minimised or hidden unless it
-// opts out (Microsoft's timeBeginPeriod documentation).
-const windows11 = 22000
-
 // usefulGain is how much better a 1 ms wait's p50 must be with this
 // process's own request than without for the default to count as costing
 // something: less than that is within a quick check's noise.
@@ -101,7 +96,7 @@ func diagnoseWindows(w *timerinfo.Windows, in DiagnosisInput) []Reason {
 		add(ReasonKeyPending, "GlobalTimerResolutionRequests was changed after this boot and the kernel reads it at boot: it is not in force until a reboot",
 			"shutdown /r /t 0 (then tickscope verify-global)")
 	}
-	if w.Build >= windows11 && in.Self.With != nil && in.Throttling != "" && in.Throttling != timerinfo.ThrottlingOptedOut {
+	if w.Build >= timerinfo.Build22000 && in.Self.With != nil && in.Throttling != "" && in.Throttling != timerinfo.ThrottlingOptedOut {
 		add(ReasonThrottled, "Windows 11 ignores the timer request of a process whose windows are all minimised or hidden unless it opts out, and this process's opt-out failed ("+in.Throttling+")",
 			"keep the window of the program that holds the timer visible while it holds (tickscope apply opts out itself)")
 	}

@@ -86,6 +86,10 @@ const (
 	// Build20348 is Windows Server 2022, the first build whose kernel reads
 	// GlobalTimerResolutionRequests (Windows 11 is 22000).
 	Build20348 = 20348
+	// Build22000 is Windows 11 21H2, the first whose kernel ignores the
+	// timer request of a process whose windows are all minimised or hidden
+	// unless it opts out (Microsoft's timeBeginPeriod documentation).
+	Build22000 = 22000
 )
 
 // RunningRequestModel is RequestModelFor for the running boot: the kernel
@@ -289,7 +293,7 @@ func WindowsProduct(major, minor, build uint32, server bool) string {
 	if name, ok := windowsReleases[build]; ok {
 		return name
 	}
-	if build >= 22000 {
+	if build >= Build22000 {
 		return fmt.Sprintf("Windows 11 build %d", build)
 	}
 	return fmt.Sprintf("Windows 10 build %d", build)
