@@ -77,8 +77,9 @@ type StartupState struct {
 }
 
 // The parts of the OS inspect's actions read (seam.System, which package
-// platform implements and package sim fakes, has them all): none of them
-// changes anything.
+// platform implements and package sim fakes, has them all). The actions
+// only read through them, though the startup and state-file roles they
+// take could also change what they read.
 type (
 	// System is what status reads: the startup holder and the boot
 	// service, the user, and who holds the timer.

@@ -94,7 +94,8 @@ const (
 // System is what watch reads of the OS besides the timer (seam.System,
 // which package platform implements and package sim fakes, has it all):
 // whether tickscope runs elevated, the startup holder, its programs, and
-// who holds the timer. Nothing of it changes anything.
+// who holds the timer. watch only reads through it, though the startup
+// roles it takes could also install and remove.
 type System interface {
 	seam.User
 	seam.HolderProbe
