@@ -112,6 +112,8 @@ func (s *Server) mayStart(kind string) error {
 		return errors.New("tickscope ui is quitting")
 	case s.holdPending:
 		return errors.New("the page is requesting a hold: wait for it")
+	case kind == "bench" && s.held != nil && s.releasing:
+		return fmt.Errorf("the page is releasing %s: wait for it, then bench", s.held.setting)
 	case kind == "bench" && s.held != nil:
 		return fmt.Errorf("the page holds %s, and a bench applies settings of its own: release it first", s.held.setting)
 	}
