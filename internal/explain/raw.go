@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tickscope/tickscope/internal/attribution"
+	"github.com/tickscope/tickscope/internal/etwkernel"
 	"github.com/tickscope/tickscope/internal/printable"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -95,6 +96,13 @@ func FromFile(f *rawfile.File) (*Result, int, error) {
 		}
 		return l
 	})
+	for _, a := range as {
+		for _, c := range a.Causes {
+			if !fileKinds[c.Kind] && u.err == nil {
+				u.err = fmt.Errorf("explain: %s is no cause explain names", strconv.Quote(string(c.Kind)))
+			}
+		}
+	}
 	res.Aggregate = aggregate(attribution.Sum(as))
 	if t := e.Trace; t != nil {
 		res.Trace = &TraceInfo{Instance: u.s(t.Instance), Mounted: t.Mounted, LeftMounted: u.s(t.LeftMounted),
@@ -126,6 +134,29 @@ func each[T, U any](in []T, fn func(T) U) []U {
 
 // unescaper reads strings back as printable.Line wrote them, keeping
 // the first it cannot.
+// fileKinds are the causes an explain run can name: attribution's, and
+// the ETW path's (etwKind of each etwkernel cause). A file naming another
+// was not written by explain; were it read, its cause would count as
+// explained.
+var fileKinds = func() map[attribution.Kind]bool {
+	kinds := map[attribution.Kind]bool{}
+	for _, k := range []attribution.Kind{
+		attribution.KindArmedLate, attribution.KindNotAttributed, attribution.KindSlack, attribution.KindIRQDelay,
+		attribution.KindTimerIRQ, attribution.KindIRQ, attribution.KindSoftirq, attribution.KindNMI,
+		attribution.KindBlocking, attribution.KindThread, attribution.KindRemote, attribution.KindIdleExit,
+		attribution.KindReturn, attribution.KindSelfBlock, attribution.KindRunQueue, attribution.KindUnexplained,
+	} {
+		kinds[k] = true
+	}
+	for _, c := range []etwkernel.Cause{
+		etwkernel.ClockLate, etwkernel.TimerExpiry, etwkernel.ISRTime, etwkernel.DPCTime,
+		etwkernel.OtherThreads, etwkernel.IdleExit, etwkernel.RemoteReady, etwkernel.Unexplained,
+	} {
+		kinds[etwKind(c)] = true
+	}
+	return kinds
+}()
+
 type unescaper struct{ err error }
 
 func (u *unescaper) s(s string) string {

@@ -164,3 +164,32 @@ func sumOf(late []LateWait) attribution.Aggregate {
 	}
 	return attribution.Sum(as)
 }
+
+// TestFromFileOfAnotherHand: a file's explain section is anybody's to
+// write. What the report prints of it reaches the terminal made
+// printable, tickscope's own words included (the layer's reason, the
+// events missing), and a cause explain never names is refused, or it
+// would count as explained.
+func TestFromFileOfAnotherHand(t *testing.T) {
+	hostile := printable.Line(printabletest.Forged)
+	section := func() *rawfile.Explain {
+		return &rawfile.Explain{Worst: 1, Layer: 1, LayerWhy: hostile, Waits: 1, ThresholdFrom: "p99",
+			Trace: &rawfile.ExplainTrace{Missing: []string{hostile}},
+			Late:  []rawfile.ExplainWait{{Index: 0, LatenessNs: 5000, Causes: []rawfile.ExplainCause{{Cause: "thread", Name: hostile, Ns: 5000}}, TimerCPU: -1, RunCPU: -1}}}
+	}
+	f := &rawfile.File{Method: "clock-abs", DelayNs: 1, Points: []rawfile.Point{{Latencies: []int64{1}}}, Explain: section()}
+	res, worst, err := FromFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	res.WriteText(&text, worst)
+	printabletest.TerminalSafe(t, "explain's report of a hostile file", text.String())
+	for _, cause := range []string{hostile, "made up"} {
+		f.Explain = section()
+		f.Explain.Late[0].Causes[0].Cause = cause
+		if _, _, err := FromFile(f); err == nil || !strings.Contains(err.Error(), "no cause explain names") {
+			t.Errorf("the cause %q: %v", cause, err)
+		}
+	}
+}

@@ -20,7 +20,7 @@ func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 // printable: names come from other processes (comm) and drivers (IRQ
 // handlers), and a context may hold a comm.
 func named(c Cause) string {
-	s := c.Cause
+	s := printable.Line(c.Cause)
 	if c.Name != "" {
 		s += " " + printable.Line(c.Name)
 	}
@@ -73,7 +73,7 @@ func writeContexts(w io.Writer, g Aggregate) {
 	var rows []row
 	for _, s := range g.Causes {
 		for _, c := range s.Contexts {
-			rows = append(rows, row{s.Cause, c})
+			rows = append(rows, row{printable.Line(s.Cause), c})
 		}
 	}
 	if len(rows) == 0 {
@@ -125,7 +125,7 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 				}
 				names = append(names, fmt.Sprintf("%s %s", printable.Line(n.Name), pct(n.Share)))
 			}
-			fmt.Fprintf(w, "  %-26s %12s %6s  in %d waits", s.Cause, us(s.Ns), pct(s.Share), s.Waits)
+			fmt.Fprintf(w, "  %-26s %12s %6s  in %d waits", printable.Line(s.Cause), us(s.Ns), pct(s.Share), s.Waits)
 			if len(names) > 0 {
 				fmt.Fprintf(w, "  %s", strings.Join(names, ", "))
 			}
@@ -187,7 +187,7 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 // writeHeader prints the run: the layer and why, the waits and their
 // lateness, the threshold, and the trace.
 func (r *Result) writeHeader(w io.Writer) {
-	fmt.Fprintf(w, "layer %d: %s\n", r.Layer, r.LayerWhy)
+	fmt.Fprintf(w, "layer %d: %s\n", r.Layer, printable.Message(r.LayerWhy))
 	fmt.Fprintf(w, "%d waits of %s with %s (slack %s): lateness p50 %s, p99 %s\n",
 		r.Waits, us(r.DelayNs), r.Method, us(r.SlackNs), us(r.LatenessP50Ns), us(r.LatenessP99Ns))
 	if r.Load != nil {
@@ -222,7 +222,7 @@ func (r *Result) writeHeader(w io.Writer) {
 			fmt.Fprintf(w, "trace: a leftover %s of ours, from a run that did not end, was ended first\n", kind)
 		}
 		if len(t.Missing) > 0 {
-			fmt.Fprintf(w, "trace: events this system lacks: %s\n", strings.Join(t.Missing, ", "))
+			fmt.Fprintf(w, "trace: events this system lacks: %s\n", printable.Line(strings.Join(t.Missing, ", ")))
 		}
 	}
 }

@@ -120,7 +120,7 @@ func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1000) }
 func outside(s string) string { return printable.Line(s) }
 
 func (e *ExplainedPart) label() string {
-	s := e.Cause
+	s := outside(e.Cause)
 	if e.Name != "" {
 		s += " " + outside(e.Name)
 	}
@@ -165,7 +165,7 @@ func (p *page) notes(ns []string) {
 func (p *page) aggregate(e *Explanation, pal *palette) {
 	rows := make([]string, len(e.Causes))
 	for i, c := range e.Causes {
-		rows[i] = c.Cause
+		rows[i] = outside(c.Cause)
 	}
 	hi := 0.0
 	for _, c := range e.Causes {
@@ -192,14 +192,14 @@ func (p *page) aggregate(e *Explanation, pal *palette) {
 		if len(c.Names) > 3 {
 			names = append(names, fmt.Sprintf("%d more", len(c.Names)-3))
 		}
-		title := fmt.Sprintf("%s: %s, %s, in %d waits", c.Cause, us(c.Ns), pct(c.Share), c.Waits)
+		title := fmt.Sprintf("%s: %s, %s, in %d waits", outside(c.Cause), us(c.Ns), pct(c.Share), c.Waits)
 		ch.rectXY(0, c.Share*100, y-0.8, y-0.2, pal.color(c.Cause), 1, title)
 		label := pct(c.Share)
 		if len(names) > 0 {
 			label += ": " + strings.Join(names, ", ")
 		}
 		ch.rowLabel(c.Share*100, y-0.5, label)
-		trows = append(trows, []string{c.Cause, us(c.Ns), pct(c.Share), strconv.Itoa(c.Waits), strings.Join(all, ", ")})
+		trows = append(trows, []string{outside(c.Cause), us(c.Ns), pct(c.Share), strconv.Itoa(c.Waits), strings.Join(all, ", ")})
 	}
 	p.figure("Aggregate", table([]string{"cause", "lateness", "share", "waits", "names"}, trows), ch)
 }
@@ -237,7 +237,7 @@ func (p *page) worst(e *Explanation, pal *palette) {
 			color := pal.color(part.Cause)
 			if !seen[part.Cause] {
 				seen[part.Cause] = true
-				legend = append(legend, part.Cause, color)
+				legend = append(legend, outside(part.Cause), color)
 			}
 			x1 := at + float64(part.Ns)/1000
 			title := fmt.Sprintf("wait %d: %s %s", w.Index, part.label(), us(part.Ns))
