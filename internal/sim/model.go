@@ -68,6 +68,10 @@ type Host struct {
 	sleptNs    int64  // virtual time spent inside waits
 	// suspendedNs is how long the machine has been suspended so far.
 	suspendedNs int64
+	// kernel, when set, logs each Sleep as a kernel session would and
+	// may delay its wake-up by the interference it models (kernel.go);
+	// nil for every command but explain --simulate.
+	kernel *Kernel
 }
 
 // NewHost returns a host simulating the named scenario, seeded.
@@ -258,12 +262,19 @@ func (h *Host) sleep(delayNs int64) {
 	if h.rng.Float64() < extra {
 		wake += period
 	}
+	tick := wake
+	var preempt, suspend int64
 	if sc.PreemptProb > 0 && h.rng.Float64() < sc.PreemptProb {
-		wake += int64(time.Millisecond) + h.rng.Int64N(max(sc.PreemptMaxNs-int64(time.Millisecond), 1))
+		preempt = int64(time.Millisecond) + h.rng.Int64N(max(sc.PreemptMaxNs-int64(time.Millisecond), 1))
+		wake += preempt
 	}
 	if sc.SuspendForNs > 0 && h.suspendedNs == 0 && wake >= sc.SuspendAtNs {
+		suspend = sc.SuspendForNs
 		wake += sc.SuspendForNs
 		h.suspendedNs += sc.SuspendForNs
+	}
+	if h.kernel != nil {
+		wake = h.kernel.sleep(sleepParts{start: h.now, due: due, period: period, tick: tick, preempt: preempt, suspend: suspend})
 	}
 	// The thread runs, and makes its next call, a few µs after the tick.
 	wake += h.callDelay(wake)
