@@ -114,6 +114,10 @@ type etwTrace struct {
 	// period is the timer period in force as measuring began, 0 when it
 	// was not read.
 	period time.Duration
+	// clock is the clock interrupts' times, ascending, from a source
+	// that knows them (the model of Windows timers); nil from a session,
+	// whose clock-interrupt event has no documented layout.
+	clock []int64
 	// lostEvents and lostBuffers are ETW's counts (EventsLost,
 	// RealTimeBuffersLost); undecoded the records of the classes explain
 	// reads that did not decode; droppedAt the time of the first event
@@ -137,6 +141,23 @@ func newETWTrace(evs []etwkernel.Event, period time.Duration) *etwTrace {
 		}
 	}
 	return t
+}
+
+// eventClass names what kind of event ev is, for TraceInfo.Missing.
+func eventClass(ev etwkernel.Event) string {
+	switch ev.(type) {
+	case *etwkernel.DPC:
+		return "DPC"
+	case *etwkernel.ISR:
+		return "ISR"
+	case *etwkernel.CSwitch:
+		return "CSwitch"
+	case *etwkernel.ReadyThread:
+		return "ReadyThread"
+	case *etwkernel.ImageLoad:
+		return "Image"
+	}
+	return ""
 }
 
 // lost is every loss ETW reported.
@@ -198,6 +219,15 @@ func (t *etwTrace) explainWait(w waitRec, tid int, method string) attribution.At
 		Freq:   int64(time.Second),
 		Events: t.window(w),
 		Images: t.images,
+	}
+	if tick && t.clock != nil {
+		// The tick the wait should have ended on, and its clock
+		// interrupt: the first at or after the deadline.
+		lo := sort.Search(len(t.clock), func(i int) bool { return t.clock[i] >= w.Deadline })
+		hi := sort.Search(len(t.clock), func(i int) bool { return t.clock[i] > w.End })
+		if lo < len(t.clock) {
+			in.Ticks.Ticks, in.ClockAt = t.clock[lo:max(hi, lo+1)], t.clock[lo]
+		}
 	}
 	ea, err := etwkernel.Attribute(in)
 	if err != nil {
@@ -292,7 +322,9 @@ func fromETW(a attribution.Attribution, ea etwkernel.Attribution, period time.Du
 func (t *etwTrace) resultNotes(method string) []string {
 	var notes []string
 	if tickMethods[method] {
-		if t.period > 0 {
+		if t.period > 0 && t.clock != nil {
+			notes = append(notes, fmt.Sprintf("the tick model: a %s wait ends on the first clock tick at or after its deadline; the timer period in force as measuring began was %s, and the clock interrupts' times are known, so the tick's part is up to that tick and the time from its clock interrupt to the thread's ready is the timer's", method, t.period))
+		} else if t.period > 0 {
 			notes = append(notes, fmt.Sprintf("the tick model: a %s wait ends on the first clock tick at or after its deadline; the timer period in force as measuring began was %s, and as the tick's phase is not observed (the clock interrupt's ETW event has no documented layout), up to a whole period after each deadline is the tick's and the time from the expected tick to the thread's ready is unexplained", method, t.period))
 		}
 	} else {

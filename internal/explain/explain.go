@@ -86,6 +86,9 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 		return nil, nil, err
 	}
 	res := &Result{Layer: int(chosen.Layer), LayerWhy: chosen.Why, Method: spec.Method, DelayNs: int64(spec.Delay), Late: []LateWait{}, Notes: []string{}}
+	if _, ok := host.(seam.Simulated); ok {
+		res.Simulated = true
+	}
 
 	var trace Trace
 	if chosen.Layer == Layer1 {

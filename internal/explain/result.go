@@ -13,6 +13,9 @@ import (
 // Result is an explain run: its JSON is `explain --json`'s
 // (docs/json.md).
 type Result struct {
+	// Simulated: the run was on the model of Windows timers
+	// (--simulate), its trace the model's kernel events.
+	Simulated bool `json:"simulated,omitempty"`
 	// Layer is 0 or 1; LayerWhy says why that one.
 	Layer    int    `json:"layer"`
 	LayerWhy string `json:"layer_why"`

@@ -389,23 +389,6 @@ func (t *windowsTrace) take(rec *winapi.EventRecord) {
 	t.events = append(t.events, ev)
 }
 
-// eventClass names what kind of event ev is, for TraceInfo.Missing.
-func eventClass(ev etwkernel.Event) string {
-	switch ev.(type) {
-	case *etwkernel.DPC:
-		return "DPC"
-	case *etwkernel.ISR:
-		return "ISR"
-	case *etwkernel.CSwitch:
-		return "CSwitch"
-	case *etwkernel.ReadyThread:
-		return "ReadyThread"
-	case *etwkernel.ImageLoad:
-		return "Image"
-	}
-	return ""
-}
-
 func (t *windowsTrace) Info() TraceInfo { return t.info }
 
 // endDelivery stops the session (once) and waits for ProcessTrace to
