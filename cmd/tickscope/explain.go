@@ -9,8 +9,10 @@ import (
 	"github.com/tickscope/tickscope/internal/explain"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/outfile"
+	"github.com/tickscope/tickscope/internal/report"
 	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/term"
 	"github.com/tickscope/tickscope/internal/tracefs"
 	"github.com/tickscope/tickscope/internal/version"
@@ -27,6 +29,7 @@ type explainOptions struct {
 	raw     string
 	asJSON  bool
 	load    sample.LoadRequest
+	sim     sim.Choice
 }
 
 func (a *app) explainCommand() *cobra.Command {
@@ -68,7 +71,17 @@ waits, each a bar of its causes on a time axis from its deadline.
 
 --load N keeps N busy threads (a CPU-bound loop each, unpinned) running
 beside the waits, as measure does, so that the late waits have a known
-cause to be explained by; the result and --raw's file say so.`,
+cause to be explained by; the result and --raw's file say so.
+
+--simulate NAME runs Windows' layer 1 on the model of Windows timers, on
+any OS: the model's Sleeps, logged as a kernel ETW session would log them
+(clock interrupts on the model's ticks, the thread's ready and switch in,
+and in dpc-storm bursts of storport.sys and ndis.sys ISRs and DPCs and
+another thread's runs after the tick), attributed as a session's events
+are. Every line it prints says SIMULATED, its JSON "simulated": true;
+--seed N changes the model's draws; --simulate list names the scenarios.
+--raw is refused with --simulate: a raw file holds no explain section of
+the model (docs/raw-format.md).`,
 		Example: `  # 1000 waits of 1 ms, the late ones (over the run's p99) explained
   tickscope explain
   # every wait more than 200 µs late, layer 0 even as root
@@ -76,7 +89,9 @@ cause to be explained by; the result and --raw's file say so.`,
   # as JSON, with nanosleep, every sample kept
   tickscope explain --method nanosleep --samples 2000 --json --raw w.json
   # the aggregate and the worst waits drawn as a page
-  tickscope explain --html explain.html`,
+  tickscope explain --html explain.html
+  # Windows' attribution on the model of Windows timers, on any OS
+  tickscope explain --simulate dpc-storm --ms 0.5 --over 600us`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.explain(cmd, &o) },
 	}
@@ -91,6 +106,7 @@ cause to be explained by; the result and --raw's file say so.`,
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file, as measure does (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
 	registerLoad(f, &o.load)
+	registerSimulation(f, &o.sim, "with --simulate: the model's random seed")
 	registerOutputs(cmd, false)
 	return cmd
 }
@@ -104,10 +120,12 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 	if err := opts.Check(); err != nil {
 		return err
 	}
-	if err := explain.Supported(); err != nil {
+	machine, sys, err := a.explainHost(o)
+	if machine == nil || err != nil {
 		return err
 	}
-	host, load, err := o.load.Host(machineHost(), "")
+	scenario := o.sim.Scenario
+	host, load, err := o.load.Host(machine, scenario)
 	if err != nil {
 		return err
 	}
@@ -128,18 +146,58 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 		return err
 	}
 	defer raw.Close()
-	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, "explaining "+spec.Method)
-	res, file, err := explain.Run(cmd.Context(), host, q, explain.NewSystem(), opts, explain.Reporting{Progress: bar.UpdateTotal, Finished: bar.Finish, TraceWaiting: func() {
+	bar := term.NewBar(a.stderr, spec.Samples+spec.Warmup, report.SimulatedPrefix(scenario)+"explaining "+spec.Method)
+	res, file, err := explain.Run(cmd.Context(), host, q, sys, opts, explain.Reporting{Progress: bar.UpdateTotal, Finished: bar.Finish, TraceWaiting: func() {
 		a.warnf("the lock of the trace %s is held, by another tickscope explain or another program: waiting for it (Ctrl+C stops)", tracefs.InstanceName)
 	}})
 	if err != nil {
 		return err
 	}
 	if res.Stopped {
-		a.warnf("stopped early: the result covers %d of %d samples", res.Waits, spec.Samples)
+		a.warnf("%sstopped early: the result covers %d of %d samples", report.SimulatedPrefix(scenario), res.Waits, spec.Samples)
 	}
 	if err := raw.Write(file, version.String()); err != nil {
 		return err
 	}
-	return writeOutputs(cmd, file, res.Page(o.worst), a.emit(o.asJSON, res, func(w io.Writer) { res.WriteText(w, o.worst) }))
+	page := res.Page(o.worst)
+	if scenario != "" {
+		for i, l := range page.Summary {
+			page.Summary[i] = report.SimulatedLabel + l
+		}
+	}
+	return writeOutputs(cmd, file, page, a.emit(o.asJSON, res, func(w io.Writer) { res.WriteText(report.SimulatedWriter(w, scenario), o.worst) }))
+}
+
+// explainHost is the host and System --simulate and --seed name: this
+// machine's, or the model's with its kernel events as the trace. It is
+// nil, with no error, for --simulate list, which it has printed.
+func (a *app) explainHost(o *explainOptions) (seam.Host, explain.System, error) {
+	s := &o.sim
+	switch s.Scenario {
+	case "":
+		if s.SeedSet {
+			return nil, nil, options.BadFlag("seed", s.Seed, "the model's seed, used only with --simulate; this machine's waits take none")
+		}
+		if err := explain.Supported(); err != nil {
+			return nil, nil, err
+		}
+		return machineHost(), explain.NewSystem(), nil
+	case "list":
+		if s.SeedSet {
+			return nil, nil, options.BadFlag("seed", s.Seed, "the model's seed; --simulate list runs nothing and takes none")
+		}
+		fmt.Fprintln(a.stdout, report.SimulatedLabel+"scenarios of the model of Windows timers for explain (--simulate NAME):")
+		for _, sc := range sim.KernelScenarios() {
+			fmt.Fprintf(a.stdout, "%s%-16s %s\n", report.SimulatedLabel, sc.Name, sc.Summary)
+		}
+		return nil, nil, nil
+	}
+	if o.raw != "" {
+		return nil, nil, options.BadFlag("raw", o.raw, "not with --simulate: a raw file holds no explain section of the model (docs/raw-format.md)")
+	}
+	model, kernel, err := sim.NewKernelHost(s.Scenario, s.Seed)
+	if err != nil {
+		return nil, nil, options.BadFlag("simulate", s.Scenario, "the scenarios are %s (or list)", sim.KernelScenarioNames())
+	}
+	return model, explain.ModelSystem(kernel, s.Scenario), nil
 }

@@ -278,6 +278,7 @@ func TestJSONOutputIsDocumented(t *testing.T) {
 		{"bench", []string{"bench", "--simulate", "narrow-band", "--samples", "20", "--raw", benchFile, "--json"}},
 		{"bench", []string{"analyze", benchFile, "--json"}},
 		{"curve", []string{"curve", "--simulate", "narrow-band", "--from", "1ms", "--to", "3ms", "--samples", "2", "--json"}},
+		{"explain", []string{"explain", "--simulate", "dpc-storm", "--samples", "200", "--over", "600us", "--json"}},
 		{"verify-global", []string{"verify-global", "--json"}},
 		{"status", []string{"status", "--json"}},
 		{"who", []string{"who", "--json"}},
