@@ -3,10 +3,10 @@ package explain
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/tickscope/tickscope/internal/attribution"
@@ -162,7 +162,15 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	if errBefore == nil && errAfter == nil {
 		res.Window = summarizeWindow(procstat.Delta(before, after))
 	} else {
-		res.Notes = append(res.Notes, "the window's counters were not all read: "+errors.Join(errBefore, errAfter).Error())
+		// Read before and after: the same failure twice is said once, and
+		// two on one line (a note is one line).
+		var why []string
+		for _, err := range []error{errBefore, errAfter} {
+			if err != nil && !slices.Contains(why, err.Error()) {
+				why = append(why, err.Error())
+			}
+		}
+		res.Notes = append(res.Notes, "the window's counters were not all read: "+strings.Join(why, "; "))
 		res.Window = summarizeWindow(procstat.Delta(before, after))
 	}
 	if res.Trace != nil && res.Trace.Lost > 0 {

@@ -249,6 +249,8 @@ type fakeSystem struct {
 	recording  bool
 	recordCost int64
 	toggles    int
+	// countersErr is what Counters returns.
+	countersErr error
 }
 
 func (s *fakeSystem) CanTrace() (bool, string) { return s.trace, "fake: no tracing" }
@@ -276,7 +278,7 @@ func (t fakeTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 	return nil, nil, nil
 }
 func (fakeTrace) Close() error                             { return nil }
-func (s *fakeSystem) Counters() (procstat.Snapshot, error) { return procstat.Snapshot{}, nil }
+func (s *fakeSystem) Counters() (procstat.Snapshot, error) { return procstat.Snapshot{}, s.countersErr }
 func (s *fakeSystem) Thread() (Thread, error)              { return fakeThread{s}, nil }
 
 type fakeThread struct{ s *fakeSystem }
@@ -473,5 +475,19 @@ func TestObserverGaps(t *testing.T) {
 	want := []attribution.Gap{{CPU: attribution.AllCPUs, From: 11, To: 30}, {CPU: attribution.AllCPUs, From: 41, To: 50}}
 	if got := o.gaps(); !slices.Equal(got, want) {
 		t.Errorf("gaps %+v, want %+v", got, want)
+	}
+}
+
+// TestCountersUnreadSaidOnce: counters that fail the same way before and
+// after the waits are said once, in a note of one line.
+func TestCountersUnreadSaidOnce(t *testing.T) {
+	sys := &fakeSystem{countersErr: errors.New("no /proc here")}
+	res, _, err := Run(context.Background(), &fakeHost{late: []int64{1000}, sys: sys}, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 10, Layer: LayerAuto, Worst: 1}, Reporting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the window's counters were not all read: no /proc here"
+	if !slices.Contains(res.Notes, want) {
+		t.Errorf("the notes %q lack %q", res.Notes, want)
 	}
 }
