@@ -98,7 +98,7 @@ the model (docs/raw-format.md).`,
 	f := cmd.Flags()
 	f.StringVar(&o.method, "method", "", "wait method: "+seam.MethodNames(methods)+" (default "+methods[0].Name+")")
 	f.DurationVar(&o.delay, "delay", time.Millisecond, "requested delay of each wait (at most 1s)")
-	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d)", sample.MaxSamples))
+	f.IntVar(&o.samples, "samples", 1000, fmt.Sprintf("number of samples (1..%d; at layer 1 on Linux 1..%d)", sample.MaxSamples, explain.MaxTracedSamples))
 	registerMeasureSetting(f, &o.setting)
 	f.DurationVar(&o.over, "over", 0, "explain the waits later than this (default: later than the run's own p99 lateness)")
 	f.StringVar(&o.layer, "layer", "auto", "auto, 0 (Linux: schedstat and /proc counters, no root) or 1 (a trace: Linux tracefs as root, Windows ETW elevated)")

@@ -85,6 +85,12 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	if err != nil {
 		return nil, nil, err
 	}
+	// Layer 1 of tracefs interleaves untraced chunks (see Recorder); ETW's,
+	// whose system chooses its own layers, cannot.
+	_, ownLayers := sys.(layerChooser)
+	if err := checkSamples(o.Samples, chosen.Layer == Layer1 && !ownLayers); err != nil {
+		return nil, nil, err
+	}
 	res := &Result{Layer: int(chosen.Layer), LayerWhy: chosen.Why, Method: spec.Method, DelayNs: int64(spec.Delay), Late: []LateWait{}, Notes: []string{}}
 	if _, ok := host.(seam.Simulated); ok {
 		res.Simulated = true
@@ -116,6 +122,9 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	if rec, ok := trace.(Recorder); ok {
 		// The waits explained are o.Samples traced ones; untraced chunks
 		// between them measure what tracing costs.
+		if err := checkSamples(spec.Samples, true); err != nil {
+			return nil, nil, err
+		}
 		plan := planInterleave(spec.Samples)
 		obs.plan, obs.rec = &plan, rec
 		spec.Samples = plan.total(spec.Samples)

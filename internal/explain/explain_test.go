@@ -12,6 +12,7 @@ import (
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/procstat"
+	"github.com/tickscope/tickscope/internal/sample"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/timerinfo"
 )
@@ -251,6 +252,7 @@ type fakeSystem struct {
 	toggles    int
 	// countersErr is what Counters returns.
 	countersErr error
+	started     bool
 }
 
 func (s *fakeSystem) CanTrace() (bool, string) { return s.trace, "fake: no tracing" }
@@ -258,7 +260,7 @@ func (s *fakeSystem) StartTrace(context.Context, func()) (Trace, error) {
 	if !s.trace {
 		return nil, errors.New("fake: no tracing")
 	}
-	s.recording = true
+	s.recording, s.started = true, true
 	return fakeTrace{s}, nil
 }
 
@@ -489,5 +491,39 @@ func TestCountersUnreadSaidOnce(t *testing.T) {
 	want := "the window's counters were not all read: no /proc here"
 	if !slices.Contains(res.Notes, want) {
 		t.Errorf("the notes %q lack %q", res.Notes, want)
+	}
+}
+
+// A run that interleaves untraced chunks (layer 1 on tracefs) takes at
+// most MaxTracedSamples, the most whose chunks keep the run within
+// sample.MaxSamples; more is a usage error naming --samples before
+// anything is traced or measured. Layer 0 takes sample.MaxSamples.
+func TestSamplesAtLayer1(t *testing.T) {
+	if p := planInterleave(MaxTracedSamples); p.total(MaxTracedSamples) > sample.MaxSamples || p.total(MaxTracedSamples+1) <= sample.MaxSamples {
+		t.Errorf("MaxTracedSamples %d: total %d, and %d for one more; the most is %d", MaxTracedSamples, p.total(MaxTracedSamples), planInterleave(MaxTracedSamples+1).total(MaxTracedSamples+1), sample.MaxSamples)
+	}
+	for _, c := range []struct {
+		samples  int
+		layer    Layer
+		canTrace bool
+		bad      bool
+	}{
+		{MaxTracedSamples + 1, Layer1, true, true},
+		{MaxTracedSamples + 1, LayerAuto, true, true},
+		{sample.MaxSamples, LayerAuto, true, true},
+		{MaxTracedSamples + 1, LayerAuto, false, false},
+		{MaxTracedSamples + 1, Layer0, true, false},
+		{MaxTracedSamples, Layer1, true, false},
+	} {
+		sys := &fakeSystem{trace: c.canTrace}
+		h := &fakeHost{late: []int64{1000}, sys: sys}
+		_, _, err := Run(context.Background(), h, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: c.samples, Layer: c.layer, Worst: 10}, Reporting{})
+		var u *options.UsageError
+		switch {
+		case c.bad && (!errors.As(err, &u) || !strings.Contains(err.Error(), "--samples") || h.waits != 0 || sys.started):
+			t.Errorf("%+v: %v after %d waits (trace started %v), want a usage error naming --samples, nothing measured", c, err, h.waits, sys.started)
+		case !c.bad && err != nil:
+			t.Errorf("%+v: %v", c, err)
+		}
 	}
 }

@@ -62,6 +62,22 @@ const MaxOver = 10 * time.Second
 // MaxWorst bounds --worst.
 const MaxWorst = 1000
 
+// MaxTracedSamples is the most --samples a run that interleaves untraced
+// chunks (layer 1 on Linux) takes: its chunks add half as many waits
+// again (planInterleave), and one run measures at most sample.MaxSamples,
+// the most a --raw file holds.
+const MaxTracedSamples = 66_699
+
+// checkSamples checks --samples against the layer a run takes: with
+// untraced chunks interleaved, at most MaxTracedSamples. It runs once the
+// layer is chosen, before anything is traced or measured.
+func checkSamples(samples int, interleaved bool) error {
+	if interleaved && samples > MaxTracedSamples {
+		return options.BadFlag("samples", samples, "allowed 1..%d at layer 1, whose untraced chunks add half as many waits again (at most %d in all; --layer 0 takes %d)", MaxTracedSamples, sample.MaxSamples, sample.MaxSamples)
+	}
+	return nil
+}
+
 // Check checks what Options can say wrong by itself, as usage errors.
 func (o Options) Check() error {
 	if o.Over < 0 || o.Over > MaxOver {
