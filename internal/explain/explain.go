@@ -382,7 +382,13 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 	res.LatenessP50Ns, res.LatenessP99Ns = stats.Percentile(sorted, 50), stats.Percentile(sorted, 99)
 	res.ThresholdNs, res.ThresholdFrom = Threshold(traced, o.Over)
 	starts := timerStarts(evs, tid)
-	var as []attribution.Attribution
+	type explained struct {
+		i int
+		w waitRec
+		a attribution.Attribution
+	}
+	var ex []explained
+	var c cuts
 	for i, w := range waits {
 		if w.Untraced || late[i] <= res.ThresholdNs {
 			continue
@@ -396,10 +402,22 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 		default:
 			a = explainLayer0(w, res.SlackNs)
 		}
-		as = append(as, a)
-		res.Late = append(res.Late, lateWait(i, w, a))
+		ex = append(ex, explained{i, w, a})
 	}
-	slices.SortStableFunc(res.Late, func(p, q LateWait) int { return cmp.Compare(q.LatenessNs, p.LatenessNs) })
+	// The worst first, at most MaxExplained of them, each within the
+	// bounds: what the file holds and analyze sums again, in this order.
+	slices.SortStableFunc(ex, func(p, q explained) int { return cmp.Compare(q.a.LatenessNS, p.a.LatenessNS) })
+	over := len(ex)
+	if over > MaxExplained {
+		ex, c.late = ex[:MaxExplained], over-MaxExplained
+	}
+	as := make([]attribution.Attribution, 0, len(ex))
+	for _, e := range ex {
+		a := c.bound(e.a)
+		as = append(as, a)
+		res.Late = append(res.Late, lateWait(e.i, e.w, a))
+	}
+	res.Notes = append(res.Notes, c.notes(over)...)
 	res.Aggregate = aggregate(attribution.Sum(as))
 }
 

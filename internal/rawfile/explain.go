@@ -122,8 +122,9 @@ type ExplainObserver struct {
 const (
 	// MaxExplainWorst is explain's --worst maximum (explain.MaxWorst).
 	MaxExplainWorst = 1000
-	// MaxExplainLate is the most late waits: every wait of a measure.
-	MaxExplainLate = MaxMeasureSamples
+	// MaxExplainLate is the most late waits: the worst explain explains
+	// (explain.MaxExplained).
+	MaxExplainLate = 1000
 )
 
 // ExplainThresholds are threshold_from's values.

@@ -124,7 +124,7 @@ func TestExplainRejects(t *testing.T) {
 	}
 	late := `"late":[` + strings.Repeat(`{},`, rawfile.MaxExplainLate) + `{}]`
 	_, err := rawfile.Parse([]byte(strings.Replace(text, `"late":[`, late+`,"x":[`, 1)))
-	if err == nil || !strings.Contains(err.Error(), "explain.late: more than 100000 late waits") {
+	if err == nil || !strings.Contains(err.Error(), "explain.late: more than 1000 late waits") {
 		t.Errorf("a list of %d late waits: %v", rawfile.MaxExplainLate+1, err)
 	}
 }
