@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/etwkernel"
@@ -160,7 +158,7 @@ var fileKinds = func() map[attribution.Kind]bool {
 type unescaper struct{ err error }
 
 func (u *unescaper) s(s string) string {
-	out, ok := unline(s)
+	out, ok := printable.Unline(s)
 	if !ok && u.err == nil {
 		u.err = fmt.Errorf("explain: %s is not a string as tickscope writes it", strconv.Quote(s))
 	}
@@ -169,65 +167,4 @@ func (u *unescaper) s(s string) string {
 
 func (u *unescaper) count(c rawfile.ExplainCount) Count {
 	return Count{Name: u.s(c.Name), Desc: u.s(c.Desc), Count: c.Count}
-}
-
-// unline is printable.Line's inverse: the string Line wrote line for, ok
-// false when no string gives line. Line leaves plain text as it is
-// (C:\Users\bob\x64 included) and writes any other with every
-// backslash doubled and every character it escapes as \xHH (a byte),
-// \uHHHH or \UHHHHHHHH; as Line never gives two strings the same line,
-// the string line's escapes decode to, if Line gives line for it, is the
-// one, and else line itself if it is plain.
-func unline(line string) (string, bool) {
-	if out, ok := unescape(line); ok && printable.Line(out) == line {
-		return out, true
-	}
-	return line, printable.Line(line) == line
-}
-
-// unescape decodes the escapes Line writes; ok is false at a backslash
-// that starts none.
-func unescape(line string) (string, bool) {
-	if !strings.Contains(line, `\`) {
-		return line, true
-	}
-	var b strings.Builder
-	for i := 0; i < len(line); {
-		c := line[i]
-		if c != '\\' {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		if i+1 == len(line) {
-			return "", false
-		}
-		n := 0
-		switch line[i+1] {
-		case '\\':
-			b.WriteByte('\\')
-			i += 2
-			continue
-		case 'x':
-			n = 2
-		case 'u':
-			n = 4
-		case 'U':
-			n = 8
-		}
-		if n == 0 || i+2+n > len(line) {
-			return "", false
-		}
-		v, err := strconv.ParseUint(line[i+2:i+2+n], 16, 32)
-		switch {
-		case err != nil, n > 2 && v > utf8.MaxRune:
-			return "", false
-		case n == 2:
-			b.WriteByte(byte(v))
-		default:
-			b.WriteRune(rune(v))
-		}
-		i += 2 + n
-	}
-	return b.String(), true
 }

@@ -129,22 +129,6 @@ func TestFromFileRefusesStringsLineDoesNotWrite(t *testing.T) {
 	}
 }
 
-func FuzzUnline(f *testing.F) {
-	for _, s := range []string{"", "plain", printabletest.Forged, `C:\Users\bob\x64`, `\\server\share`, "lit\x1b", `lit\x1b`, "\xff\xfe", `end\`, "\u009b", "\U0010ffff", `\u00e9`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		line := printable.Line(s)
-		if got, ok := unline(line); !ok || got != s {
-			t.Fatalf("unline(Line(%q) = %q) = %q, %v", s, line, got, ok)
-		}
-		// Any string unline reads is what Line writes for what it read.
-		if got, ok := unline(s); ok && printable.Line(got) != s {
-			t.Fatalf("unline(%q) = %q, which Line writes as %q", s, got, printable.Line(got))
-		}
-	})
-}
-
 // The section's limit on --worst is explain's.
 func TestRawWorstLimit(t *testing.T) {
 	if rawfile.MaxExplainWorst != MaxWorst {

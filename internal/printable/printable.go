@@ -84,6 +84,68 @@ func Line(s string) string {
 	return b.String()
 }
 
+// Unline is Line's inverse: the string s for which Line(s) is line, ok
+// false when no string gives line (then line is returned as it is). Plain
+// text is itself (C:\Users\bob\x64 included); escaped text reads \\ as a
+// backslash, \xHH as a byte, \uHHHH and \UHHHHHHHH as a character. As
+// Line never gives two strings the same line, the string line's escapes
+// decode to, if Line gives line for it, is the one, and else line itself
+// if it is plain. A reader of what Line wrote (a file's names) takes its
+// strings back with it, and refuses those Line does not write.
+func Unline(line string) (string, bool) {
+	if out, ok := unescape(line); ok && Line(out) == line {
+		return out, true
+	}
+	return line, Line(line) == line
+}
+
+// unescape decodes the escapes Line writes; ok is false at a backslash
+// that starts none.
+func unescape(line string) (string, bool) {
+	if !strings.Contains(line, `\`) {
+		return line, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if i+1 == len(line) {
+			return "", false
+		}
+		n := 0
+		switch line[i+1] {
+		case '\\':
+			b.WriteByte('\\')
+			i += 2
+			continue
+		case 'x':
+			n = 2
+		case 'u':
+			n = 4
+		case 'U':
+			n = 8
+		}
+		if n == 0 || i+2+n > len(line) {
+			return "", false
+		}
+		v, ok := hexValue(line[i+2 : i+2+n])
+		switch {
+		case !ok, n > 2 && v > utf8.MaxRune:
+			return "", false
+		case n == 2:
+			b.WriteByte(byte(v))
+		default:
+			b.WriteRune(rune(v))
+		}
+		i += 2 + n
+	}
+	return b.String(), true
+}
+
 // hexEscape reports whether s holds a backslash followed by what Line
 // writes after one for a character or byte it escapes: x and 2 hex digits
 // of a control or a byte above U+007E (\x1b, \xff; not \x64), u and 4 or

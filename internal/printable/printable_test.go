@@ -2,13 +2,12 @@ package printable_test
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tickscope/tickscope/internal/printable"
+	"github.com/tickscope/tickscope/internal/printable/printabletest"
 )
 
 // The strings of the hostile raw file: a clipboard write (OSC 52), an
@@ -77,7 +76,7 @@ func TestLineTellsApart(t *testing.T) {
 			t.Errorf("Line(%q) = Line(%q) = %q", pair[0], pair[1], a)
 		}
 		for _, s := range pair {
-			if back := unline(printable.Line(s)); back != s {
+			if back, ok := printable.Unline(printable.Line(s)); !ok || back != s {
 				t.Errorf("Line(%q) = %q reads back %q", s, printable.Line(s), back)
 			}
 		}
@@ -101,53 +100,6 @@ func TestMessageIdempotent(t *testing.T) {
 	}
 }
 
-// unline reads Line's text back: plain text is itself (it holds no
-// escape Line writes); escaped text reads \\ as a backslash, \xHH as a
-// byte, \uHHHH and \UHHHHHHHH as a character.
-func unline(line string) string {
-	escape := func(i int) (n int, v uint64, ok bool) {
-		if line[i] != '\\' || i+1 == len(line) {
-			return 0, 0, false
-		}
-		n = map[byte]int{'x': 2, 'u': 4, 'U': 8}[line[i+1]]
-		if n == 0 || i+2+n > len(line) || strings.ContainsAny(line[i+2:i+2+n], "+-_xX") {
-			return 0, 0, false
-		}
-		v, err := strconv.ParseUint(line[i+2:i+2+n], 16, 32)
-		return n, v, err == nil
-	}
-	escaped := false
-	for i := range len(line) {
-		n, v, ok := escape(i)
-		if ok && (n == 2 && (v < 0x20 || v > 0x7e) || n > 2 && (v > unicode.MaxRune || !unicode.IsPrint(rune(v)) && v != ' ')) {
-			escaped = true
-		}
-	}
-	if !escaped {
-		return line
-	}
-	var b strings.Builder
-	for i := 0; i < len(line); i++ {
-		if strings.HasPrefix(line[i:], `\\`) {
-			b.WriteByte('\\')
-			i++
-			continue
-		}
-		n, v, ok := escape(i)
-		switch {
-		case !ok:
-			b.WriteByte(line[i])
-			continue
-		case n == 2:
-			b.WriteByte(byte(v))
-		default:
-			b.WriteRune(rune(v))
-		}
-		i += 1 + n
-	}
-	return b.String()
-}
-
 // FuzzLine: Line's text is one line of printable characters, keeps plain
 // text as it is, and reads back as the string it came from, so that no
 // two strings give the same line.
@@ -165,7 +117,7 @@ func FuzzLine(f *testing.F) {
 			if !printable.String(line) || strings.ContainsAny(line, "\n\r") {
 				t.Fatalf("Line(%q) = %q does not print as one line", s, line)
 			}
-			if back := unline(line); back != s {
+			if back, ok := printable.Unline(line); !ok || back != s {
 				t.Fatalf("Line(%q) = %q reads back %q", s, line, back)
 			}
 			if m := printable.Message(s); !printable.String(m) || printable.Message(m) != m || printable.Message(line) != line {
@@ -195,6 +147,23 @@ func FuzzJSON(f *testing.F) {
 		var a, b []string
 		if json.Unmarshal(data, &a) != nil || json.Unmarshal(out, &b) != nil || len(a) != 2 || a[0] != b[0] || a[1] != b[1] {
 			t.Fatalf("JSON(%s) = %s reads back %q, want %q", data, out, b, a)
+		}
+	})
+}
+
+// FuzzUnline: Unline reads Line's text back as the string it came from,
+// and any string it reads is the one Line writes for what it read.
+func FuzzUnline(f *testing.F) {
+	for _, s := range []string{"", "plain", printabletest.Forged, `C:\Users\bob\x64`, `\\server\share`, "lit\x1b", `lit\x1b`, "\xff\xfe", `end\`, "\u009b", "\U0010ffff", `\u00e9`, `\x1B`, `\q\x1b`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		line := printable.Line(s)
+		if got, ok := printable.Unline(line); !ok || got != s {
+			t.Fatalf("Unline(Line(%q) = %q) = %q, %v", s, line, got, ok)
+		}
+		if got, ok := printable.Unline(s); ok && printable.Line(got) != s {
+			t.Fatalf("Unline(%q) = %q, which Line writes as %q", s, got, printable.Line(got))
 		}
 	})
 }
