@@ -8,8 +8,9 @@ import (
 	"github.com/tickscope/tickscope/internal/seam"
 )
 
-// LoadRequest is --load: measure, bench and compare keep that many busy
-// threads (CPUBound) running beside the measurement on this machine.
+// LoadRequest is --load: measure, bench, compare and explain keep that
+// many busy threads (CPUBound) running beside the measurement on this
+// machine.
 type LoadRequest struct {
 	Threads int
 	// Given says --load was given (--load 0 too).
