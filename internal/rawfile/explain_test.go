@@ -74,7 +74,7 @@ func TestExplainRejects(t *testing.T) {
 		{"a wait past the samples", func(f *rawfile.File) { f.Explain.Late[1].Index = 3 }, "explain.late[1].index: 3 is not an index"},
 		{"not worst first", func(f *rawfile.File) { f.Explain.Late[1].LatenessNs = 90_000 }, "explain.late[1].lateness_ns: 90000 is over the wait before's 81000"},
 		{"a CPU below -1", func(f *rawfile.File) { f.Explain.Late[0].RunCPU = -2 }, "explain.late[0].run_cpu: -2"},
-		{"a cause without a name", func(f *rawfile.File) { f.Explain.Late[0].Causes[0].Cause = "" }, "explain.late[0].causes[0].cause: missing"},
+		{"a cause without its kind", func(f *rawfile.File) { f.Explain.Late[0].Causes[0].Cause = "" }, "explain.late[0].causes[0].cause: missing"},
 		{"an absurd cause", func(f *rawfile.File) { f.Explain.Late[0].Causes[0].Ns = 1 << 62 }, "explain.late[0].causes[0].ns"},
 		{"more traced waits than samples", func(f *rawfile.File) { f.Explain.ObserverEffect.Untraced = 2 }, "explain.observer_effect: 2 traced and 2 untraced waits in a file of 3 samples"},
 		{"negative steal", func(f *rawfile.File) { f.Explain.Window.StealNs = -1 }, "explain.window.steal_ns: -1 is negative"},
