@@ -24,14 +24,14 @@ func TestStatusStaleComparesWithTheHolder(t *testing.T) {
 		taskExe   string
 		wantStale bool
 	}{
-		{"this tickscope's holder", windowsHolder, false},
+		{"this tickscope's holder", simtest.WindowsHolder, false},
 		{"the holder in other case", `c:\TOOLS\Tickscope-Holder.exe`, false},
-		{"tickscope.exe itself: a console opens at logon", windowsExe, true},
+		{"tickscope.exe itself: a console opens at logon", simtest.WindowsExe, true},
 		{"another copy's holder", `D:\old\tickscope-holder.exe`, true},
 	}
 	for _, tt := range tests {
-		sys := &sim.System{Exe: windowsExe, Temp: t.TempDir()}
-		sys.NewStartup("task").Definition = taskOf(t, tt.taskExe, true)
+		sys := &sim.System{Exe: simtest.WindowsExe, Temp: t.TempDir()}
+		sys.NewStartup("task").Definition = simtest.TaskOf(t, tt.taskExe, true)
 		if got := inspect.ReadStartup(sys, true); got.Stale != tt.wantStale {
 			t.Errorf("%s: stale %v, want %v", tt.name, got.Stale, tt.wantStale)
 		}
@@ -54,8 +54,8 @@ func TestStatusSaysWhetherTheHolderHolds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := simtest.NewWindows(t, "knee-26100")
 			h.Current = tt.current
-			sys := &sim.System{Exe: windowsExe, Temp: t.TempDir(), HolderRunning: tt.running, HolderPID: 8}
-			sys.NewStartup("task").Definition = taskOf(t, windowsHolder, true)
+			sys := &sim.System{Exe: simtest.WindowsExe, Temp: t.TempDir(), HolderRunning: tt.running, HolderPID: 8}
+			sys.NewStartup("task").Definition = simtest.TaskOf(t, simtest.WindowsHolder, true)
 			rep, err := inspect.Status(context.Background(), h, sys)
 			if err != nil {
 				t.Fatal(err)

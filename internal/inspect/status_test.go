@@ -32,45 +32,12 @@ func isUsage(err error) bool {
 	return errors.As(err, &usage)
 }
 
-// taskOf is a task definition for exe, tickscope's (with its marker) or not.
-func taskOf(t *testing.T, exe string, ours bool) []byte {
-	t.Helper()
-	description := "someone else's task"
-	if ours {
-		description = "Holds 1 ms. " + persist.Marker("0.1.0")
-	}
-	data, err := persist.TaskXML(persist.Task{Exe: exe, Args: []string{"apply", "--ms", "1"}, Description: description, DelaySeconds: 15})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-const windowsExe = `C:\Tools\tickscope.exe`
-
-// windowsHolder is the windowless holder beside windowsExe, which the
-// logon task runs (inspect.HolderPath).
-const windowsHolder = `C:\Tools\tickscope-holder.exe`
-
-// persistMachine is a Windows machine whose requests are global, with the
-// Task Scheduler task mechanism and nothing installed.
-func persistMachine(t *testing.T) (*simtest.WindowsHost, *sim.System, *sim.Startup) {
-	h := simtest.NewWindows(t, "knee-26100")
-	h.Global = simtest.One()
-	sys := &sim.System{Exe: windowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
-	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
-}
-
-// bootExe is tickscope.exe where --persist --boot accepts it: under
-// Program Files, which the fake's boot service protects.
-const bootExe = `C:\Program Files\tickscope\tickscope.exe`
-
 // bootMachine is an elevated Windows machine whose requests are global,
 // with the logon task and the boot service mechanisms and nothing
-// installed, running bootExe.
+// installed, running simtest.BootExe.
 func bootMachine(t *testing.T) (*simtest.WindowsHost, *sim.System, *sim.Service) {
-	h, sys, _ := persistMachine(t)
-	sys.Exe, sys.IsElevated = bootExe, true
+	h, sys, _ := simtest.PersistMachine(t)
+	sys.Exe, sys.IsElevated = simtest.BootExe, true
 	return h, sys, sys.NewBootService("Windows service tickscope")
 }
 
@@ -115,16 +82,16 @@ func TestStatusSeesStaleAndForeignDefinitions(t *testing.T) {
 		want       inspect.StartupState
 	}{
 		{"nothing", nil, false, 0, inspect.StartupState{}},
-		{"ours, this exe's holder", taskOf(t, windowsHolder, true), true, 9, inspect.StartupState{Installed: true, Ours: true, Exe: windowsHolder, Holds: "--ms 1", Running: true, PID: 9}},
-		{"ours, the same holder in other case", taskOf(t, `c:\tools\TICKSCOPE-HOLDER.EXE`, true), false, 0, inspect.StartupState{Installed: true, Ours: true, Exe: `c:\tools\TICKSCOPE-HOLDER.EXE`, Holds: "--ms 1"}},
-		{"ours, this exe itself (a console holder)", taskOf(t, windowsExe, true), false, 0, inspect.StartupState{Installed: true, Ours: true, Exe: windowsExe, Holds: "--ms 1", Stale: true}},
-		{"ours, another exe", taskOf(t, `D:\old\tickscope.exe`, true), false, 0, inspect.StartupState{Installed: true, Ours: true, Exe: `D:\old\tickscope.exe`, Holds: "--ms 1", Stale: true}},
-		{"foreign", taskOf(t, `D:\x.exe`, false), false, 0, inspect.StartupState{Installed: true, Exe: `D:\x.exe`, Holds: "--ms 1", Stale: true}},
+		{"ours, this exe's holder", simtest.TaskOf(t, simtest.WindowsHolder, true), true, 9, inspect.StartupState{Installed: true, Ours: true, Exe: simtest.WindowsHolder, Holds: "--ms 1", Running: true, PID: 9}},
+		{"ours, the same holder in other case", simtest.TaskOf(t, `c:\tools\TICKSCOPE-HOLDER.EXE`, true), false, 0, inspect.StartupState{Installed: true, Ours: true, Exe: `c:\tools\TICKSCOPE-HOLDER.EXE`, Holds: "--ms 1"}},
+		{"ours, this exe itself (a console holder)", simtest.TaskOf(t, simtest.WindowsExe, true), false, 0, inspect.StartupState{Installed: true, Ours: true, Exe: simtest.WindowsExe, Holds: "--ms 1", Stale: true}},
+		{"ours, another exe", simtest.TaskOf(t, `D:\old\tickscope.exe`, true), false, 0, inspect.StartupState{Installed: true, Ours: true, Exe: `D:\old\tickscope.exe`, Holds: "--ms 1", Stale: true}},
+		{"foreign", simtest.TaskOf(t, `D:\x.exe`, false), false, 0, inspect.StartupState{Installed: true, Exe: `D:\x.exe`, Holds: "--ms 1", Stale: true}},
 		{"running, pid unreadable", nil, true, 0, inspect.StartupState{Running: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sys := &sim.System{Exe: windowsExe, HolderRunning: tt.running, HolderPID: tt.pid}
+			sys := &sim.System{Exe: simtest.WindowsExe, HolderRunning: tt.running, HolderPID: tt.pid}
 			sys.NewStartup("task").Definition = tt.definition
 			got := inspect.ReadStartup(sys, true)
 			got.Args = nil
@@ -172,10 +139,10 @@ func TestStatusReadsTheBootService(t *testing.T) {
 		want       inspect.StartupState
 	}{
 		{"nothing", nil, seam.ServiceState{}, inspect.StartupState{}},
-		{"running", serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
-			inspect.StartupState{Installed: true, Ours: true, Exe: bootExe, Holds: "--resolution 10000", Running: true, PID: 31, State: "running", Account: `NT AUTHORITY\LocalService`}},
-		{"stopped with an error", serviceOf(bootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
-			inspect.StartupState{Installed: true, Ours: true, Exe: bootExe, Holds: "--resolution 10000", State: "stopped", Exit: "service-specific exit code 1", Account: `NT AUTHORITY\LocalService`}},
+		{"running", serviceOf(simtest.BootExe, true), seam.ServiceState{State: "running", PID: 31},
+			inspect.StartupState{Installed: true, Ours: true, Exe: simtest.BootExe, Holds: "--resolution 10000", Running: true, PID: 31, State: "running", Account: `NT AUTHORITY\LocalService`}},
+		{"stopped with an error", serviceOf(simtest.BootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
+			inspect.StartupState{Installed: true, Ours: true, Exe: simtest.BootExe, Holds: "--resolution 10000", State: "stopped", Exit: "service-specific exit code 1", Account: `NT AUTHORITY\LocalService`}},
 		{"another tickscope.exe", serviceOf(`C:\Program Files\old\tickscope.exe`, true), seam.ServiceState{State: "stopped"},
 			inspect.StartupState{Installed: true, Ours: true, Exe: `C:\Program Files\old\tickscope.exe`, Holds: "--resolution 10000", State: "stopped", Stale: true, Account: `NT AUTHORITY\LocalService`}},
 		{"foreign", serviceOf(`C:\tools\x.exe`, false), seam.ServiceState{State: "running", PID: 8},
@@ -201,12 +168,12 @@ func TestStatusReadsTheBootService(t *testing.T) {
 // status: a holder with --while waits for its programs, or holds for
 // those running.
 func TestStatusShowsWhatAHolderWaitsFor(t *testing.T) {
-	task, err := persist.TaskXML(persist.Task{Exe: windowsHolder, Args: []string{"apply", "--ms", "1", "--while", "game.exe,other.exe"}, Description: "Holds 1 ms. " + persist.Marker("0.1.0"), DelaySeconds: 15})
+	task, err := persist.TaskXML(persist.Task{Exe: simtest.WindowsHolder, Args: []string{"apply", "--ms", "1", "--while", "game.exe,other.exe"}, Description: "Holds 1 ms. " + persist.Marker("0.1.0"), DelaySeconds: 15})
 	if err != nil {
 		t.Fatal(err)
 	}
 	procs := &processes{}
-	sys := &sim.System{Exe: windowsExe, HolderRunning: true, HolderPID: 9, Running: procs.running}
+	sys := &sim.System{Exe: simtest.WindowsExe, HolderRunning: true, HolderPID: 9, Running: procs.running}
 	sys.NewStartup("task").Definition = task
 	got := inspect.ReadStartup(sys, true)
 	if fmt.Sprint(got.While) != "[game.exe other.exe]" || len(got.HoldingFor) != 0 {

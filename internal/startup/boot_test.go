@@ -143,7 +143,7 @@ func TestPersistBootInstallsAndStarts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if exe, args := installed.Words(); exe != bootExe || strings.Join(args, " ") != strings.Join(bootArgs, " ") ||
+			if exe, args := installed.Words(); exe != simtest.BootExe || strings.Join(args, " ") != strings.Join(bootArgs, " ") ||
 				installed.Account != `NT AUTHORITY\LocalService` || !installed.Installed().Ours() || installed.StartType != persist.SERVICE_AUTO_START {
 				t.Errorf("installed %+v", installed)
 			}
@@ -254,21 +254,21 @@ func TestRemoveStartupWithTheBootService(t *testing.T) {
 		wantTask bool // the task was deleted
 	}{
 		{"nothing", false, nil, nil, seam.ServiceState{}, startup.ServiceRemoval{}, false},
-		{"running", true, nil, serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+		{"running", true, nil, serviceOf(simtest.BootExe, true), seam.ServiceState{State: "running", PID: 31},
 			startup.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, false},
-		{"stopped", true, nil, serviceOf(bootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
+		{"stopped", true, nil, serviceOf(simtest.BootExe, true), seam.ServiceState{State: "stopped", ExitCode: 1, ServiceSpecific: true},
 			startup.ServiceRemoval{Installed: true, Deleted: true}, false},
-		{"and the logon task", true, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+		{"and the logon task", true, simtest.TaskOf(t, simtest.WindowsHolder, true), serviceOf(simtest.BootExe, true), seam.ServiceState{State: "running", PID: 31},
 			startup.ServiceRemoval{Installed: true, PID: 31, Stopped: true, Deleted: true}, true},
-		{"not elevated: the task removed, the service left", false, taskOf(t, windowsHolder, true), serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+		{"not elevated: the task removed, the service left", false, simtest.TaskOf(t, simtest.WindowsHolder, true), serviceOf(simtest.BootExe, true), seam.ServiceState{State: "running", PID: 31},
 			startup.ServiceRemoval{Left: needsElevation}, true},
-		{"not elevated, no task: the service left", false, nil, serviceOf(bootExe, true), seam.ServiceState{State: "running", PID: 31},
+		{"not elevated, no task: the service left", false, nil, serviceOf(simtest.BootExe, true), seam.ServiceState{State: "running", PID: 31},
 			startup.ServiceRemoval{Left: needsElevation}, false},
-		{"not elevated, no service: the task removed", false, taskOf(t, windowsHolder, true), nil, seam.ServiceState{},
+		{"not elevated, no service: the task removed", false, simtest.TaskOf(t, simtest.WindowsHolder, true), nil, seam.ServiceState{},
 			startup.ServiceRemoval{}, true},
-		{"a foreign service: the task removed, the service left", true, taskOf(t, windowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
+		{"a foreign service: the task removed, the service left", true, simtest.TaskOf(t, simtest.WindowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
 			startup.ServiceRemoval{Left: foreign}, true},
-		{"a foreign service, not elevated: the task removed", false, taskOf(t, windowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
+		{"a foreign service, not elevated: the task removed", false, simtest.TaskOf(t, simtest.WindowsHolder, true), serviceOf(`C:\tools\TimerResolution.exe`, false), seam.ServiceState{State: "running", PID: 31},
 			startup.ServiceRemoval{Left: foreign}, true},
 		{"an unreadable service definition is not tickscope's", true, nil, []byte("SERVICE_NAME        : tickscope\n"), seam.ServiceState{State: "stopped"},
 			startup.ServiceRemoval{Left: foreign}, false},

@@ -35,37 +35,11 @@ func isUsage(err error) bool {
 	return errors.As(err, &usage)
 }
 
-func taskOf(t *testing.T, exe string, ours bool) []byte {
-	t.Helper()
-	description := "someone else's task"
-	if ours {
-		description = "Holds 1 ms. " + persist.Marker("0.1.0")
-	}
-	data, err := persist.TaskXML(persist.Task{Exe: exe, Args: []string{"apply", "--ms", "1"}, Description: description, DelaySeconds: 15})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
-const windowsExe = `C:\Tools\tickscope.exe`
-
-const windowsHolder = `C:\Tools\tickscope-holder.exe`
-
-func persistMachine(t *testing.T) (*simtest.WindowsHost, *sim.System, *sim.Startup) {
-	h := simtest.NewWindows(t, "knee-26100")
-	h.Global = simtest.One()
-	sys := &sim.System{Exe: windowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
-	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
-}
-
-const bootExe = `C:\Program Files\tickscope\tickscope.exe`
-
 var bootArgs = []string{"holder", "--as-service", "--resolution", "10000", "--no-esc"}
 
 func bootMachine(t *testing.T) (*simtest.WindowsHost, *sim.System, *sim.Service) {
-	h, sys, _ := persistMachine(t)
-	sys.Exe, sys.IsElevated = bootExe, true
+	h, sys, _ := simtest.PersistMachine(t)
+	sys.Exe, sys.IsElevated = simtest.BootExe, true
 	return h, sys, sys.NewBootService("Windows service tickscope")
 }
 

@@ -40,10 +40,10 @@ func TestPersistRefusals(t *testing.T) {
 			sys.Exe = `C:\%APPDATA%\tickscope.exe`
 		}, "contains %APPDATA%, which Task Scheduler would expand"},
 		{"a foreign task", func(_ *simtest.WindowsHost, _ *sim.System, st *sim.Startup) {
-			st.Definition = taskOf(t, `C:\Other\timer.exe`, false)
+			st.Definition = simtest.TaskOf(t, `C:\Other\timer.exe`, false)
 		}, "a Task Scheduler task tickscope exists that tickscope did not create: it is left alone; delete it by hand with: delete Task Scheduler task tickscope by hand"},
 		{"another user's task", func(_ *simtest.WindowsHost, _ *sim.System, st *sim.Startup) {
-			data, err := persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
+			data, err := persist.TaskXML(persist.Task{Exe: simtest.WindowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func TestPersistRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, sys, st := persistMachine(t)
+			h, sys, st := simtest.PersistMachine(t)
 			tt.setUp(h, sys, st)
 			res, err := startup.Persist(h, sys, simtest.Query(t, h), req, args, startup.PersistOptions{Version: "test", Sleep: func(time.Duration) {}})
 			if res != nil {
@@ -115,9 +115,9 @@ func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, sys, st := persistMachine(t)
+			h, sys, st := simtest.PersistMachine(t)
 			if tt.existing {
-				st.Definition = taskOf(t, `C:\Old\tickscope.exe`, true)
+				st.Definition = simtest.TaskOf(t, `C:\Old\tickscope.exe`, true)
 			}
 			st.StartErr = tt.startErr
 			st.OnStart = func() {
@@ -133,7 +133,7 @@ func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
 				t.Errorf("installed %d times", st.Installs)
 			}
 			installed, err := persist.ParseTask(st.Definition)
-			if err != nil || installed.Exe != windowsHolder || !installed.Ours() || strings.Join(installed.Args, " ") != strings.Join(args, " ") {
+			if err != nil || installed.Exe != simtest.WindowsHolder || !installed.Ours() || strings.Join(installed.Args, " ") != strings.Join(args, " ") {
 				t.Errorf("installed %+v, %v", installed, err)
 			}
 			if res.Running != tt.wantRunning || (tt.startErr != nil) != (res.StartErr != nil) {
@@ -148,12 +148,12 @@ func TestPersistInstallsStartsAndWatchesTheHolder(t *testing.T) {
 }
 
 func TestPersistDryRunChangesNothing(t *testing.T) {
-	h, sys, st := persistMachine(t)
+	h, sys, st := simtest.PersistMachine(t)
 	res, err := startup.Persist(h, sys, simtest.Query(t, h), timerinfo.Setting{Resolution100ns: 10000}, []string{"apply", "--resolution", "10000"}, startup.PersistOptions{Version: "test", DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.Definition, "<Command>"+windowsHolder+"</Command>") || !strings.Contains(res.Definition, "[tickscope holder, build test]") {
+	if !strings.Contains(res.Definition, "<Command>"+simtest.WindowsHolder+"</Command>") || !strings.Contains(res.Definition, "[tickscope holder, build test]") {
 		t.Errorf("the dry run's task:\n%s", res.Definition)
 	}
 	if st.Installs+st.Starts != 0 || st.Definition != nil {
@@ -173,12 +173,12 @@ func TestRemoveStartup(t *testing.T) {
 		wantStops  int
 	}{
 		{"nothing", "knee-26100", nil, false, 0, startup.RemoveResult{}, "", 0},
-		{"installed and running", "knee-26100", taskOf(t, windowsExe, true), true, 5, startup.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true}, "", 1},
-		{"installed, not running", "knee-26100", taskOf(t, windowsExe, true), false, 0, startup.RemoveResult{Installed: true, Deleted: true}, "", 1},
+		{"installed and running", "knee-26100", simtest.TaskOf(t, simtest.WindowsExe, true), true, 5, startup.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true}, "", 1},
+		{"installed, not running", "knee-26100", simtest.TaskOf(t, simtest.WindowsExe, true), false, 0, startup.RemoveResult{Installed: true, Deleted: true}, "", 1},
 		{"a holder whose pid is unreadable", "knee-26100", nil, true, 0, startup.RemoveResult{Ended: true}, "", 1},
-		{"still raised afterwards", "contaminated", taskOf(t, windowsExe, true), true, 5, startup.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true,
+		{"still raised afterwards", "contaminated", simtest.TaskOf(t, simtest.WindowsExe, true), true, 5, startup.RemoveResult{Installed: true, HolderPID: 5, Ended: true, Deleted: true,
 			StillRaised: "the timer is still at 0.5000 ms, finer than the coarsest 15.6250 ms: another program holds a request"}, "", 1},
-		{"foreign", "knee-26100", taskOf(t, `D:\x.exe`, false), true, 5, startup.RemoveResult{}, "was not created by tickscope: it is left alone; delete it by hand with: delete task by hand", 0},
+		{"foreign", "knee-26100", simtest.TaskOf(t, `D:\x.exe`, false), true, 5, startup.RemoveResult{}, "was not created by tickscope: it is left alone; delete it by hand with: delete task by hand", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,7 +211,7 @@ func TestRemoveStartup(t *testing.T) {
 	// Another user's task, tickscope's all the same: left alone.
 	sys := &sim.System{}
 	st := sys.NewStartup("task")
-	other, err := persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
+	other, err := persist.TaskXML(persist.Task{Exe: simtest.WindowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: "S-1-5-21-1-2-3-1002"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestRemoveStartup(t *testing.T) {
 		t.Errorf("another user's task was touched: %d stops, %d deletes", st.Stops, st.Deletes)
 	}
 	// The caller's own is removed.
-	st.Definition, err = persist.TaskXML(persist.Task{Exe: windowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: sim.FakeSID})
+	st.Definition, err = persist.TaskXML(persist.Task{Exe: simtest.WindowsExe, Args: []string{"apply", "--ms", "1"}, Description: persist.Marker("0.1.0"), DelaySeconds: 15, UserSID: sim.FakeSID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,19 +249,19 @@ func TestPersistRunsTheWindowlessHolder(t *testing.T) {
 		want        string // the error, or "" for a task that runs wantExe
 		wantExe     string
 	}{
-		{"beside it, GUI", windowsExe, map[string]uint16{windowsHolder: seam.IMAGE_SUBSYSTEM_WINDOWS_GUI}, nil, "", windowsHolder},
-		{"absent", windowsExe, map[string]uint16{windowsExe: seam.IMAGE_SUBSYSTEM_WINDOWS_CUI}, nil,
+		{"beside it, GUI", simtest.WindowsExe, map[string]uint16{simtest.WindowsHolder: seam.IMAGE_SUBSYSTEM_WINDOWS_GUI}, nil, "", simtest.WindowsHolder},
+		{"absent", simtest.WindowsExe, map[string]uint16{simtest.WindowsExe: seam.IMAGE_SUBSYSTEM_WINDOWS_CUI}, nil,
 			`--persist refused: the windowless holder tickscope-holder.exe is not beside C:\Tools\tickscope.exe (the logon task runs it so that no console window opens at logon); it ships in the release archive, or build it in tickscope's source directory with: go build -ldflags -H=windowsgui -o C:\Tools\tickscope-holder.exe ./cmd/tickscope`, ""},
 		{"absent, from a path with spaces", spaced, map[string]uint16{}, nil,
 			`go build -ldflags -H=windowsgui -o "` + spacedHolder + `" ./cmd/tickscope`, ""},
-		{"a console program under the holder's name", windowsExe, map[string]uint16{windowsHolder: seam.IMAGE_SUBSYSTEM_WINDOWS_CUI}, nil,
+		{"a console program under the holder's name", simtest.WindowsExe, map[string]uint16{simtest.WindowsHolder: seam.IMAGE_SUBSYSTEM_WINDOWS_CUI}, nil,
 			`--persist refused: C:\Tools\tickscope-holder.exe is not a GUI-subsystem program (PE subsystem 3, not 2), so a console window would open at every logon; rebuild it`, ""},
-		{"unreadable", windowsExe, map[string]uint16{}, errors.New("bad PE header"), "read the PE header of " + windowsHolder, ""},
+		{"unreadable", simtest.WindowsExe, map[string]uint16{}, errors.New("bad PE header"), "read the PE header of " + simtest.WindowsHolder, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, dryRun := range []bool{false, true} {
-				h, sys, st := persistMachine(t)
+				h, sys, st := simtest.PersistMachine(t)
 				sys.Exe, sys.Executables = tt.exe, tt.executables
 				system := seam.System(sys)
 				if tt.subErr != nil {
@@ -333,8 +333,8 @@ func TestSecondHolderKeepsTheLog(t *testing.T) {
 }
 
 func TestPersistWhile(t *testing.T) {
-	h, sys, st := persistMachine(t)
-	sys.Executables = map[string]uint16{windowsHolder: 2}
+	h, sys, st := simtest.PersistMachine(t)
+	sys.Executables = map[string]uint16{simtest.WindowsHolder: 2}
 	req := timerinfo.Setting{Resolution100ns: 10000}
 	args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", "game.exe"}
 	h.Global = nil
@@ -373,8 +373,8 @@ func TestPersistWhileRefusals(t *testing.T) {
 			"this build cannot make them global"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h, sys, st := persistMachine(t)
-			sys.Executables = map[string]uint16{windowsHolder: 2}
+			h, sys, st := simtest.PersistMachine(t)
+			sys.Executables = map[string]uint16{simtest.WindowsHolder: 2}
 			tt.setUp(h)
 			args := []string{"apply", "--resolution", "10000", "--no-console", "--no-esc", "--as-startup", "--while", strings.Join(tt.while, ",")}
 			res, err := startup.Persist(h, sys, simtest.Query(t, h), req, args, startup.PersistOptions{Version: "1", While: tt.while, DryRun: tt.dryRun, Sleep: func(time.Duration) {}})

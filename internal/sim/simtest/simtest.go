@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tickscope/tickscope/internal/persist"
 	"github.com/tickscope/tickscope/internal/seam"
 	"github.com/tickscope/tickscope/internal/sim"
 	"github.com/tickscope/tickscope/internal/timerinfo"
@@ -70,4 +71,41 @@ func One() *uint32 { v := uint32(1); return &v }
 // LinuxReport is a Linux machine's query with cpu_dma_latency at us.
 func LinuxReport(us int32) *timerinfo.Report {
 	return &timerinfo.Report{OS: "linux", Linux: &timerinfo.Linux{CPUDMALatencyUs: &us}}
+}
+
+// The startup holder's machine and files on the model, which startup's
+// and inspect's tests share.
+const (
+	// WindowsExe is tickscope.exe outside Program Files.
+	WindowsExe = `C:\Tools\tickscope.exe`
+	// WindowsHolder is the windowless holder beside WindowsExe, which the
+	// logon task runs.
+	WindowsHolder = `C:\Tools\tickscope-holder.exe`
+	// BootExe is tickscope.exe where --persist --boot accepts it: under
+	// Program Files, which the fake's boot service protects.
+	BootExe = `C:\Program Files\tickscope\tickscope.exe`
+)
+
+// TaskOf is a task definition for exe, tickscope's (with its marker) or
+// not.
+func TaskOf(t testing.TB, exe string, ours bool) []byte {
+	t.Helper()
+	description := "someone else's task"
+	if ours {
+		description = "Holds 1 ms. " + persist.Marker("0.1.0")
+	}
+	data, err := persist.TaskXML(persist.Task{Exe: exe, Args: []string{"apply", "--ms", "1"}, Description: description, DelaySeconds: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// PersistMachine is a Windows machine whose requests are global, with
+// the Task Scheduler task mechanism and nothing installed.
+func PersistMachine(t testing.TB) (*WindowsHost, *sim.System, *sim.Startup) {
+	h := NewWindows(t, "knee-26100")
+	h.Global = One()
+	sys := &sim.System{Exe: WindowsExe, Temp: `C:\Users\me\AppData\Local\Temp`, Env: map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`}}
+	return h, sys, sys.NewStartup("Task Scheduler task tickscope")
 }
