@@ -80,7 +80,7 @@ func OneLine(msg string) string { return printable.Message(msg) }
 // worth and made one line (its values cannot be told apart from it).
 func ParserError(err error) error {
 	msg, _ := shortenTo(err.Error(), maxMessage)
-	return &UsageError{OneLine(msg)}
+	return &UsageError{Msg: OneLine(msg)}
 }
 
 // FileError is a usage error about a file the user named (analyze FILE):

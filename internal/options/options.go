@@ -14,15 +14,35 @@ import (
 
 // UsageError is bad input: tickscope exits 2 and has measured and changed
 // nothing.
-type UsageError struct{ Msg string }
+type UsageError struct {
+	Msg string
+	// Bound is what was refused when the error is one option's value
+	// outside what it allows (BadFlag's); nil for every other usage
+	// error.
+	Bound *Bound
+}
 
 func (e *UsageError) Error() string { return e.Msg }
 
+// Bound is one option's value refused, in parts, for a caller that
+// points at the option rather than print the message: the dashboard
+// marks the form's field of that name.
+type Bound struct {
+	// Option is the option's name: its flag without the dashes, which is
+	// also the name of the dashboard's form field for it.
+	Option string
+	// Value is the value refused, as it was given.
+	Value any
+	// Allowed is what the option allows, as the message words it.
+	Allowed string
+}
+
 // BadFlag reports an invalid flag value in one line: the flag, the value
 // (echoed as Value does: quoted where needed, shortened) and what is
-// allowed.
+// allowed. The error's Bound holds the three.
 func BadFlag(flag string, value any, allowed string, args ...any) error {
-	return &UsageError{OneLine(fmt.Sprintf("--%s %s: %s", flag, Value(value), fmt.Sprintf(allowed, shortArgs(args)...)))}
+	b := &Bound{Option: flag, Value: value, Allowed: fmt.Sprintf(allowed, shortArgs(args)...)}
+	return &UsageError{Msg: OneLine(fmt.Sprintf("--%s %s: %s", flag, Value(value), b.Allowed)), Bound: b}
 }
 
 // Usagef is any other usage error, in one line. Its string arguments may
@@ -30,7 +50,7 @@ func BadFlag(flag string, value any, allowed string, args ...any) error {
 // (the format decides whether to quote it, with %q). BadFlag's allowed
 // text is treated the same way; the lists of names it holds are shorter.
 func Usagef(format string, args ...any) error {
-	return &UsageError{OneLine(fmt.Sprintf(format, shortArgs(args)...))}
+	return &UsageError{Msg: OneLine(fmt.Sprintf(format, shortArgs(args)...))}
 }
 
 // shortArgs shortens the string arguments of a message.

@@ -2,6 +2,7 @@ package options_test
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -82,5 +83,32 @@ func checkUsage(t *testing.T, err error, want string) {
 	}
 	if err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+// TestBound: a refusal of one option's value carries the option, the
+// value and what is allowed, as its message says them; any other usage
+// error carries none.
+func TestBound(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want *options.Bound
+	}{
+		{"a bound", options.Slack("slack", 2*time.Second, true), &options.Bound{Option: "slack", Value: 2 * time.Second, Allowed: "allowed 0..1s (0 restores the process's default)"}},
+		{"a type's refusal", func() error { _, err := options.ParseUint32("resolution", "0x10"); return err }(), &options.Bound{Option: "resolution", Value: "0x10", Allowed: "not a decimal integer: digits 0-9 and an optional minus sign (no leading zero, 0x, 0o, 0b, + or _)"}},
+		{"an empty value", options.EmptyValue("while", "PROGRAM"), &options.Bound{Option: "while", Value: "", Allowed: "empty; it takes PROGRAM; leave it out for its default"}},
+		{"two flags", options.Usagef("--resolution %d and --ms %v: give one of them, not both", 5000, 0.5), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var usage *options.UsageError
+			if !errors.As(tt.err, &usage) {
+				t.Fatalf("%v is not a usage error", tt.err)
+			}
+			if !reflect.DeepEqual(usage.Bound, tt.want) {
+				t.Errorf("Bound = %+v, want %+v", usage.Bound, tt.want)
+			}
+		})
 	}
 }

@@ -122,7 +122,7 @@ func InvalidValue(flag, value string, err error) error {
 	if n > MaxEcho {
 		msg = fmt.Sprintf("invalid argument %s (%d characters) for \"--%s\" flag: %v", strconv.Quote(short), n, flag, err)
 	}
-	return &UsageError{OneLine(msg)}
+	return &UsageError{Msg: OneLine(msg), Bound: &Bound{Option: flag, Value: value, Allowed: err.Error()}}
 }
 
 // EmptyValue is the usage error of a text flag given an empty value:
