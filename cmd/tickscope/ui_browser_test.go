@@ -85,6 +85,24 @@ func TestUIInBrowser(t *testing.T) {
 		}
 	}
 
+	// A refused value is the command's refusal, and its input is marked
+	// until an answer refuses it no more.
+	typeInto(t, ctx, "#hold-value", "0.1")
+	click(t, ctx, "#hold-run")
+	waitFor(t, ctx, "#hold-out", 10*time.Second, "the refusal", contains("error: --ms 0.1: allowed 5000..156250"))
+	invalid := func() string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("[aria-invalid=true]")].map((e) => e.id).join(" ")`))
+		if err != nil {
+			t.Fatalf("reading the marked inputs: %v", err)
+		}
+		return v
+	}
+	if got := invalid(); got != "hold-value" {
+		t.Errorf("after the refusal the marked inputs are %q, want hold-value", got)
+	}
+	typeInto(t, ctx, "#hold-value", "0.5")
+
 	// Measure shows a result, with the command line.
 	setValue(t, ctx, "#measure-samples", "30")
 	click(t, ctx, "#measure-run")
@@ -136,6 +154,9 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	click(t, ctx, "#hold-pick")
 	held := waitFor(t, ctx, "#held-line", 10*time.Second, "the holder line", contains("tickscope apply --resolution 51"))
+	if got := invalid(); got != "" {
+		t.Errorf("after the hold the marked inputs are %q, want none", got)
+	}
 	waitFor(t, ctx, "#current", 5*time.Second, "the held period", contains("0.51"))
 	if !strings.Contains(textOf(t, ctx, "#hold-out"), "holding until Release is pressed") {
 		t.Errorf("hold's result: %s", textOf(t, ctx, "#hold-out"))

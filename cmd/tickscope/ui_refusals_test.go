@@ -17,6 +17,8 @@ import (
 // global and startup remove that the page can meet is the command's own
 // sentence, word for word: the command runs in this process, the page's
 // action on a ui server of this machine, and the two errors are compared.
+// The outcome also names the field whose value was refused, for the page
+// to mark.
 func TestUIRefusesAsTheCommandsDo(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -34,29 +36,32 @@ func TestUIRefusesAsTheCommandsDo(t *testing.T) {
 		command []string
 		action  string
 		body    map[string]any
+		// field is the field the page's outcome names as refused: the
+		// one flag whose value the refusal is about, or none.
+		field string
 	}{
-		{[]string{"apply"}, "hold", map[string]any{}},
-		{[]string{"apply", "--resolution", "5000"}, "hold", map[string]any{"resolution": "5000"}},
-		{[]string{"apply", "--ms", "0.5"}, "hold", map[string]any{"ms": "0.5"}},
-		{[]string{"apply", "--dma-latency", "abc"}, "hold", map[string]any{"dma-latency": "abc"}},
-		{[]string{"apply", "--dma-latency", "-1"}, "hold", map[string]any{"dma-latency": "-1"}},
-		{[]string{"apply", "--dma-latency", "99999999999"}, "hold", map[string]any{"dma-latency": "99999999999"}},
-		{[]string{"apply", "--dma-latency", ""}, "hold", map[string]any{"dma-latency": ""}},
-		{[]string{"apply", "--resolution", "0x10"}, "hold", map[string]any{"resolution": "0x10"}},
-		{[]string{"apply", "--ms", "1e-1"}, "hold", map[string]any{"ms": "1e-1"}},
-		{[]string{"apply", "--ms", "0.5", "--while", ""}, "hold", map[string]any{"ms": "0.5", "while": ""}},
-		{[]string{"apply", "--pid", "1", "--slack", "soon"}, "hold", map[string]any{"pid": "1", "slack": "soon"}},
-		{[]string{"apply", "--pid", "1"}, "hold", map[string]any{"pid": "1"}},
-		{[]string{"apply", "--slack", "1us"}, "hold", map[string]any{"slack": "1us"}},
-		{[]string{"apply", "--pid", "0", "--slack", "1us"}, "hold", map[string]any{"pid": "0", "slack": "1us"}},
-		{[]string{"apply", "--pid", "1", "--slack", "1.5ns"}, "hold", map[string]any{"pid": "1", "slack": "1.5ns"}},
-		{[]string{"apply", "--pid", "abc", "--slack", "1us"}, "hold", map[string]any{"pid": "abc", "slack": "1us"}},
-		{[]string{"apply", "--pid", "2", "--slack", "1us"}, "hold", map[string]any{"pid": "2", "slack": "1us"}}, // kthreadd
-		{[]string{"apply", "--pid", "1", "--slack", "2s"}, "hold", map[string]any{"pid": "1", "slack": "2s"}},
-		{[]string{"apply", "--resolution", "5000", "--persist"}, "persist", map[string]any{"resolution": "5000"}},
-		{[]string{"apply", "--persist"}, "persist", map[string]any{}},
-		{[]string{"global", "on"}, "global", map[string]any{"on": true}},
-		{[]string{"global", "off"}, "global", map[string]any{"on": false}},
+		{[]string{"apply"}, "hold", map[string]any{}, ""},
+		{[]string{"apply", "--resolution", "5000"}, "hold", map[string]any{"resolution": "5000"}, "resolution"},
+		{[]string{"apply", "--ms", "0.5"}, "hold", map[string]any{"ms": "0.5"}, "ms"},
+		{[]string{"apply", "--dma-latency", "abc"}, "hold", map[string]any{"dma-latency": "abc"}, "dma-latency"},
+		{[]string{"apply", "--dma-latency", "-1"}, "hold", map[string]any{"dma-latency": "-1"}, "dma-latency"},
+		{[]string{"apply", "--dma-latency", "99999999999"}, "hold", map[string]any{"dma-latency": "99999999999"}, "dma-latency"},
+		{[]string{"apply", "--dma-latency", ""}, "hold", map[string]any{"dma-latency": ""}, "dma-latency"},
+		{[]string{"apply", "--resolution", "0x10"}, "hold", map[string]any{"resolution": "0x10"}, "resolution"},
+		{[]string{"apply", "--ms", "1e-1"}, "hold", map[string]any{"ms": "1e-1"}, "ms"},
+		{[]string{"apply", "--ms", "0.5", "--while", ""}, "hold", map[string]any{"ms": "0.5", "while": ""}, "while"},
+		{[]string{"apply", "--pid", "1", "--slack", "soon"}, "hold", map[string]any{"pid": "1", "slack": "soon"}, "slack"},
+		{[]string{"apply", "--pid", "1"}, "hold", map[string]any{"pid": "1"}, ""},
+		{[]string{"apply", "--slack", "1us"}, "hold", map[string]any{"slack": "1us"}, ""},
+		{[]string{"apply", "--pid", "0", "--slack", "1us"}, "hold", map[string]any{"pid": "0", "slack": "1us"}, "pid"},
+		{[]string{"apply", "--pid", "1", "--slack", "1.5ns"}, "hold", map[string]any{"pid": "1", "slack": "1.5ns"}, "slack"},
+		{[]string{"apply", "--pid", "abc", "--slack", "1us"}, "hold", map[string]any{"pid": "abc", "slack": "1us"}, "pid"},
+		{[]string{"apply", "--pid", "2", "--slack", "1us"}, "hold", map[string]any{"pid": "2", "slack": "1us"}, "pid"}, // kthreadd
+		{[]string{"apply", "--pid", "1", "--slack", "2s"}, "hold", map[string]any{"pid": "1", "slack": "2s"}, "slack"},
+		{[]string{"apply", "--resolution", "5000", "--persist"}, "persist", map[string]any{"resolution": "5000"}, "resolution"},
+		{[]string{"apply", "--persist"}, "persist", map[string]any{}, ""},
+		{[]string{"global", "on"}, "global", map[string]any{"on": true}, ""},
+		{[]string{"global", "off"}, "global", map[string]any{"on": false}, ""},
 	}
 	for _, tt := range tests {
 		var stderr bytes.Buffer
@@ -79,6 +84,9 @@ func TestUIRefusesAsTheCommandsDo(t *testing.T) {
 		resp.Body.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", tt.action, err)
+		}
+		if out.Field != tt.field {
+			t.Errorf("the page's outcome for %q names the field %q, want %q", out.Error, out.Field, tt.field)
 		}
 		if out.Error != want {
 			t.Errorf("tickscope %s says\n  %q\nthe page says\n  %q", strings.Join(tt.command, " "), want, out.Error)

@@ -31,6 +31,9 @@ type Outcome struct {
 	Chart    string   `json:"chart,omitempty"`
 	Warnings []string `json:"warnings"`
 	Error    string   `json:"error,omitempty"`
+	// Field is the request's field Error refuses the value of, when it
+	// refuses one field's value: the page marks that input.
+	Field string `json:"field,omitempty"`
 	// Elevate offers to run this command line elevated (Windows).
 	Elevate string `json:"elevate,omitempty"`
 	// Job is the job the action started, whose result /result gives.
@@ -44,7 +47,12 @@ func (o *Outcome) warn(format string, args ...any) {
 // failed is the outcome of a command that failed with err, in the one
 // line the command prints it in.
 func failed(command string, err error) *Outcome {
-	return &Outcome{Command: command, Warnings: []string{}, Error: options.OneLine(err.Error())}
+	out := &Outcome{Command: command, Warnings: []string{}, Error: options.OneLine(err.Error())}
+	var usage *options.UsageError
+	if errors.As(err, &usage) && usage.Bound != nil {
+		out.Field = usage.Bound.Option
+	}
+	return out
 }
 
 // job is a measurement the page started: measure or bench. One runs at a

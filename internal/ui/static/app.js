@@ -12,11 +12,33 @@ function setText(id, value) {
   if (el.textContent !== value) el.textContent = value;
 }
 
+// fieldInputs are, for each section, the input that gives each of its
+// requests' fields: the one an outcome's field (the value its error
+// refuses) marks.
+const holdInputs = { resolution: "hold-value", ms: "hold-value", "dma-latency": "hold-value", while: "hold-while" };
+const fieldInputs = {
+  measure: { method: "measure-method", samples: "measure-samples" },
+  bench: { samples: "bench-samples", prefer: "bench-prefer" },
+  hold: holdInputs,
+  persist: holdInputs,
+  slack: { pid: "slack-pid", slack: "slack-value" },
+};
+
+// markField marks the section's input whose value the outcome refuses
+// (aria-invalid, which the style outlines) and clears the others'.
+function markField(section, field) {
+  const inputs = fieldInputs[section] || {};
+  for (const id of new Set(Object.values(inputs))) $(id).removeAttribute("aria-invalid");
+  const id = inputs[field];
+  if (id) $(id).setAttribute("aria-invalid", "true");
+}
+
 // show renders an outcome (an action's answer or a job's result) into the
 // section's outcome box: the command's error, its warnings, its text and
 // its chart, as the command prints them.
 function show(section, out) {
   if (out.command) setText(section + "-cmd", out.command);
+  markField(section, out.field);
   const box = $(section + "-out");
   box.replaceChildren();
   if (out.error) {
