@@ -3,6 +3,7 @@ package explain
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tickscope/tickscope/internal/attribution"
+	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/procstat"
 	"github.com/tickscope/tickscope/internal/rawfile"
 	"github.com/tickscope/tickscope/internal/report"
@@ -80,8 +82,15 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	choose := Choose
 	if c, ok := sys.(layerChooser); ok {
 		choose = c.chooseLayer // Windows: layer 1 from ETW, no layer 0
+		if o.FlightRecorder {
+			return nil, nil, options.Usagef("--flight-recorder here: allowed only on Linux at layer 1, whose tracefs buffer it drains and drops; an ETW session (Windows, and --simulate's model of it) keeps at most %d events, with no flight recorder", MaxETWEvents)
+		}
 	}
-	chosen, err := choose(o.Layer, canTrace, whyNot)
+	asked := o.Layer
+	if o.FlightRecorder && asked == LayerAuto {
+		asked = Layer1 // the flight recorder is a trace's
+	}
+	chosen, err := choose(asked, canTrace, whyNot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,11 +100,15 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	if err := checkSamples(o.Samples, chosen.Layer == Layer1 && !ownLayers); err != nil {
 		return nil, nil, err
 	}
+	if o.FlightRecorder && o.Layer == LayerAuto {
+		chosen.Why = "asked for with --flight-recorder"
+	}
 	res := &Result{Layer: int(chosen.Layer), LayerWhy: chosen.Why, Method: spec.Method, DelayNs: int64(spec.Delay), Late: []LateWait{}, Notes: []string{}}
 	if _, ok := host.(seam.Simulated); ok {
 		res.Simulated = true
 	}
 
+	obs := &observer{sys: sys, next: -spec.Warmup, recording: true}
 	var trace Trace
 	if chosen.Layer == Layer1 {
 		waiting := r.TraceWaiting
@@ -110,6 +123,16 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 				trace.Close()
 			}
 		}()
+		if o.FlightRecorder {
+			f, ok := trace.(Flighter)
+			if !ok {
+				return nil, nil, errors.New("this trace has no flight recorder")
+			}
+			if err := f.Flight(MaxExplained); err != nil {
+				return nil, nil, fmt.Errorf("starting the flight recorder: %w", err)
+			}
+			obs.flight, obs.over = f, int64(o.Over)
+		}
 	}
 	// The load runs from before the window's counters are read until
 	// after, so that they count what it did.
@@ -118,7 +141,6 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 	}
 	defer o.Load.Stop()
 	before, errBefore := sys.Counters()
-	obs := &observer{sys: sys, next: -spec.Warmup, recording: true}
 	if rec, ok := trace.(Recorder); ok {
 		// The waits explained are o.Samples traced ones; untraced chunks
 		// between them measure what tracing costs.
@@ -269,6 +291,10 @@ type observer struct {
 	rec            Recorder
 	recording      bool
 	offErr, recErr error
+	// flight, with the flight recorder, is told of each wait as it ends,
+	// late when a traced one is later than over.
+	flight Flighter
+	over   int64
 }
 
 func (o *observer) Begin(slack int64) error {
@@ -308,6 +334,9 @@ func (o *observer) BeforeWait() {
 
 func (o *observer) AfterWait(i int, deadline, start, end int64) {
 	o.next = i + 1
+	if o.flight != nil {
+		o.flight.Waited(i, start, end, end-deadline, i >= 0 && o.recording && end-deadline > o.over)
+	}
 	if i < 0 {
 		return
 	}
@@ -389,8 +418,28 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 	}
 	var ex []explained
 	var c cuts
+	var over int
+	pick := func(int) bool { return true }
+	if o.FlightRecorder {
+		// The flight recorder kept the windows of the MaxExplained latest
+		// by their measured lateness (the earliest of equals): those are
+		// the ones explained, and cut before, not after, attribution.
+		var idx []int
+		for i, w := range waits {
+			if !w.Untraced && late[i] > res.ThresholdNs {
+				idx = append(idx, i)
+			}
+		}
+		over = len(idx)
+		slices.SortStableFunc(idx, func(p, q int) int { return cmp.Compare(late[q], late[p]) })
+		keep := map[int]bool{}
+		for _, i := range idx[:min(len(idx), MaxExplained)] {
+			keep[i] = true
+		}
+		pick = func(i int) bool { return keep[i] }
+	}
 	for i, w := range waits {
-		if w.Untraced || late[i] <= res.ThresholdNs {
+		if w.Untraced || late[i] <= res.ThresholdNs || !pick(i) {
 			continue
 		}
 		var a attribution.Attribution
@@ -407,9 +456,23 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 	// The worst first, at most MaxExplained of them, each within the
 	// bounds: what the file holds and analyze sums again, in this order.
 	slices.SortStableFunc(ex, func(p, q explained) int { return cmp.Compare(q.a.LatenessNS, p.a.LatenessNS) })
-	over := len(ex)
+	if !o.FlightRecorder {
+		over = len(ex)
+	}
 	if over > MaxExplained {
-		ex, c.late = ex[:MaxExplained], over-MaxExplained
+		ex, c.late = ex[:min(len(ex), MaxExplained)], over-MaxExplained
+	}
+	notCovered := 0
+	for _, e := range ex {
+		if o.FlightRecorder && e.a.NotAttributed && lostIn(gaps, e.w) {
+			notCovered++
+		}
+	}
+	if o.FlightRecorder && res.Trace != nil && res.Trace.Flight != nil {
+		res.Trace.Flight.NotCovered = notCovered
+		if notCovered > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("the flight recorder did not cover %d of the %d late waits explained: events were lost in their windows, and they are not attributed", notCovered, len(ex)))
+		}
 	}
 	as := make([]attribution.Attribution, 0, len(ex))
 	for _, e := range ex {
@@ -419,6 +482,17 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 	}
 	res.Notes = append(res.Notes, c.notes(over)...)
 	res.Aggregate = aggregate(attribution.Sum(as))
+}
+
+// lostIn reports whether a CPU's gap (events lost, not the recording
+// off) overlaps the wait.
+func lostIn(gaps []attribution.Gap, w waitRec) bool {
+	for _, g := range gaps {
+		if g.CPU != attribution.AllCPUs && g.From <= w.End && g.To >= w.Start {
+			return true
+		}
+	}
+	return false
 }
 
 func explainLayer0(w waitRec, slack int64) attribution.Attribution {

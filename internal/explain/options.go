@@ -54,6 +54,9 @@ type Options struct {
 	Load *sample.Load
 	// Worst is how many of the late waits the text shows one by one.
 	Worst int
+	// FlightRecorder keeps of the trace only the late waits' windows
+	// (layer 1 on Linux; Over is then required): see flightRecorder.
+	FlightRecorder bool
 }
 
 // MaxOver bounds --over.
@@ -88,6 +91,14 @@ func (o Options) Check() error {
 	}
 	if o.Layer != LayerAuto && o.Layer != Layer0 && o.Layer != Layer1 {
 		return options.BadFlag("layer", int(o.Layer), "allowed auto, 0 or 1")
+	}
+	if o.FlightRecorder {
+		if o.Over == 0 {
+			return options.Usagef("--flight-recorder without --over: allowed only with --over DURATION (1ns up to %s), the threshold it keeps windows by, which must be known before the run (the run's own p99 is known only at its end)", MaxOver)
+		}
+		if o.Layer == Layer0 {
+			return options.Usagef("--flight-recorder with --layer 0: allowed only at layer 1 (auto or 1), whose trace it bounds; layer 0 keeps no trace")
+		}
 	}
 	return nil
 }

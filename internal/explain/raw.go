@@ -43,6 +43,9 @@ func (r *Result) raw(worst int) *rawfile.Explain {
 	if t := r.Trace; t != nil {
 		e.Trace = &rawfile.ExplainTrace{Instance: printable.Line(t.Instance), Mounted: t.Mounted, LeftMounted: printable.Line(t.LeftMounted),
 			RemovedLeftover: t.RemovedLeftover, Missing: each(t.Missing, printable.Line), Events: t.Events, Lost: t.Lost, Removed: t.Removed}
+		if fl := t.Flight; fl != nil {
+			e.Trace.Flight = &rawfile.ExplainFlight{PagesRead: fl.PagesRead, PagesKept: fl.PagesKept, PeakPages: fl.PeakPages, PageBytes: fl.PageBytes, NotCovered: fl.NotCovered}
+		}
 	}
 	if o := r.ObserverEffect; o != nil {
 		e.ObserverEffect = &rawfile.ExplainObserver{ChunkWaits: o.ChunkWaits, OffWaits: o.OffWaits, Traced: o.Traced, Untraced: o.Untraced,
@@ -105,6 +108,9 @@ func FromFile(f *rawfile.File) (*Result, int, error) {
 	if t := e.Trace; t != nil {
 		res.Trace = &TraceInfo{Instance: u.s(t.Instance), Mounted: t.Mounted, LeftMounted: u.s(t.LeftMounted),
 			RemovedLeftover: t.RemovedLeftover, Missing: each(t.Missing, u.s), Events: t.Events, Lost: t.Lost, Removed: t.Removed}
+		if fl := t.Flight; fl != nil {
+			res.Trace.Flight = &FlightRecorder{PagesRead: fl.PagesRead, PagesKept: fl.PagesKept, PeakPages: fl.PeakPages, PageBytes: fl.PageBytes, NotCovered: fl.NotCovered}
+		}
 	}
 	if o := e.ObserverEffect; o != nil {
 		res.ObserverEffect = &ObserverEffect{ChunkWaits: o.ChunkWaits, OffWaits: o.OffWaits, Traced: o.Traced, Untraced: o.Untraced,

@@ -14,6 +14,9 @@ import (
 // us formats ns as µs with one decimal.
 func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1000) }
 
+// kib formats bytes as KiB.
+func kib(b int64) string { return fmt.Sprintf("%d KiB", (b+1023)/1024) }
+
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
 // named is a cause with its name, or its context in parentheses, made
@@ -223,6 +226,11 @@ func (r *Result) writeHeader(w io.Writer) {
 		}
 		if len(t.Missing) > 0 {
 			fmt.Fprintf(w, "trace: events this system lacks: %s\n", printable.Line(strings.Join(t.Missing, ", ")))
+		}
+		if f := t.Flight; f != nil {
+			fmt.Fprintf(w, "flight recorder: kept %d of %d pages read, for the late waits' windows; at most %d held at once (%s)\n",
+				f.PagesKept, f.PagesRead, f.PeakPages, kib(int64(f.PeakPages)*int64(f.PageBytes)))
+			fmt.Fprintf(w, "flight recorder: %d of %d late waits not covered (events lost in their windows): not attributed\n", f.NotCovered, len(r.Late))
 		}
 	}
 }

@@ -39,6 +39,16 @@ type Recorder interface {
 	Record(on bool) error
 }
 
+// Flighter is a Trace that can be a flight recorder (Linux's tracefs):
+// Flight, called before the first wait, makes it keep only the windows
+// of at most maxWindows late waits, which Waited, called on the
+// measuring thread as each wait ends (the warm-up's too, with a negative
+// index), names. Waited must be cheap: it runs between waits.
+type Flighter interface {
+	Flight(maxWindows int) error
+	Waited(index int, start, end, lateness int64, late bool)
+}
+
 // Trace is a running trace.
 type Trace interface {
 	// Info says what the instance is and did.
@@ -68,6 +78,9 @@ type TraceInfo struct {
 	Lost   uint64 `json:"lost_events"`
 	// Removed is true once Close removed the instance.
 	Removed bool `json:"removed"`
+	// Flight is what the flight recorder did (--flight-recorder); null
+	// when the run kept the whole trace.
+	Flight *FlightRecorder `json:"flight_recorder"`
 }
 
 // Kind is what Instance names, for the text: "instance" for a tracefs

@@ -66,6 +66,22 @@ type linuxTrace struct {
 	err   error
 	stop  chan struct{}
 	done  chan struct{}
+
+	// The flight recorder, when Flight started it: fr keeps the pages,
+	// under mu; the waits as they end queue under qmu, a lock the
+	// measuring thread holds only to append, never across a drain.
+	fr               *flightRecorder
+	switchID, idleID int
+	lost             map[int]uint64
+	qmu              sync.Mutex
+	queue            []flightWait
+}
+
+// flightWait is a wait as the observer saw it end.
+type flightWait struct {
+	index                int
+	start, end, lateness int64
+	late                 bool
 }
 
 func (linuxSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace, err error) {
@@ -97,6 +113,13 @@ func (linuxSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace, err
 	if t.dec, err = attribution.NewDecoder(formats); err != nil {
 		return nil, err
 	}
+	t.switchID, t.idleID = -1, -1
+	if f := formats["sched:sched_switch"]; f != nil {
+		t.switchID = int(f.ID)
+	}
+	if f := formats["power:cpu_idle"]; f != nil {
+		t.idleID = int(f.ID)
+	}
 	cpus, err := in.CPUs()
 	if err != nil {
 		return nil, err
@@ -126,10 +149,41 @@ func (t *linuxTrace) drainLoop() {
 	}
 }
 
-// drain copies every page there is now.
+// Flight makes the trace a flight recorder of at most maxWindows late
+// waits' windows (see flightRecorder). It is called before the first
+// wait, and the trace is then told of each wait as it ends (Waited).
+func (t *linuxTrace) Flight(maxWindows int) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fr = newFlightRecorder(maxWindows)
+	t.lost = map[int]uint64{}
+	for _, r := range t.readers {
+		s, err := t.in.Stats(r.CPU)
+		if err != nil {
+			return fmt.Errorf("tracefs: %w", err)
+		}
+		t.lost[r.CPU] = s.Lost()
+	}
+	return nil
+}
+
+// Waited queues a wait that ended, for the next drain: it is called on
+// the measuring thread, between waits, and only appends.
+func (t *linuxTrace) Waited(index int, start, end, lateness int64, late bool) {
+	t.qmu.Lock()
+	t.queue = append(t.queue, flightWait{index, start, end, lateness, late})
+	t.qmu.Unlock()
+}
+
+// drain copies every page there is now; the flight recorder keeps of
+// them only what a wait may need.
 func (t *linuxTrace) drain() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.fr != nil {
+		t.drainFlight()
+		return
+	}
 	for _, r := range t.readers {
 		for {
 			p, err := r.ReadPage()
@@ -143,6 +197,46 @@ func (t *linuxTrace) drain() {
 			t.pages[r.CPU] = append(t.pages[r.CPU], slices.Clone(p))
 		}
 	}
+}
+
+// drainFlight is drain for the flight recorder: the waits that ended
+// before it are taken first, so that no page a later wait may need is
+// dropped (its window begins after the last of them ended, less the
+// margin).
+func (t *linuxTrace) drainFlight() {
+	t.qmu.Lock()
+	q := t.queue
+	t.queue = nil
+	t.qmu.Unlock()
+	for _, w := range q {
+		t.fr.waited(w.index, w.start, w.end, w.lateness, w.late)
+	}
+	for _, r := range t.readers {
+		before, hadBefore := t.fr.lastRead(r.CPU)
+		for {
+			p, err := r.ReadPage()
+			if err != nil {
+				t.err = errors.Join(t.err, err)
+				break
+			}
+			if p == nil {
+				break
+			}
+			s, err := scanPage(p, t.layout, t.switchID, t.idleID)
+			if err != nil {
+				t.err = errors.Join(t.err, err)
+			}
+			t.fr.add(r.CPU, s, p)
+		}
+		// A loss the stats count and no page marked is a gap too.
+		if st, err := t.in.Stats(r.CPU); err == nil {
+			if st.Lost() > t.lost[r.CPU] {
+				t.fr.lost(r.CPU, before, hadBefore)
+			}
+			t.lost[r.CPU] = st.Lost()
+		}
+	}
+	t.fr.prune()
 }
 
 func (t *linuxTrace) Info() TraceInfo { return t.info }
@@ -162,7 +256,15 @@ func (t *linuxTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 	t.drain()
 	var evs []attribution.Event
 	var gaps []attribution.Gap
-	for cpu, pages := range t.pages {
+	pages := t.pages
+	if t.fr != nil {
+		pages, gaps = t.fr.kept()
+		t.info.Flight = &FlightRecorder{PagesRead: t.fr.read, PeakPages: t.fr.peak, PageBytes: t.fr.pageBytes}
+		for _, p := range pages {
+			t.info.Flight.PagesKept += len(p)
+		}
+	}
+	for cpu, pages := range pages {
 		var last int64
 		for _, p := range pages {
 			pr, perr := tracefs.ReadPage(p, t.layout)
@@ -177,7 +279,7 @@ func (t *linuxTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 					err = errors.Join(err, derr)
 					break
 				}
-				if first && pr.Header.Lost {
+				if first && pr.Header.Lost && t.fr == nil {
 					gaps = append(gaps, attribution.Gap{CPU: cpu, From: last, To: int64(pr.Event().Timestamp)})
 				}
 				first = false

@@ -100,6 +100,18 @@ type ExplainTrace struct {
 	Events          int      `json:"events"`
 	Lost            uint64   `json:"lost_events"`
 	Removed         bool     `json:"removed"`
+	// Flight is what explain --flight-recorder's flight recorder did;
+	// absent without it.
+	Flight *ExplainFlight `json:"flight_recorder,omitempty"`
+}
+
+// ExplainFlight is what the flight recorder read and kept.
+type ExplainFlight struct {
+	PagesRead  int `json:"pages_read"`
+	PagesKept  int `json:"pages_kept"`
+	PeakPages  int `json:"peak_pages"`
+	PageBytes  int `json:"page_bytes"`
+	NotCovered int `json:"not_covered"`
 }
 
 // ExplainObserver is the lateness of traced and untraced waits,
@@ -206,6 +218,19 @@ func (f *File) validateExplain() error {
 			case c.Ns < -MaxLatencyNs || c.Ns > MaxLatencyNs:
 				return fmt.Errorf("%s.causes[%d].ns: %d is outside ±%v", where, j, c.Ns, time.Duration(MaxLatencyNs))
 			}
+		}
+	}
+	if t := e.Trace; t != nil && t.Flight != nil {
+		fl := t.Flight
+		switch {
+		case fl.PagesRead < 0 || fl.PagesKept < 0 || fl.PeakPages < 0 || fl.PageBytes < 0 || fl.NotCovered < 0:
+			return errors.New("explain.trace.flight_recorder: a count is negative")
+		case fl.PagesKept > fl.PeakPages || fl.PeakPages > fl.PagesRead:
+			return fmt.Errorf("explain.trace.flight_recorder: %d pages kept, %d at most at once, of %d read; want kept ≤ at most ≤ read", fl.PagesKept, fl.PeakPages, fl.PagesRead)
+		case fl.NotCovered > len(e.Late):
+			return fmt.Errorf("explain.trace.flight_recorder.not_covered: %d of %d late waits", fl.NotCovered, len(e.Late))
+		case e.ThresholdFrom != "--over":
+			return errors.New("explain.trace.flight_recorder: present with a threshold not from --over, which the flight recorder needs")
 		}
 	}
 	if o := e.ObserverEffect; o != nil {

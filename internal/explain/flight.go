@@ -1,0 +1,368 @@
+package explain
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/tickscope/tickscope/internal/attribution"
+	"github.com/tickscope/tickscope/internal/tracefs"
+)
+
+// The flight recorder (--flight-recorder, layer 1 on Linux) keeps of the
+// trace only what the late waits' attribution reads, so that the memory a
+// run's trace takes does not grow with the run's length: the buffer is
+// still drained every drainEvery (so that the kernel never overwrites
+// what has not been judged, and a loss is seen where it happened), but a
+// page read is dropped as soon as no wait can need it. The threshold must
+// be known before the run (--over): the run's own p99 is known only at
+// its end, when the pages it would need are long gone.
+//
+// A page is kept while it is one of these:
+//   - the ring: it ends after the horizon, the end of the last wait
+//     judged less flightMargin, so that the wait being measured now, if it
+//     turns out late, finds its window whole;
+//   - a window's: it overlaps a kept late wait's window, from flightMargin
+//     before the wait's start (and the wait before's end) to its end;
+//   - a carrier: on its CPU, the last page with a sched_switch (or a
+//     cpu_idle) before a kept window's start, or before the horizon. The
+//     attribution looks back from a wait for what each CPU was running and
+//     its idle state; pages between the carrier and the window hold
+//     neither event, so dropping them changes nothing it finds.
+//
+// At most MaxExplained windows are kept: the latest waits by their
+// measured lateness (judge then explains those and no other), the least
+// late dropped when a later one comes. So the pages kept are bounded by
+// the windows' and the ring's, whatever the number of waits that were not
+// late, and the run's length.
+//
+// Losses are gaps (attribution.Gap), as in a full trace: a page the
+// kernel marks as following lost events, and a CPU whose per_cpu stats
+// count a loss that no page marked, make the stretch since the last
+// event read on it a gap; a kept window a gap overlaps is not covered,
+// and its wait is not attributed.
+
+// flightMargin is how far before a window's wait the window begins, and
+// how far before the last judged wait's end the ring reaches.
+const flightMargin = int64(time.Millisecond)
+
+// flightFree is the most dropped pages kept for reuse.
+const flightFree = 64
+
+// pageScan is what retention needs of a page: its events' times, where
+// its first sched_switch and cpu_idle are, and whether the kernel lost
+// events before it.
+type pageScan struct {
+	// Events says it has a data event; First and Last are the times of
+	// its first and last (CLOCK_MONOTONIC ns).
+	Events      bool
+	First, Last int64
+	// Switch and Idle are the times of its first sched_switch and
+	// cpu_idle; HasSwitch and HasIdle whether it has one.
+	Switch, Idle       int64
+	HasSwitch, HasIdle bool
+	// Lost: the kernel lost events on this CPU before this page.
+	Lost bool
+}
+
+// scanPage reads a page's event times and types, without decoding their
+// fields (a page of n bytes costs at most n/4 steps).
+func scanPage(page []byte, layout tracefs.PageLayout, switchID, idleID int) (pageScan, error) {
+	pr, err := tracefs.ReadPage(page, layout)
+	if err != nil {
+		return pageScan{}, err
+	}
+	s := pageScan{Lost: pr.Header.Lost}
+	for pr.Next() {
+		e := pr.Event()
+		t := int64(min(e.Timestamp, math.MaxInt64))
+		if !s.Events {
+			s.Events, s.First = true, t
+		}
+		s.Last = t
+		switch int(e.Type) {
+		case switchID:
+			if !s.HasSwitch {
+				s.HasSwitch, s.Switch = true, t
+			}
+		case idleID:
+			if !s.HasIdle {
+				s.HasIdle, s.Idle = true, t
+			}
+		}
+	}
+	return s, pr.Err()
+}
+
+type flightPage struct {
+	pageScan
+	data []byte
+}
+
+// flightWindow is a kept late wait's window.
+type flightWindow struct {
+	index      int
+	lateness   int64
+	from, to   int64
+	start, end int64
+}
+
+type flightCPU struct {
+	pages []*flightPage
+	// last is the time of the last event read; lost that a page with
+	// the kernel's lost mark but no event was read, so the next event
+	// ends the gap.
+	last    int64
+	hasLast bool
+	lost    bool
+}
+
+// flightRecorder is the flight recorder's retention. It is not safe for
+// concurrent use: its trace holds a lock around it.
+type flightRecorder struct {
+	maxWindows int
+	cpus       map[int]*flightCPU
+	windows    []flightWindow // in order of from
+	gaps       []attribution.Gap
+	// judged is the end of the last wait seen; judging that every
+	// earlier wait's fate is known.
+	judged    int64
+	hasJudged bool
+	free      [][]byte
+
+	// What it did: pages read, and the most it held at once.
+	read, peak int
+	pageBytes  int
+}
+
+func newFlightRecorder(maxWindows int) *flightRecorder {
+	return &flightRecorder{maxWindows: maxWindows, cpus: map[int]*flightCPU{}}
+}
+
+func (f *flightRecorder) cpu(c int) *flightCPU {
+	cp := f.cpus[c]
+	if cp == nil {
+		cp = &flightCPU{}
+		f.cpus[c] = cp
+	}
+	return cp
+}
+
+// add takes a page read from CPU c's buffer, copying it.
+func (f *flightRecorder) add(c int, s pageScan, data []byte) {
+	cp := f.cpu(c)
+	f.read++
+	f.pageBytes = max(f.pageBytes, len(data))
+	if s.Lost || cp.lost {
+		if !s.Events {
+			cp.lost = true
+		} else {
+			from := s.First
+			if cp.hasLast {
+				from = cp.last
+			}
+			f.gaps = append(f.gaps, attribution.Gap{CPU: c, From: from, To: s.First})
+			cp.lost = false
+		}
+	}
+	if !s.Events {
+		return // nothing in it to attribute from
+	}
+	cp.last, cp.hasLast = s.Last, true
+	var buf []byte
+	if n := len(f.free); n > 0 && cap(f.free[n-1]) >= len(data) {
+		buf, f.free = f.free[n-1][:len(data)], f.free[:n-1]
+	} else {
+		buf = make([]byte, len(data))
+	}
+	copy(buf, data)
+	cp.pages = append(cp.pages, &flightPage{s, buf})
+	f.peak = max(f.peak, f.held())
+}
+
+// lost says CPU c lost events that no page marked (its stats' counters
+// grew): the stretch from before to the last event read since is a gap.
+func (f *flightRecorder) lost(c int, before int64, hadBefore bool) {
+	cp := f.cpu(c)
+	from := before
+	if !hadBefore {
+		from = math.MinInt64
+	}
+	to := from
+	if cp.hasLast {
+		to = max(to, cp.last)
+	}
+	f.gaps = append(f.gaps, attribution.Gap{CPU: c, From: from, To: to})
+	// The next event read ends it too: where in the stretch the loss
+	// was, no page said.
+	cp.lost = true
+}
+
+// lastRead is the time of the last event read on CPU c.
+func (f *flightRecorder) lastRead(c int) (int64, bool) {
+	cp := f.cpu(c)
+	return cp.last, cp.hasLast
+}
+
+// held is the pages held now.
+func (f *flightRecorder) held() int {
+	n := 0
+	for _, cp := range f.cpus {
+		n += len(cp.pages)
+	}
+	return n
+}
+
+// waited is told of every wait as it ends (the warm-up's too), in order:
+// a late one's window is kept.
+func (f *flightRecorder) waited(index int, start, end, lateness int64, late bool) {
+	prev := start
+	if f.hasJudged {
+		prev = min(prev, f.judged)
+	}
+	f.judged, f.hasJudged = max(f.judged, end), true
+	if !late {
+		return
+	}
+	w := flightWindow{index: index, lateness: lateness, from: prev - flightMargin, to: end, start: start, end: end}
+	if len(f.windows) >= f.maxWindows {
+		// Drop the least late (of equals, the latest: judge keeps the
+		// earliest), unless this one is less late still.
+		least := 0
+		for i, k := range f.windows {
+			if k.lateness < f.windows[least].lateness || k.lateness == f.windows[least].lateness && k.index > f.windows[least].index {
+				least = i
+			}
+		}
+		if lateness <= f.windows[least].lateness {
+			return
+		}
+		f.windows = slices.Delete(f.windows, least, least+1)
+	}
+	i, _ := slices.BinarySearchFunc(f.windows, w, func(a, b flightWindow) int { return cmp.Compare(a.from, b.from) })
+	f.windows = slices.Insert(f.windows, i, w)
+}
+
+// horizon is the time before which no wait still to be judged reaches.
+func (f *flightRecorder) horizon() int64 {
+	if !f.hasJudged {
+		return math.MinInt64
+	}
+	return f.judged - flightMargin
+}
+
+// carrier marks on pages the last with a sched_switch before t and the
+// last with a cpu_idle before t.
+func carrier(pages []*flightPage, t int64, need []bool) {
+	sw, idle := false, false
+	for i := len(pages) - 1; i >= 0 && !(sw && idle); i-- {
+		p := pages[i]
+		if p.First >= t {
+			continue
+		}
+		if !sw && p.HasSwitch && p.Switch < t {
+			sw, need[i] = true, true
+		}
+		if !idle && p.HasIdle && p.Idle < t {
+			idle, need[i] = true, true
+		}
+	}
+}
+
+// prune drops every page and gap no wait can need any more.
+func (f *flightRecorder) prune() {
+	h := f.horizon()
+	for _, cp := range f.cpus {
+		pages := cp.pages
+		need := make([]bool, len(pages))
+		for i, p := range pages {
+			if p.Last >= h {
+				need[i] = true
+			}
+		}
+		carrier(pages, h, need)
+		for _, w := range f.windows {
+			lo := sort.Search(len(pages), func(i int) bool { return pages[i].Last >= w.from })
+			for i := lo; i < len(pages) && pages[i].First <= w.to; i++ {
+				need[i] = true
+			}
+			carrier(pages[:lo+min(1, len(pages)-lo)], w.from, need)
+		}
+		kept := pages[:0]
+		for i, p := range pages {
+			if need[i] {
+				kept = append(kept, p)
+			} else if len(f.free) < flightFree {
+				f.free = append(f.free, p.data)
+			}
+		}
+		clear(pages[len(kept):])
+		cp.pages = kept
+	}
+	f.gaps = slices.DeleteFunc(f.gaps, func(g attribution.Gap) bool { return !f.gapNeeded(g, h) })
+}
+
+// gapNeeded says whether a gap can still matter: it overlaps a kept
+// window or reaches past the horizon, or it is, on its CPU, the last
+// before a kept window or the horizon (the attribution takes nothing of
+// a CPU from before its last gap).
+func (f *flightRecorder) gapNeeded(g attribution.Gap, h int64) bool {
+	if g.To >= h {
+		return true
+	}
+	lastBefore := func(t int64) bool {
+		for _, o := range f.gaps {
+			if o.CPU == g.CPU && o.From < t && o.To > g.To {
+				return false
+			}
+		}
+		return g.From < t
+	}
+	if lastBefore(h) {
+		return true
+	}
+	for _, w := range f.windows {
+		if g.From <= w.to && g.To >= w.from || lastBefore(w.from) {
+			return true
+		}
+	}
+	return false
+}
+
+// covered says whether a kept wait's window, from its start to its end,
+// has no gap on any CPU.
+func (f *flightRecorder) covered(start, end int64) bool {
+	for _, g := range f.gaps {
+		if g.From <= end && g.To >= start {
+			return false
+		}
+	}
+	return true
+}
+
+// kept gives the pages held, by CPU, in order, and the gaps.
+func (f *flightRecorder) kept() (map[int][][]byte, []attribution.Gap) {
+	out := map[int][][]byte{}
+	for c, cp := range f.cpus {
+		for _, p := range cp.pages {
+			out[c] = append(out[c], p.data)
+		}
+	}
+	return out, slices.Clone(f.gaps)
+}
+
+// FlightRecorder is what the flight recorder did, in the trace's info.
+type FlightRecorder struct {
+	// PagesRead is every page read from the buffers; PagesKept those
+	// kept to the end, for the late waits' windows; PeakPages the most
+	// held at once, and PageBytes a page's size.
+	PagesRead int `json:"pages_read"`
+	PagesKept int `json:"pages_kept"`
+	PeakPages int `json:"peak_pages"`
+	PageBytes int `json:"page_bytes"`
+	// NotCovered is the late waits explained whose window the trace did
+	// not cover whole (events lost in it): they are not attributed.
+	NotCovered int `json:"not_covered"`
+}
