@@ -28,6 +28,7 @@ type explainOptions struct {
 	worst   int
 	raw     string
 	asJSON  bool
+	flight  bool
 	load    sample.LoadRequest
 	sim     sim.Choice
 }
@@ -62,6 +63,17 @@ Two layers; the output says which was used and why:
      both chunks' p50 and p99 lateness and says when tracing changed them.
 --layer auto (the default) takes layer 1 when it can, else layer 0.
 
+--flight-recorder (layer 1 on Linux, with --over) bounds the memory the
+trace takes, for long runs: the buffers are still drained every 100 ms,
+but a page is dropped as soon as no wait can need it, and only the pages
+of the late waits' windows (from 1 ms before a wait's start to its end,
+and the last page before with what each CPU ran) are kept, for at most
+the 1000 latest waits; the memory is that of the drain's 100 ms and the
+windows, whatever the run's length. A late wait whose window lost events
+is not attributed; the output counts them. --over is required: the run's
+own p99 is known only at its end, when the pages are gone. Windows and
+--simulate refuse it: their ETW session keeps a bounded number of events.
+
 Windows: layer 1 only, elevated (a kernel ETW session of its own); macOS exits 1.
 Ctrl+C stops early with a result for the waits taken. --raw writes the
 samples as a measure file (docs/raw-format.md), which analyze reads; at
@@ -90,6 +102,9 @@ the model (docs/raw-format.md).`,
   tickscope explain --method nanosleep --samples 2000 --json --raw w.json
   # the aggregate and the worst waits drawn as a page
   tickscope explain --html explain.html
+  # a long run (about an hour: 66699 traced waits of 36 ms and the
+  # untraced ones), keeping only the windows of waits over 2 ms late
+  tickscope explain --flight-recorder --over 2ms --delay 36ms --samples 66699
   # Windows' attribution on the model of Windows timers, on any OS
   tickscope explain --simulate dpc-storm --ms 0.5 --over 600us`,
 		Args: noArgs,
@@ -105,6 +120,7 @@ the model (docs/raw-format.md).`,
 	f.IntVar(&o.worst, "worst", 10, fmt.Sprintf("late waits shown one by one (1..%d)", explain.MaxWorst))
 	f.StringVar(&o.raw, "raw", "", "write every sample to this file, as measure does (docs/raw-format.md)")
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON (docs/json.md)")
+	f.BoolVar(&o.flight, "flight-recorder", false, "layer 1 on Linux, with --over: keep only the late waits' windows of the trace, so that a long run's memory is a short one's")
 	registerLoad(f, &o.load)
 	registerSimulation(f, &o.sim, "with --simulate: the model's random seed")
 	registerOutputs(cmd, false)
@@ -116,7 +132,7 @@ func (a *app) explain(cmd *cobra.Command, o *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := explain.Options{Method: o.method, Delay: o.delay, Samples: o.samples, Over: o.over, Layer: layer, Worst: o.worst}
+	opts := explain.Options{Method: o.method, Delay: o.delay, Samples: o.samples, Over: o.over, Layer: layer, Worst: o.worst, FlightRecorder: o.flight}
 	if err := opts.Check(); err != nil {
 		return err
 	}
