@@ -157,6 +157,18 @@ func (t *linuxTrace) Flight(maxWindows int) error {
 	defer t.mu.Unlock()
 	t.fr = newFlightRecorder(maxWindows)
 	t.lost = map[int]uint64{}
+	// What a drain read before is the recorder's now, so that the first
+	// waits' windows are whole.
+	for cpu, pages := range t.pages {
+		for _, p := range pages {
+			s, err := scanPage(p, t.layout, t.switchID, t.idleID)
+			if err != nil {
+				t.err = errors.Join(t.err, err)
+			}
+			t.fr.add(cpu, s, p)
+		}
+	}
+	t.pages = nil
 	for _, r := range t.readers {
 		s, err := t.in.Stats(r.CPU)
 		if err != nil {
