@@ -78,6 +78,18 @@ func TestExplainRejects(t *testing.T) {
 		{"an absurd cause", func(f *rawfile.File) { f.Explain.Late[0].Causes[0].Ns = 1 << 62 }, "explain.late[0].causes[0].ns"},
 		{"more traced waits than samples", func(f *rawfile.File) { f.Explain.ObserverEffect.Untraced = 2 }, "explain.observer_effect: 2 traced and 2 untraced waits in a file of 3 samples"},
 		{"negative steal", func(f *rawfile.File) { f.Explain.Window.StealNs = -1 }, "explain.window.steal_ns: -1 is negative"},
+		{"a flight recorder as explain writes it", func(f *rawfile.File) {
+			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 9, PagesKept: 3, PeakPages: 5, PageBytes: 4096, NotCovered: 2}
+		}, ""},
+		{"a flight recorder keeping more than it held", func(f *rawfile.File) {
+			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 9, PagesKept: 6, PeakPages: 5}
+		}, "explain.trace.flight_recorder: 6 pages kept, 5 at most at once, of 9 read"},
+		{"more waits not covered than late", func(f *rawfile.File) {
+			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 9, NotCovered: 3}
+		}, "explain.trace.flight_recorder.not_covered: 3 of 2 late waits"},
+		{"a flight recorder without --over", func(f *rawfile.File) {
+			f.Explain.ThresholdFrom, f.Explain.Trace.Flight = "p99", &rawfile.ExplainFlight{PagesRead: 9}
+		}, "explain.trace.flight_recorder: present with a threshold not from --over"},
 		{"steal of a long run", func(f *rawfile.File) { f.Explain.Window.StealNs = 1 << 50 }, ""},
 		{"a string that does not print", func(f *rawfile.File) { f.Explain.Notes[0] = "\x1b[2K" }, "explain.notes[0]"},
 	} {
