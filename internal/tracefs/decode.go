@@ -149,12 +149,3 @@ func (f *Format) String(data []byte, name string) (string, error) {
 	}
 	return string(b), nil
 }
-
-// Type reads a record's common_type, the ID of the event's format. It
-// is at offset 0 in every format Linux has had.
-func Type(data []byte) (uint16, bool) {
-	if len(data) < 2 {
-		return 0, false
-	}
-	return le.Uint16(data), true
-}
