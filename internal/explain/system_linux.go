@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -337,3 +338,32 @@ func (t *linuxTrace) Close() error {
 	return err
 }
 func supported() error { return nil }
+
+// scanPage reads a page's event times and types, without decoding their
+// fields (a page of n bytes costs at most n/4 steps).
+func scanPage(page []byte, layout tracefs.PageLayout, switchID, idleID int) (pageScan, error) {
+	pr, err := tracefs.ReadPage(page, layout)
+	if err != nil {
+		return pageScan{}, err
+	}
+	s := pageScan{Lost: pr.Header.Lost}
+	for pr.Next() {
+		e := pr.Event()
+		t := int64(min(e.Timestamp, math.MaxInt64))
+		if !s.Events {
+			s.Events, s.First = true, t
+		}
+		s.Last = t
+		switch int(e.Type) {
+		case switchID:
+			if !s.HasSwitch {
+				s.HasSwitch, s.Switch = true, t
+			}
+		case idleID:
+			if !s.HasIdle {
+				s.HasIdle, s.Idle = true, t
+			}
+		}
+	}
+	return s, pr.Err()
+}
