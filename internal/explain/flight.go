@@ -129,7 +129,9 @@ func (f *flightRecorder) add(c int, s pageScan, data []byte) {
 		if !s.Events {
 			cp.lost = true
 		} else {
-			from := s.First
+			// Before a CPU's first event read, the loss may reach back
+			// to the run's start: no page says where it began.
+			from := int64(math.MinInt64)
 			if cp.hasLast {
 				from = cp.last
 			}

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"testing"
 
@@ -202,6 +203,16 @@ func TestFlightGaps(t *testing.T) {
 	h.add(0, pageScan{Events: true, First: 70, Last: 80}, []byte{3})
 	if !slices.Equal(h.gaps, []attribution.Gap{{CPU: 0, From: 20, To: 70}}) {
 		t.Errorf("a lost mark on an empty page: gaps %+v, want 20..70", h.gaps)
+	}
+	// A lost mark on a CPU's first page: the loss may reach back to the
+	// run's start, so a window before the page is not covered either.
+	k := newFlightRecorder(10)
+	k.add(0, pageScan{Events: true, First: 500, Last: 600, Lost: true}, []byte{1})
+	if !slices.Equal(k.gaps, []attribution.Gap{{CPU: 0, From: math.MinInt64, To: 500}}) {
+		t.Errorf("a lost mark on a CPU's first page: gaps %+v, want from the run's start to 500", k.gaps)
+	}
+	if !lostIn(k.gaps, waitRec{Start: 100, End: 200}) {
+		t.Error("a wait before a CPU's first page, after lost events, is covered")
 	}
 }
 
