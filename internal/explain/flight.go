@@ -303,17 +303,6 @@ func (f *flightRecorder) gapNeeded(g attribution.Gap, h int64) bool {
 	return false
 }
 
-// covered says whether a kept wait's window, from its start to its end,
-// has no gap on any CPU.
-func (f *flightRecorder) covered(start, end int64) bool {
-	for _, g := range f.gaps {
-		if g.From <= end && g.To >= start {
-			return false
-		}
-	}
-	return true
-}
-
 // kept gives the pages held, by CPU, in order, and the gaps.
 func (f *flightRecorder) kept() (map[int][][]byte, []attribution.Gap) {
 	out := map[int][][]byte{}
