@@ -69,6 +69,10 @@ type pageScan struct {
 type flightPage struct {
 	pageScan
 	data []byte
+	// lastSwitch and lastIdle are the index, in its CPU's pages, of the
+	// last page at or before this one with a sched_switch, and with a
+	// cpu_idle: -1 if there is none.
+	lastSwitch, lastIdle int
 }
 
 // flightWindow is a kept late wait's window.
@@ -101,6 +105,8 @@ type flightRecorder struct {
 	judged    int64
 	hasJudged bool
 	free      [][]byte
+	// need is prune's, kept so that a drain allocates nothing for it.
+	need []bool
 
 	// What it did: pages read, and the most it held at once.
 	read, peak int
@@ -150,7 +156,9 @@ func (f *flightRecorder) add(c int, s pageScan, data []byte) {
 		buf = make([]byte, len(data))
 	}
 	copy(buf, data)
-	cp.pages = append(cp.pages, &flightPage{s, buf})
+	p := &flightPage{pageScan: s, data: buf}
+	link(cp.pages, len(cp.pages), p)
+	cp.pages = append(cp.pages, p)
 	f.peak = max(f.peak, f.held())
 }
 
@@ -225,21 +233,54 @@ func (f *flightRecorder) horizon() int64 {
 	return f.judged - flightMargin
 }
 
-// carrier marks on pages the last with a sched_switch before t and the
-// last with a cpu_idle before t.
-func carrier(pages []*flightPage, t int64, need []bool) {
-	sw, idle := false, false
-	for i := len(pages) - 1; i >= 0 && !(sw && idle); i-- {
-		p := pages[i]
-		if p.First >= t {
-			continue
+// link sets p's lastSwitch and lastIdle, p being the page at index i of
+// pages, after pages[:i].
+func link(pages []*flightPage, i int, p *flightPage) {
+	p.lastSwitch, p.lastIdle = -1, -1
+	if i > 0 {
+		p.lastSwitch, p.lastIdle = pages[i-1].lastSwitch, pages[i-1].lastIdle
+	}
+	if p.HasSwitch {
+		p.lastSwitch = i
+	}
+	if p.HasIdle {
+		p.lastIdle = i
+	}
+}
+
+// markCarriers marks on need the last page with a sched_switch before t
+// and the last with a cpu_idle before t; lo is the first page that ends
+// at or after t (len(pages) if none does). A CPU's pages are in time
+// order: the pages before lo end before t, and those after it begin
+// after it, so the carrier is the last at or before lo, or, when that is
+// lo and its event is not before t, the last before lo. So it is found
+// at once, not by scanning back
+// (which, on a CPU with no cpu_idle, reached the first page for every
+// window, every drain).
+func markCarriers(pages []*flightPage, lo int, t int64, need []bool) {
+	at := min(lo, len(pages)-1)
+	if at < 0 {
+		return
+	}
+	p := pages[at]
+	sw, idle := p.lastSwitch, p.lastIdle
+	if sw == at && p.Switch >= t {
+		sw = -1
+		if at > 0 {
+			sw = pages[at-1].lastSwitch
 		}
-		if !sw && p.HasSwitch && p.Switch < t {
-			sw, need[i] = true, true
+	}
+	if idle == at && p.Idle >= t {
+		idle = -1
+		if at > 0 {
+			idle = pages[at-1].lastIdle
 		}
-		if !idle && p.HasIdle && p.Idle < t {
-			idle, need[i] = true, true
-		}
+	}
+	if sw >= 0 {
+		need[sw] = true
+	}
+	if idle >= 0 {
+		need[idle] = true
 	}
 }
 
@@ -248,23 +289,25 @@ func (f *flightRecorder) prune() {
 	h := f.horizon()
 	for _, cp := range f.cpus {
 		pages := cp.pages
-		need := make([]bool, len(pages))
-		for i, p := range pages {
-			if p.Last >= h {
-				need[i] = true
-			}
+		need := slices.Grow(f.need[:0], len(pages))[:len(pages)]
+		clear(need)
+		f.need = need
+		ring := sort.Search(len(pages), func(i int) bool { return pages[i].Last >= h })
+		for i := ring; i < len(pages); i++ {
+			need[i] = true
 		}
-		carrier(pages, h, need)
+		markCarriers(pages, ring, h, need)
 		for _, w := range f.windows {
 			lo := sort.Search(len(pages), func(i int) bool { return pages[i].Last >= w.from })
 			for i := lo; i < len(pages) && pages[i].First <= w.to; i++ {
 				need[i] = true
 			}
-			carrier(pages[:lo+min(1, len(pages)-lo)], w.from, need)
+			markCarriers(pages, lo, w.from, need)
 		}
 		kept := pages[:0]
 		for i, p := range pages {
 			if need[i] {
+				link(kept, len(kept), p)
 				kept = append(kept, p)
 			} else if len(f.free) < flightFree {
 				f.free = append(f.free, p.data)

@@ -3,7 +3,9 @@ package explain
 import (
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/tickscope/tickscope/internal/attribution"
@@ -247,5 +249,90 @@ func TestJudgeFlightNotCovered(t *testing.T) {
 	judge(res, tid, waits, Options{Over: 100, FlightRecorder: true}, evs, []attribution.Gap{{CPU: attribution.AllCPUs, From: 2500, To: 2600}})
 	if res.Trace.Flight.NotCovered != 0 {
 		t.Errorf("an untraced stretch counted as not covered")
+	}
+}
+
+// markCarriers finds what a scan back from t finds: on random pages in
+// time order, at every time around them.
+func TestCarriersMarkAsAScanBack(t *testing.T) {
+	scanBack := func(pages []*flightPage, t int64) []bool {
+		need := make([]bool, len(pages))
+		sw, idle := false, false
+		for i := len(pages) - 1; i >= 0; i-- {
+			p := pages[i]
+			if !sw && p.HasSwitch && p.Switch < t {
+				sw, need[i] = true, true
+			}
+			if !idle && p.HasIdle && p.Idle < t {
+				idle, need[i] = true, true
+			}
+		}
+		return need
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		var pages []*flightPage
+		at := int64(0)
+		for range rng.IntN(40) {
+			p := &flightPage{pageScan: pageScan{Events: true, First: at}}
+			at += 1 + rng.Int64N(10)
+			if rng.IntN(4) == 0 {
+				p.HasSwitch, p.Switch = true, p.First+rng.Int64N(at-p.First)
+			}
+			if rng.IntN(6) == 0 {
+				p.HasIdle, p.Idle = true, p.First+rng.Int64N(at-p.First)
+			}
+			p.Last = at - 1
+			pages = append(pages, p)
+		}
+		for i, p := range pages {
+			link(pages, i, p)
+		}
+		for t0 := int64(-1); t0 <= at+1; t0++ {
+			got := make([]bool, len(pages))
+			lo := sort.Search(len(pages), func(i int) bool { return pages[i].Last >= t0 })
+			markCarriers(pages, lo, t0, got)
+			if want := scanBack(pages, t0); !slices.Equal(got, want) {
+				t.Fatalf("round %d, t=%d: marked %v, a scan back marks %v", round, t0, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkFlightPrune is a drain's prune with 1,000 windows kept on one
+// CPU of about 40,000 pages read: with a sched_switch and a cpu_idle
+// every other page, with a sched_switch only every 50th, and with no
+// cpu_idle at all (power:cpu_idle missing, or a CPU that never idles).
+func BenchmarkFlightPrune(b *testing.B) {
+	const ms = 1_000_000
+	for _, c := range []struct {
+		name        string
+		switchEvery int
+		idleEvery   int
+	}{{"switch-and-idle", 2, 2}, {"sparse-switch", 50, 2}, {"no-idle", 2, 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			f := newFlightRecorder(MaxExplained)
+			data := make([]byte, 4096)
+			for i := range 20_000 {
+				f.waited(i, int64(i)*ms, int64(i+1)*ms, int64(i%20), i%20 == 19)
+				for half := range 2 {
+					n := 2*i + half
+					first := int64(n) * ms / 2
+					s := pageScan{Events: true, First: first, Last: first + ms/2 - 1}
+					if n%c.switchEvery == 0 {
+						s.HasSwitch, s.Switch = true, first
+					}
+					if c.idleEvery > 0 && n%c.idleEvery == 0 {
+						s.HasIdle, s.Idle = true, first
+					}
+					f.add(0, s, data)
+				}
+			}
+			f.prune()
+			for b.Loop() {
+				f.prune()
+			}
+			b.ReportMetric(float64(f.held()), "pages-held")
+		})
 	}
 }
