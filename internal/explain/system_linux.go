@@ -162,11 +162,7 @@ func (t *linuxTrace) Flight(maxWindows int) error {
 	// waits' windows are whole.
 	for cpu, pages := range t.pages {
 		for _, p := range pages {
-			s, err := scanPage(p, t.layout, t.switchID, t.idleID)
-			if err != nil {
-				t.err = errors.Join(t.err, err)
-			}
-			t.fr.add(cpu, s, p)
+			t.keep(cpu, p)
 		}
 	}
 	t.pages = nil
@@ -198,18 +194,33 @@ func (t *linuxTrace) drain() {
 		return
 	}
 	for _, r := range t.readers {
-		for {
-			p, err := r.ReadPage()
-			if err != nil {
-				t.err = errors.Join(t.err, err)
-				break
-			}
-			if p == nil {
-				break
-			}
-			t.pages[r.CPU] = append(t.pages[r.CPU], slices.Clone(p))
-		}
+		t.readPages(r, func(p []byte) { t.pages[r.CPU] = append(t.pages[r.CPU], slices.Clone(p)) })
 	}
+}
+
+// readPages reads every page there is now in r's buffer, giving each to
+// take: the page is the reader's, to be copied if kept.
+func (t *linuxTrace) readPages(r *tracefs.CPUReader, take func(page []byte)) {
+	for {
+		p, err := r.ReadPage()
+		if err != nil {
+			t.err = errors.Join(t.err, err)
+			return
+		}
+		if p == nil {
+			return
+		}
+		take(p)
+	}
+}
+
+// keep gives the flight recorder a page read from CPU cpu's buffer.
+func (t *linuxTrace) keep(cpu int, page []byte) {
+	s, err := scanPage(page, t.layout, t.switchID, t.idleID)
+	if err != nil {
+		t.err = errors.Join(t.err, err)
+	}
+	t.fr.add(cpu, s, page)
 }
 
 // drainFlight is drain for the flight recorder: the waits that ended
@@ -226,21 +237,7 @@ func (t *linuxTrace) drainFlight() {
 	}
 	for _, r := range t.readers {
 		before, hadBefore := t.fr.lastRead(r.CPU)
-		for {
-			p, err := r.ReadPage()
-			if err != nil {
-				t.err = errors.Join(t.err, err)
-				break
-			}
-			if p == nil {
-				break
-			}
-			s, err := scanPage(p, t.layout, t.switchID, t.idleID)
-			if err != nil {
-				t.err = errors.Join(t.err, err)
-			}
-			t.fr.add(r.CPU, s, p)
-		}
+		t.readPages(r, func(p []byte) { t.keep(r.CPU, p) })
 		// A loss the stats count and no page marked is a gap too.
 		if st, err := t.in.Stats(r.CPU); err == nil {
 			if st.Lost() > t.lost[r.CPU] {
