@@ -63,3 +63,20 @@ func TestFlightRecorderCapture(t *testing.T) {
 		t.Errorf("no wait late: %d late; kept %d of %d pages read on %d CPUs, want at most 8 a CPU", len(none.Late), f.PagesKept, f.PagesRead, q.CPUs)
 	}
 }
+
+// Once a drain has taken the waits queued, queueing as many again
+// allocates nothing: Waited runs on the measuring thread, between waits.
+func TestWaitedAllocatesNothingAfterADrain(t *testing.T) {
+	tr := &linuxTrace{fr: newFlightRecorder(MaxExplained)}
+	cycle := func() {
+		for i := range 100 {
+			tr.Waited(i, int64(i), int64(i+1), 0, false)
+		}
+		tr.drain()
+	}
+	cycle()
+	cycle()
+	if n := testing.AllocsPerRun(20, cycle); n != 0 {
+		t.Errorf("%v allocations a drain's 100 waits, want 0", n)
+	}
+}

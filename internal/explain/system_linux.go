@@ -70,12 +70,15 @@ type linuxTrace struct {
 
 	// The flight recorder, when Flight started it: fr keeps the pages,
 	// under mu; the waits as they end queue under qmu, a lock the
-	// measuring thread holds only to append, never across a drain.
+	// measuring thread holds only to append, never across a drain. A
+	// drain takes the queue and leaves spare, the one it took before
+	// (under mu), so that appending allocates only while the queue grows
+	// to a drain's waits.
 	fr               *flightRecorder
 	switchID, idleID int
 	lost             map[int]uint64
 	qmu              sync.Mutex
-	queue            []flightWait
+	queue, spare     []flightWait
 }
 
 // flightWait is a wait as the observer saw it end.
@@ -230,11 +233,12 @@ func (t *linuxTrace) keep(cpu int, page []byte) {
 func (t *linuxTrace) drainFlight() {
 	t.qmu.Lock()
 	q := t.queue
-	t.queue = nil
+	t.queue = t.spare[:0]
 	t.qmu.Unlock()
 	for _, w := range q {
 		t.fr.waited(w.index, w.start, w.end, w.lateness, w.late)
 	}
+	t.spare = q
 	for _, r := range t.readers {
 		before, hadBefore := t.fr.lastRead(r.CPU)
 		t.readPages(r, func(p []byte) { t.keep(r.CPU, p) })
