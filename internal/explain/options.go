@@ -94,7 +94,7 @@ func (o Options) Check() error {
 	}
 	if o.FlightRecorder {
 		if o.Over == 0 {
-			return options.Usagef("--flight-recorder without --over: allowed only with --over DURATION (1ns up to %s), the threshold it keeps windows by, which must be known before the run (the run's own p99 is known only at its end)", MaxOver)
+			return options.Usagef("--flight-recorder with --over 0s (the run's own p99, the default): allowed only with --over 1ns up to %s, the threshold it keeps windows by, which must be known before the run (the run's own p99 is known only at its end)", MaxOver)
 		}
 		if o.Layer == Layer0 {
 			return options.Usagef("--flight-recorder with --layer 0: allowed only at layer 1 (auto or 1), whose trace it bounds; layer 0 keeps no trace")
