@@ -313,6 +313,12 @@ func TestRunOnFakes(t *testing.T) {
 	if !errors.As(err, &le) || h.waits != 0 {
 		t.Errorf("layer 1 without tracing: %v after %d waits", err, h.waits)
 	}
+	// The flight recorder asks for layer 1 when --layer does not: the
+	// error says so.
+	_, _, err = Run(context.Background(), h, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 10, Layer: LayerAuto, Over: time.Millisecond, FlightRecorder: true, Worst: 10}, Reporting{})
+	if !errors.As(err, &le) || err.Error() != "layer 1, which --flight-recorder needs, cannot run here: fake: no tracing" || h.waits != 0 {
+		t.Errorf("--flight-recorder without tracing: %v after %d waits", err, h.waits)
+	}
 }
 
 // By name holds who did it only (threads, IRQs, softirqs): where an IRQ

@@ -110,8 +110,14 @@ var ErrUnsupported = errors.New("explain attributes late waits on Linux and Wind
 type LayerError struct {
 	Layer Layer
 	Why   string
+	// By is the flag that asked for it when --layer did not
+	// (--flight-recorder asks for layer 1); empty if --layer did.
+	By string
 }
 
 func (e *LayerError) Error() string {
+	if e.By != "" {
+		return fmt.Sprintf("layer %d, which %s needs, cannot run here: %s", e.Layer, e.By, e.Why)
+	}
 	return fmt.Sprintf("layer %d cannot run here: %s", e.Layer, e.Why)
 }
