@@ -137,6 +137,14 @@ const (
 	// MaxExplainLate is the most late waits: the worst explain explains
 	// (explain.MaxExplained).
 	MaxExplainLate = 1000
+	// MaxFlightPageBytes is the largest ring-buffer page the flight
+	// recorder's page_bytes says: the kernel's pages are a memory page
+	// (4 KiB on x86, at most 64 KiB on arm64 and ppc64) or, set with
+	// buffer_subbuf_size_kb, a sub-buffer of a few memory pages.
+	MaxFlightPageBytes = 1 << 20
+	// MaxFlightPages bounds its page counts, far above what a year's run
+	// reads, so that pages times page_bytes is a number.
+	MaxFlightPages = 1 << 40
 )
 
 // ExplainThresholds are threshold_from's values.
@@ -225,6 +233,10 @@ func (f *File) validateExplain() error {
 		switch {
 		case fl.PagesRead < 0 || fl.PagesKept < 0 || fl.PeakPages < 0 || fl.PageBytes < 0 || fl.NotCovered < 0:
 			return errors.New("explain.trace.flight_recorder: a count is negative")
+		case fl.PagesRead > MaxFlightPages:
+			return fmt.Errorf("explain.trace.flight_recorder.pages_read: %d is over %d", fl.PagesRead, int64(MaxFlightPages))
+		case fl.PageBytes > MaxFlightPageBytes:
+			return fmt.Errorf("explain.trace.flight_recorder.page_bytes: %d is over %d (1 MiB)", fl.PageBytes, MaxFlightPageBytes)
 		case fl.PagesKept > fl.PeakPages || fl.PeakPages > fl.PagesRead:
 			return fmt.Errorf("explain.trace.flight_recorder: %d pages kept, %d at most at once, of %d read; want kept ≤ at most ≤ read", fl.PagesKept, fl.PeakPages, fl.PagesRead)
 		case fl.NotCovered > len(e.Late):

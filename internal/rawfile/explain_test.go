@@ -87,6 +87,12 @@ func TestExplainRejects(t *testing.T) {
 		{"more waits not covered than late", func(f *rawfile.File) {
 			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 9, NotCovered: 3}
 		}, "explain.trace.flight_recorder.not_covered: 3 of 2 late waits"},
+		{"pages larger than the kernel's", func(f *rawfile.File) {
+			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 9, PeakPages: 5, PageBytes: 1<<20 + 1}
+		}, "explain.trace.flight_recorder.page_bytes: 1048577 is over 1048576 (1 MiB)"},
+		{"pages whose bytes are no number", func(f *rawfile.File) {
+			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 1 << 62, PeakPages: 1 << 62, PageBytes: 4096}
+		}, "explain.trace.flight_recorder.pages_read: 4611686018427387904 is over 1099511627776"},
 		{"a flight recorder without --over", func(f *rawfile.File) {
 			f.Explain.ThresholdFrom, f.Explain.Trace.Flight = "p99", &rawfile.ExplainFlight{PagesRead: 9}
 		}, "explain.trace.flight_recorder: present with a threshold not from --over"},
