@@ -424,7 +424,7 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 	var over int
 	pick := func(int) bool { return true }
 	if o.FlightRecorder {
-		// The flight recorder kept the windows of the MaxExplained latest
+		// The flight recorder kept the windows of the MaxExplained worst
 		// by their measured lateness (the earliest of equals): those are
 		// the ones explained, and cut before, not after, attribution.
 		var idx []int

@@ -31,9 +31,9 @@ import (
 //     its idle state; pages between the carrier and the window hold
 //     neither event, so dropping them changes nothing it finds.
 //
-// At most MaxExplained windows are kept: the latest waits by their
+// At most MaxExplained windows are kept: the worst waits by their
 // measured lateness (judge then explains those and no other), the least
-// late dropped when a later one comes. So the pages kept are bounded by
+// late dropped when a worse one comes. So the pages kept are bounded by
 // the windows' and the ring's, whatever the number of waits that were not
 // late, and the run's length.
 //

@@ -135,9 +135,9 @@ func TestFlightKeepsTheCarrier(t *testing.T) {
 	}
 }
 
-// At most maxWindows windows: the latest waits by lateness stay, the
+// At most maxWindows windows: the worst waits by lateness stay, the
 // least late go with their pages.
-func TestFlightKeepsTheLatest(t *testing.T) {
+func TestFlightKeepsTheWorst(t *testing.T) {
 	const ms = 1_000_000
 	late := map[int]int64{100: 10, 300: 30, 500: 20, 700: 20}
 	f, kept := flightRun(t, 1000, func(i int) int64 { return late[i] }, 2, nil)
@@ -220,7 +220,7 @@ func TestFlightGaps(t *testing.T) {
 
 // judge with the flight recorder: a late wait whose window lost events
 // is not attributed and counted as not covered; it explains the
-// MaxExplained latest by measured lateness.
+// MaxExplained worst by measured lateness.
 func TestJudgeFlightNotCovered(t *testing.T) {
 	const tid = 42
 	evs := []attribution.Event{
