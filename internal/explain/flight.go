@@ -85,12 +85,7 @@ type flightWindow struct {
 
 type flightCPU struct {
 	pages []*flightPage
-	// last is the time of the last event read; lost that a page with
-	// the kernel's lost mark but no event was read, so the next event
-	// ends the gap.
-	last    int64
-	hasLast bool
-	lost    bool
+	loss  lossMark
 }
 
 // flightRecorder is the flight recorder's retention. It is not safe for
@@ -120,7 +115,7 @@ func newFlightRecorder(maxWindows int) *flightRecorder {
 func (f *flightRecorder) cpu(c int) *flightCPU {
 	cp := f.cpus[c]
 	if cp == nil {
-		cp = &flightCPU{}
+		cp = &flightCPU{loss: lossMark{cpu: c}}
 		f.cpus[c] = cp
 	}
 	return cp
@@ -131,24 +126,10 @@ func (f *flightRecorder) add(c int, s pageScan, data []byte) {
 	cp := f.cpu(c)
 	f.read++
 	f.pageBytes = max(f.pageBytes, len(data))
-	if s.Lost || cp.lost {
-		if !s.Events {
-			cp.lost = true
-		} else {
-			// Before a CPU's first event read, the loss may reach back
-			// to the run's start: no page says where it began.
-			from := int64(math.MinInt64)
-			if cp.hasLast {
-				from = cp.last
-			}
-			f.gaps = append(f.gaps, attribution.Gap{CPU: c, From: from, To: s.First})
-			cp.lost = false
-		}
-	}
+	f.gaps = cp.loss.page(s.Lost, s.Events, s.First, s.Last, f.gaps)
 	if !s.Events {
 		return // nothing in it to attribute from
 	}
-	cp.last, cp.hasLast = s.Last, true
 	var buf []byte
 	if n := len(f.free); n > 0 && cap(f.free[n-1]) >= len(data) {
 		buf, f.free = f.free[n-1][:len(data)], f.free[:n-1]
@@ -164,27 +145,19 @@ func (f *flightRecorder) add(c int, s pageScan, data []byte) {
 
 // lost says CPU c lost events that no page marked (its stats' counters
 // grew): the stretch from before to the last event read since is a gap.
-func (f *flightRecorder) lost(c int, before int64, hadBefore bool) {
+// before is where a loss would have begun before the drain read it
+// (lossBefore).
+func (f *flightRecorder) lost(c int, before int64) {
 	cp := f.cpu(c)
-	from := before
-	if !hadBefore {
-		from = math.MinInt64
-	}
-	to := from
-	if cp.hasLast {
-		to = max(to, cp.last)
-	}
-	f.gaps = append(f.gaps, attribution.Gap{CPU: c, From: from, To: to})
+	f.gaps = append(f.gaps, attribution.Gap{CPU: c, From: before, To: max(before, cp.loss.since())})
 	// The next event read ends it too: where in the stretch the loss
 	// was, no page said.
-	cp.lost = true
+	cp.loss.pending = true
 }
 
-// lastRead is the time of the last event read on CPU c.
-func (f *flightRecorder) lastRead(c int) (int64, bool) {
-	cp := f.cpu(c)
-	return cp.last, cp.hasLast
-}
+// lossBefore is where a loss on CPU c would begin now: its last event
+// read, or the run's start.
+func (f *flightRecorder) lossBefore(c int) int64 { return f.cpu(c).loss.since() }
 
 // held is the pages held now.
 func (f *flightRecorder) held() int {
@@ -346,15 +319,18 @@ func (f *flightRecorder) gapNeeded(g attribution.Gap, h int64) bool {
 	return false
 }
 
-// kept gives the pages held, by CPU, in order, and the gaps.
+// kept gives the pages held, by CPU, in order, and the gaps, once the
+// last page is read.
 func (f *flightRecorder) kept() (map[int][][]byte, []attribution.Gap) {
 	out := map[int][][]byte{}
+	gaps := slices.Clone(f.gaps)
 	for c, cp := range f.cpus {
 		for _, p := range cp.pages {
 			out[c] = append(out[c], p.data)
 		}
+		gaps = cp.loss.end(gaps)
 	}
-	return out, slices.Clone(f.gaps)
+	return out, gaps
 }
 
 // FlightRecorder is what the flight recorder did, in the trace's info.

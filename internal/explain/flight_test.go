@@ -191,9 +191,9 @@ func TestFlightGaps(t *testing.T) {
 
 	g := newFlightRecorder(10)
 	g.add(1, pageScan{Events: true, First: 10, Last: 20}, []byte{1})
-	before, ok := g.lastRead(1)
+	before := g.lossBefore(1)
 	g.add(1, pageScan{Events: true, First: 30, Last: 40}, []byte{2})
-	g.lost(1, before, ok)
+	g.lost(1, before)
 	g.add(1, pageScan{Events: true, First: 50, Last: 60}, []byte{3})
 	if !slices.Equal(g.gaps, []attribution.Gap{{CPU: 1, From: 20, To: 40}, {CPU: 1, From: 40, To: 50}}) {
 		t.Errorf("a loss the stats count: gaps %+v, want 20..40 and on to the next event", g.gaps)
@@ -205,6 +205,11 @@ func TestFlightGaps(t *testing.T) {
 	h.add(0, pageScan{Events: true, First: 70, Last: 80}, []byte{3})
 	if !slices.Equal(h.gaps, []attribution.Gap{{CPU: 0, From: 20, To: 70}}) {
 		t.Errorf("a lost mark on an empty page: gaps %+v, want 20..70", h.gaps)
+	}
+	// One after the last event read: the gap reaches to the run's end.
+	h.add(0, pageScan{Lost: true}, []byte{4})
+	if _, gaps := h.kept(); !slices.Equal(gaps, []attribution.Gap{{CPU: 0, From: 20, To: 70}, {CPU: 0, From: 80, To: math.MaxInt64}}) {
+		t.Errorf("a lost mark on the last page, with no event: gaps %+v, want 20..70 and 80 to the end", gaps)
 	}
 	// A lost mark on a CPU's first page: the loss may reach back to the
 	// run's start, so a window before the page is not covered either.

@@ -240,12 +240,12 @@ func (t *linuxTrace) drainFlight() {
 	}
 	t.spare = q
 	for _, r := range t.readers {
-		before, hadBefore := t.fr.lastRead(r.CPU)
+		before := t.fr.lossBefore(r.CPU)
 		t.readPages(r, func(p []byte) { t.keep(r.CPU, p) })
 		// A loss the stats count and no page marked is a gap too.
 		if st, err := t.in.Stats(r.CPU); err == nil {
 			if st.Lost() > t.lost[r.CPU] {
-				t.fr.lost(r.CPU, before, hadBefore)
+				t.fr.lost(r.CPU, before)
 			}
 			t.lost[r.CPU] = st.Lost()
 		}
@@ -279,30 +279,39 @@ func (t *linuxTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 		}
 	}
 	for cpu, pages := range pages {
-		var last int64
+		// The flight recorder found its gaps as it read; a full trace
+		// finds them here.
+		loss := lossMark{cpu: cpu}
 		for _, p := range pages {
 			pr, perr := tracefs.ReadPage(p, t.layout)
 			if perr != nil {
 				err = errors.Join(err, perr)
 				continue
 			}
-			first := true
+			var first, last int64
+			n := 0
 			for pr.Next() {
 				e, ok, derr := t.dec.Decode(cpu, pr.Event())
 				if derr != nil {
 					err = errors.Join(err, derr)
 					break
 				}
-				if first && pr.Header.Lost && t.fr == nil {
-					gaps = append(gaps, attribution.Gap{CPU: cpu, From: last, To: int64(pr.Event().Timestamp)})
+				last = int64(min(pr.Event().Timestamp, math.MaxInt64))
+				if n == 0 {
+					first = last
 				}
-				first = false
-				last = int64(pr.Event().Timestamp)
+				n++
 				if ok {
 					evs = append(evs, e)
 				}
 			}
 			err = errors.Join(err, pr.Err())
+			if t.fr == nil {
+				gaps = loss.page(pr.Header.Lost, n > 0, first, last, gaps)
+			}
+		}
+		if t.fr == nil {
+			gaps = loss.end(gaps)
 		}
 	}
 	for _, r := range t.readers {
