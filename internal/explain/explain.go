@@ -194,7 +194,8 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 		res.Notes = append(res.Notes, "run-queue wait not read: "+obs.schedErr.Error())
 	}
 	if errBefore == nil && errAfter == nil {
-		res.Window = summarizeWindow(procstat.Delta(before, after))
+		w := summarizeWindow(procstat.Delta(before, after))
+		res.Window = &w
 	} else {
 		// Read before and after: the same failure twice is said once, and
 		// two on one line (a note is one line).
@@ -205,7 +206,6 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 			}
 		}
 		res.Notes = append(res.Notes, "the window's counters were not all read: "+strings.Join(why, "; "))
-		res.Window = summarizeWindow(procstat.Delta(before, after))
 	}
 	if res.Trace != nil && res.Trace.Lost > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("the kernel's trace buffers lost %d events: waits across a loss are not attributed", res.Trace.Lost))

@@ -160,7 +160,7 @@ func TestTextNamesPrintable(t *testing.T) {
 	hostile := "evil\x1b[2J\n"
 	r := &Result{Layer: 1, LayerWhy: "test", Late: []LateWait{{Causes: []Cause{{Cause: "thread", Name: hostile + ":1", Ns: 10, Share: 1}, {Cause: "IRQ delay", Context: "cpu0 running " + hostile + ":1", Ns: 10, Share: 1}}, LatenessNs: 10}},
 		Aggregate: Aggregate{Late: 1, LatenessNs: 10, Causes: []Share{{Cause: "thread", Ns: 10, Share: 1, Names: []Name{{Name: hostile, Ns: 10, Share: 1}}}, {Cause: "IRQ delay", Ns: 10, Share: 1, Contexts: []Context{{Context: "cpu0 running " + hostile + ":1", Ns: 10, Share: 1, Waits: 1}}}}, Names: []Name{{Name: hostile, Ns: 10, Share: 1}}},
-		Window:    Window{Interrupts: []Count{{Name: "24", Desc: "chip " + hostile, Count: 3}}},
+		Window:    &Window{Interrupts: []Count{{Name: "24", Desc: "chip " + hostile, Count: 3}}},
 		Trace:     &TraceInfo{Instance: "/x", Missing: []string{}}}
 	var b bytes.Buffer
 	r.WriteText(&b, 10)
@@ -487,16 +487,29 @@ func TestObserverGaps(t *testing.T) {
 }
 
 // TestCountersUnreadSaidOnce: counters that fail the same way before and
-// after the waits are said once, in a note of one line.
+// after the waits are said once, in a note of one line; the window is
+// null, not counts of zero, in the raw file too, and the text has no
+// block for it.
 func TestCountersUnreadSaidOnce(t *testing.T) {
 	sys := &fakeSystem{countersErr: errors.New("no /proc here")}
-	res, _, err := Run(context.Background(), &fakeHost{late: []int64{1000}, sys: sys}, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 10, Layer: LayerAuto, Worst: 1}, Reporting{})
+	res, file, err := Run(context.Background(), &fakeHost{late: []int64{1000}, sys: sys}, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 10, Layer: LayerAuto, Worst: 1}, Reporting{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "the window's counters were not all read: no /proc here"
 	if !slices.Contains(res.Notes, want) {
 		t.Errorf("the notes %q lack %q", res.Notes, want)
+	}
+	if res.Window != nil {
+		t.Errorf("window %+v, want none: nothing was read", res.Window)
+	}
+	var b bytes.Buffer
+	res.WriteText(&b, 1)
+	if strings.Contains(b.String(), "over the run") {
+		t.Errorf("the text has the window's block:\n%s", b.String())
+	}
+	if file.Explain.Window != nil {
+		t.Errorf("the raw file's window %+v, want none", file.Explain.Window)
 	}
 }
 

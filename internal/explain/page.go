@@ -36,7 +36,11 @@ func (r *Result) Page(worst int) *htmlreport.Explanation {
 		}
 		e.Worst = append(e.Worst, w)
 	}
-	for _, n := range append(append([]string{}, r.Window.Notes...), r.Notes...) {
+	var notes []string
+	if r.Window != nil {
+		notes = append(notes, r.Window.Notes...)
+	}
+	for _, n := range append(notes, r.Notes...) {
 		e.Notes = append(e.Notes, printable.Message(n))
 	}
 	return e

@@ -31,14 +31,16 @@ func (r *Result) raw(worst int) *rawfile.Explain {
 				}),
 			}
 		}),
-		Window: rawfile.ExplainWindow{
-			Interrupts: each(r.Window.Interrupts, rawCount), Softirqs: each(r.Window.Softirqs, rawCount), StealNs: r.Window.StealNs,
-			Idle: each(r.Window.Idle, func(s IdleCount) rawfile.ExplainIdle {
+		Notes: each(r.Notes, printable.Line),
+	}
+	if w := r.Window; w != nil {
+		e.Window = &rawfile.ExplainWindow{
+			Interrupts: each(w.Interrupts, rawCount), Softirqs: each(w.Softirqs, rawCount), StealNs: w.StealNs,
+			Idle: each(w.Idle, func(s IdleCount) rawfile.ExplainIdle {
 				return rawfile.ExplainIdle{State: printable.Line(s.State), LatencyUs: s.LatencyUs, Entries: s.Entries, TimeUs: s.TimeUs}
 			}),
-			Notes: each(r.Window.Notes, printable.Line),
-		},
-		Notes: each(r.Notes, printable.Line),
+			Notes: each(w.Notes, printable.Line),
+		}
 	}
 	if t := r.Trace; t != nil {
 		e.Trace = &rawfile.ExplainTrace{Instance: printable.Line(t.Instance), Mounted: t.Mounted, LeftMounted: printable.Line(t.LeftMounted),
@@ -73,14 +75,16 @@ func FromFile(f *rawfile.File) (*Result, int, error) {
 		Layer: e.Layer, LayerWhy: u.s(e.LayerWhy), Method: f.Method, DelayNs: f.DelayNs, SlackNs: e.SlackNs,
 		Waits: e.Waits, Stopped: f.Points[0].Stopped, Load: report.LoadOf(f), LatenessP50Ns: e.LatenessP50Ns, LatenessP99Ns: e.LatenessP99Ns,
 		ThresholdNs: e.ThresholdNs, ThresholdFrom: u.s(e.ThresholdFrom),
-		Window: Window{
-			Interrupts: each(e.Window.Interrupts, u.count), Softirqs: each(e.Window.Softirqs, u.count), StealNs: e.Window.StealNs,
-			Idle: each(e.Window.Idle, func(s rawfile.ExplainIdle) IdleCount {
+		Notes: each(e.Notes, u.s),
+	}
+	if w := e.Window; w != nil {
+		res.Window = &Window{
+			Interrupts: each(w.Interrupts, u.count), Softirqs: each(w.Softirqs, u.count), StealNs: w.StealNs,
+			Idle: each(w.Idle, func(s rawfile.ExplainIdle) IdleCount {
 				return IdleCount{State: u.s(s.State), LatencyUs: s.LatencyUs, Entries: s.Entries, TimeUs: s.TimeUs}
 			}),
-			Notes: each(e.Window.Notes, u.s),
-		},
-		Notes: each(e.Notes, u.s),
+			Notes: each(w.Notes, u.s),
+		}
 	}
 	as := make([]attribution.Attribution, 0, len(e.Late))
 	res.Late = each(e.Late, func(w rawfile.ExplainWait) LateWait {

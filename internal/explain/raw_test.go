@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,12 +61,13 @@ func printed(t *testing.T, res *Result, worst int) (text, js string) {
 // print and lists both empty and null.
 func TestRawFileReprintsTheReport(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		trace bool
-		worst int
-	}{{"layer 0", false, 3}, {"layer 1", true, 1000}} {
+		name   string
+		trace  bool
+		worst  int
+		unread error
+	}{{"layer 0", false, 3, nil}, {"layer 1", true, 1000, nil}, {"counters not read", true, 3, errors.New("no /proc here")}} {
 		t.Run(c.name, func(t *testing.T) {
-			sys := &fakeSystem{trace: c.trace, recordCost: 2000}
+			sys := &fakeSystem{trace: c.trace, recordCost: 2000, countersErr: c.unread}
 			h := &fakeHost{late: []int64{1000, 1000, 500_000}, sys: sys}
 			res, file, err := Run(context.Background(), h, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 60, Over: 2 * time.Microsecond, Layer: LayerAuto, Worst: c.worst}, Reporting{})
 			if err != nil {
@@ -79,9 +81,11 @@ func TestRawFileReprintsTheReport(t *testing.T) {
 			res.Late[0].Blocking = hostile
 			res.Late[1].Reasons = nil
 			res.Notes = append(res.Notes, hostile)
-			res.Window.Interrupts = append(res.Window.Interrupts, Count{Name: hostile, Desc: hostile, Count: 3})
-			res.Window.Idle = append(res.Window.Idle, IdleCount{State: hostile, LatencyUs: 2, Entries: 1})
-			res.Window.Notes = append(res.Window.Notes, `plain \\server\share`)
+			if res.Window != nil {
+				res.Window.Interrupts = append(res.Window.Interrupts, Count{Name: hostile, Desc: hostile, Count: 3})
+				res.Window.Idle = append(res.Window.Idle, IdleCount{State: hostile, LatencyUs: 2, Entries: 1})
+				res.Window.Notes = append(res.Window.Notes, `plain \\server\share`)
+			}
 			if res.Trace != nil {
 				res.Trace.Missing = nil
 				res.Trace.Instance = hostile
@@ -112,6 +116,9 @@ func TestRawFileReprintsTheReport(t *testing.T) {
 			}
 			if !strings.Contains(wantJSON, `"missing_events": null`) && c.trace {
 				t.Error("the null list is not in the JSON")
+			}
+			if c.unread != nil && !strings.Contains(wantJSON, `"window": null`) {
+				t.Error("counters not read, and the window is not null in the JSON")
 			}
 		})
 	}

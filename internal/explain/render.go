@@ -148,39 +148,42 @@ func (r *Result) WriteText(w io.Writer, worst int) {
 			}
 		}
 	}
-	win := r.Window
-	fmt.Fprintln(w, "\nover the run (/proc, every CPU):")
-	row := func(label string, cs []Count) {
-		var parts []string
-		for j, c := range cs {
-			if j == 6 {
-				break
+	if win := r.Window; win != nil {
+		fmt.Fprintln(w, "\nover the run (/proc, every CPU):")
+		row := func(label string, cs []Count) {
+			var parts []string
+			for j, c := range cs {
+				if j == 6 {
+					break
+				}
+				name := c.Name
+				if f := strings.Fields(c.Desc); len(f) > 0 && name != "" && name[0] >= '0' && name[0] <= '9' {
+					name += " (" + f[len(f)-1] + ")" // an IRQ line: its handler
+				}
+				parts = append(parts, fmt.Sprintf("%s %d", printable.Line(name), c.Count))
 			}
-			name := c.Name
-			if f := strings.Fields(c.Desc); len(f) > 0 && name != "" && name[0] >= '0' && name[0] <= '9' {
-				name += " (" + f[len(f)-1] + ")" // an IRQ line: its handler
+			if len(parts) == 0 {
+				parts = []string{"none"}
 			}
-			parts = append(parts, fmt.Sprintf("%s %d", printable.Line(name), c.Count))
+			fmt.Fprintf(w, "  %-11s %s\n", label, strings.Join(parts, ", "))
 		}
-		if len(parts) == 0 {
-			parts = []string{"none"}
+		row("interrupts", win.Interrupts)
+		row("softirqs", win.Softirqs)
+		fmt.Fprintf(w, "  %-11s %s\n", "steal", us(win.StealNs))
+		if len(win.Idle) > 0 {
+			var parts []string
+			for _, s := range win.Idle {
+				parts = append(parts, fmt.Sprintf("%s %d (exit %d µs)", printable.Line(s.State), s.Entries, s.LatencyUs))
+			}
+			fmt.Fprintf(w, "  %-11s %s\n", "idle", strings.Join(parts, ", "))
 		}
-		fmt.Fprintf(w, "  %-11s %s\n", label, strings.Join(parts, ", "))
-	}
-	row("interrupts", win.Interrupts)
-	row("softirqs", win.Softirqs)
-	fmt.Fprintf(w, "  %-11s %s\n", "steal", us(win.StealNs))
-	if len(win.Idle) > 0 {
-		var parts []string
-		for _, s := range win.Idle {
-			parts = append(parts, fmt.Sprintf("%s %d (exit %d µs)", printable.Line(s.State), s.Entries, s.LatencyUs))
+		// Notes carry the OS's error texts, which may quote what another user
+		// named (a path, a process).
+		for _, n := range win.Notes {
+			fmt.Fprintf(w, "  note: %s\n", printable.Message(n))
 		}
-		fmt.Fprintf(w, "  %-11s %s\n", "idle", strings.Join(parts, ", "))
-	}
-	// Notes carry the OS's error texts, which may quote what another user
-	// named (a path, a process).
-	for _, n := range win.Notes {
-		fmt.Fprintf(w, "  note: %s\n", printable.Message(n))
+	} else if len(r.Notes) > 0 {
+		fmt.Fprintln(w) // the notes, which say why, after the tables
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", printable.Message(n))

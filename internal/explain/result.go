@@ -38,7 +38,7 @@ type Result struct {
 	// Late are the late waits, worst first.
 	Late      []LateWait `json:"late"`
 	Aggregate Aggregate  `json:"aggregate"`
-	Window    Window     `json:"window"`
+	Window    *Window    `json:"window"`
 	// Trace is layer 1's instance, null at layer 0.
 	Trace *TraceInfo `json:"trace"`
 	// ObserverEffect is tracing's cost, measured in the run (layer 1;
@@ -169,7 +169,8 @@ type Name struct {
 	Share float64 `json:"share"`
 }
 
-// Window is what the /proc and /sys counters did over the run.
+// Window is what the /proc and /sys counters did over the run; nil when
+// they were not read at both ends (the notes say why).
 type Window struct {
 	Interrupts []Count `json:"interrupts"`
 	Softirqs   []Count `json:"softirqs"`

@@ -33,8 +33,8 @@ type Explain struct {
 	ThresholdNs   int64  `json:"threshold_ns"`
 	ThresholdFrom string `json:"threshold_from"`
 	// Late are the late waits, worst first.
-	Late   []ExplainWait `json:"late"`
-	Window ExplainWindow `json:"window"`
+	Late   []ExplainWait  `json:"late"`
+	Window *ExplainWindow `json:"window"`
 	// Trace is layer 1's, null at layer 0.
 	Trace *ExplainTrace `json:"trace"`
 	// ObserverEffect is tracing's cost (layer 1; null at layer 0 and for
@@ -197,7 +197,7 @@ func (f *File) validateExplain() error {
 	}
 	// Steal is every CPU's over the whole run, which may be hours: only
 	// its sign is known.
-	if e.Window.StealNs < 0 {
+	if e.Window != nil && e.Window.StealNs < 0 {
 		return fmt.Errorf("explain.window.steal_ns: %d is negative", e.Window.StealNs)
 	}
 	seen := make(map[int]int, len(e.Late))

@@ -24,7 +24,7 @@ func explainFile() *rawfile.File {
 			{Index: 2, LatenessNs: 81_000, Causes: []rawfile.ExplainCause{{Cause: "blocking thread", Name: `cc1:\x1b12`, Ns: 80_000}, {Cause: "unexplained", Ns: 1000}}, Reasons: []string{}, TimerCPU: 1, RunCPU: 1, Blocking: "cc1:12"},
 			{Index: 0, LatenessNs: 30_000, Causes: []rawfile.ExplainCause{{Cause: "IRQ delay", Context: "cpu0 idle", Ns: 30_000}}, Reasons: []string{"r"}, TimerCPU: -1, RunCPU: -1},
 		},
-		Window: rawfile.ExplainWindow{Interrupts: []rawfile.ExplainCount{{Name: "LOC", Desc: "Local timer interrupts", Count: 9}}, Softirqs: []rawfile.ExplainCount{}, Idle: []rawfile.ExplainIdle{{State: "C1", LatencyUs: 2, Entries: 3, TimeUs: 4}}, Notes: []string{}},
+		Window: &rawfile.ExplainWindow{Interrupts: []rawfile.ExplainCount{{Name: "LOC", Desc: "Local timer interrupts", Count: 9}}, Softirqs: []rawfile.ExplainCount{}, Idle: []rawfile.ExplainIdle{{State: "C1", LatencyUs: 2, Entries: 3, TimeUs: 4}}, Notes: []string{}},
 		Trace:  &rawfile.ExplainTrace{Instance: "/sys/kernel/tracing/instances/tickscope-explain", Missing: nil, Events: 100, Removed: true},
 		ObserverEffect: &rawfile.ExplainObserver{ChunkWaits: 1, OffWaits: 0, Traced: 2, Untraced: 1, TracedP50Ns: 29_000, TracedP99Ns: 81_000, UntracedP50Ns: 30_000, UntracedP99Ns: 30_000,
 			P50Diff: stats.Interval{Estimate: -1000, Lo: -0.5, Hi: 1e-9, Coverage: 0.95}, P99Diff: stats.Interval{Estimate: 51_000, Lo: -1000, Hi: 51_000, Unbounded: true}},
