@@ -110,14 +110,50 @@ func (a Attribution) Explained() int64 {
 	return n
 }
 
-// lookback is how many events before the wait are searched for what each
-// CPU was running when it began.
-const lookback = 1 << 16
+// Timeline is a trace's events, of every CPU, in time order, indexed by
+// what a wait looks back for: made once for all the waits Explain
+// attributes from them, not sorted, checked or scanned back again for
+// each (with a million events, 27 ms and more a wait: BENCHMARKS.md).
+type Timeline struct {
+	evs []Event
+	// switches and idles are, by CPU, the indices in evs of its
+	// sched_switch and cpu_idle events, in order.
+	switches, idles map[int][]int
+}
+
+// NewTimeline makes evs a Timeline, sorting them in place by time (as
+// Sort does) unless they are already.
+func NewTimeline(evs []Event) Timeline {
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Time < evs[i-1].Time {
+			Sort(evs)
+			break
+		}
+	}
+	tl := Timeline{evs: evs, switches: map[int][]int{}, idles: map[int][]int{}}
+	for i := range evs {
+		switch e := &evs[i]; e.Kind {
+		case Switch:
+			tl.switches[e.CPU] = append(tl.switches[e.CPU], i)
+		case CPUIdle:
+			tl.idles[e.CPU] = append(tl.idles[e.CPU], i)
+		}
+	}
+	return tl
+}
+
+// lastBefore is the last of the indices idx (in order) before lo.
+func lastBefore(idx []int, lo int) (int, bool) {
+	k, _ := slices.BinarySearch(idx, lo)
+	if k == 0 {
+		return 0, false
+	}
+	return idx[k-1], true
+}
 
 // Explain attributes one wait's lateness from the events of every CPU
-// (sorted by time, as Sort leaves them; a copy is sorted otherwise) and
-// the gaps in them.
-func Explain(w Wait, evs []Event, gaps []Gap) Attribution {
+// and the gaps in them.
+func Explain(w Wait, tl Timeline, gaps []Gap) Attribution {
 	a := Attribution{Wait: w, LatenessNS: w.LatenessNS(), TimerCPU: -1, RunCPU: -1, IdleState: IdleExit}
 	if a.LatenessNS <= 0 {
 		return a
@@ -128,21 +164,19 @@ func Explain(w Wait, evs []Event, gaps []Gap) Attribution {
 		a.Causes = []Cause{{Kind: KindArmedLate, NS: a.LatenessNS}}
 		return a
 	}
-	if !slices.IsSortedFunc(evs, func(x, y Event) int { return cmp.Compare(x.Time, y.Time) }) {
-		evs = slices.Clone(evs)
-		Sort(evs)
-	}
+	evs := tl.evs
 	lo := sort.Search(len(evs), func(i int) bool { return evs[i].Time >= w.Armed })
 	hi := sort.Search(len(evs), func(i int) bool { return evs[i].Time > w.Woke })
-	x := &explainer{w: w, evs: evs, lo: lo, hi: hi, gaps: gaps, lines: map[int]*cpuLine{}, a: &a}
+	x := &explainer{w: w, tl: tl, evs: evs, lo: lo, hi: hi, gaps: gaps, lines: map[int]*cpuLine{}, a: &a}
 	x.run()
 	return a
 }
 
 type explainer struct {
 	w      Wait
-	evs    []Event
-	lo, hi int // the window's events: evs[lo:hi]
+	tl     Timeline
+	evs    []Event // tl's
+	lo, hi int     // the window's events: evs[lo:hi]
 	gaps   []Gap
 	lines  map[int]*cpuLine
 	a      *Attribution

@@ -363,6 +363,7 @@ func busyRun(t *testing.T, cpu int, fifo bool, h hog) (Aggregate, string) {
 	}
 
 	evs, gaps := readTrace(t, in)
+	tl := NewTimeline(evs)
 	// Each wait is matched by its hrtimer_start: our thread's, for its
 	// deadline.
 	starts := map[int64]Event{}
@@ -380,7 +381,7 @@ func busyRun(t *testing.T, cpu int, fifo bool, h hog) (Aggregate, string) {
 			continue
 		}
 		w := Wait{TID: waiter, CPU: st.CPU, Hrtimer: st.Hrtimer, Armed: st.Time, Expires: st.Expires, SoftExpires: st.SoftExpires, Woke: s.woke}
-		a := Explain(w, evs, gaps)
+		a := Explain(w, tl, gaps)
 		checkSum(t, a)
 		all = append(all, a)
 		if a.LatenessNS > over {

@@ -82,7 +82,7 @@ func TestSlackThenTimerIRQThenIdleExit(t *testing.T) {
 	w, b := wait(1000, 1500, 1650)
 	b.timerIRQ(0, 1500, 1530, 0)
 	b.sw(1600, 0, 0, "swapper/0", tid, "waiter")
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	check(t, a,
 		Cause{KindSlack, "", "", 500},
 		Cause{KindTimerIRQ, "LOC", "", 30},
@@ -99,7 +99,7 @@ func TestTimerFiredWithinSlack(t *testing.T) {
 	w, b := wait(1000, 2000, 1300)
 	b.timerIRQ(0, 1200, 1230, 0)
 	b.sw(1250, 0, 0, "swapper/0", tid, "waiter")
-	check(t, Explain(w, b.evs, nil),
+	check(t, Explain(w, NewTimeline(b.evs), nil),
 		Cause{KindSlack, "", "", 200},
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindIdleExit, "", "cpu0", 20},
@@ -112,7 +112,7 @@ func TestIRQDelayFromIdleState(t *testing.T) {
 	b.timerIRQ(0, 1300, 1330, 0)
 	b.add(Event{Time: 1340, CPU: 0, Kind: CPUIdle, State: IdleExit})
 	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	check(t, a,
 		Cause{KindIRQDelay, "", "cpu0 in idle state 2", 300},
 		Cause{KindTimerIRQ, "LOC", "", 30},
@@ -131,7 +131,7 @@ func TestIRQDelayWhileBusy(t *testing.T) {
 	b.sw(200, 0, 0, "swapper/0", 55, "hog")
 	b.timerIRQ(0, 1300, 1330, 0)
 	b.sw(1350, 0, 55, "hog", tid, "waiter")
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	check(t, a,
 		Cause{KindUnexplained, "", "", 300},
 		Cause{KindTimerIRQ, "LOC", "", 30},
@@ -150,7 +150,7 @@ func TestPreviousIRQInterference(t *testing.T) {
 	b.add(Event{Time: 1250, CPU: 0, Kind: IRQExit, IRQ: 38})
 	b.timerIRQ(0, 1300, 1330, 0)
 	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
-	check(t, Explain(w, b.evs, nil),
+	check(t, Explain(w, NewTimeline(b.evs), nil),
 		Cause{KindIRQDelay, "", "cpu0 idle", 100},
 		Cause{KindIRQ, "38:virtio2-input.0", "", 200},
 		Cause{KindTimerIRQ, "LOC", "", 30},
@@ -169,7 +169,7 @@ func TestInterferenceNested(t *testing.T) {
 	b.add(Event{Time: 1700, CPU: 0, Kind: IRQEntry, IRQ: 41, Name: "virtio3-rx"})
 	b.add(Event{Time: 1720, CPU: 0, Kind: IRQExit, IRQ: 41})
 	b.sw(1900, 0, 0, "swapper/0", tid, "waiter")
-	check(t, Explain(w, b.evs, nil),
+	check(t, Explain(w, NewTimeline(b.evs), nil),
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindSoftirq, "NET_RX", "", 590},
 		Cause{KindNMI, "NMI", "", 10},
@@ -188,7 +188,7 @@ func TestBlockingThreadThenOthers(t *testing.T) {
 	b.timerIRQ(0, 1000, 1030, 0)
 	b.sw(2000, 0, 77, "busy", 88, "other")
 	b.sw(2500, 0, 88, "other", tid, "waiter")
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	check(t, a,
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindBlocking, "busy:77", "", 970},
@@ -208,7 +208,7 @@ func TestBlockingThreadOnlyItsFirstStretch(t *testing.T) {
 	b.sw(1100, 0, 77, "busy", 88, "other")
 	b.sw(1200, 0, 88, "other", 77, "busy")
 	b.sw(1600, 0, 77, "busy", tid, "waiter")
-	check(t, Explain(w, b.evs, nil),
+	check(t, Explain(w, NewTimeline(b.evs), nil),
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindBlocking, "busy:77", "", 70},
 		Cause{KindThread, "other:88", "", 100},
@@ -224,7 +224,7 @@ func TestRemoteWakeup(t *testing.T) {
 	b.add(Event{Time: 1200, CPU: 1, Kind: VectorEntry, Name: "RES", IRQ: 253})
 	b.add(Event{Time: 1210, CPU: 1, Kind: VectorExit, Name: "RES", IRQ: 253})
 	b.sw(1250, 1, 0, "swapper/1", tid, "waiter")
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	// Until the wake-up (at 1010) the timer's IRQ on cpu0; then cpu1.
 	check(t, a,
 		Cause{KindTimerIRQ, "LOC", "", 10},
@@ -245,7 +245,7 @@ func TestMigration(t *testing.T) {
 	b.timerIRQ(0, 1000, 1030, 0)
 	b.add(Event{Time: 1500, CPU: 1, Kind: Migrate, TargetPID: tid, OrigCPU: 0, TargetCPU: 1, Name: "waiter"})
 	b.sw(1600, 1, 0, "swapper/1", tid, "waiter")
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	check(t, a,
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindBlocking, "busy:77", "", 470},
@@ -259,7 +259,7 @@ func TestMigration(t *testing.T) {
 func TestArmedLateSaidOnce(t *testing.T) {
 	w, b := wait(50, 50, 400)
 	b.timerIRQ(0, 100, 130, 0)
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	check(t, a, Cause{KindArmedLate, "", "", 350})
 	if !a.ArmedLate || a.InheritedNS != 50 {
 		t.Errorf("%+v", a)
@@ -270,20 +270,20 @@ func TestGapNotAttributed(t *testing.T) {
 	w, b := wait(1000, 1000, 1650)
 	b.timerIRQ(0, 1500, 1530, 0)
 	b.sw(1600, 0, 0, "swapper/0", tid, "waiter")
-	a := Explain(w, b.evs, []Gap{{CPU: 0, From: 1400, To: 1450}})
+	a := Explain(w, NewTimeline(b.evs), []Gap{{CPU: 0, From: 1400, To: 1450}})
 	check(t, a, Cause{KindNotAttributed, "", "cpu0", 650})
 	if !a.NotAttributed || len(a.Reasons) != 1 {
 		t.Errorf("%+v", a)
 	}
 	// A gap on a CPU the wait did not use, or outside it, changes nothing.
 	for _, g := range []Gap{{CPU: 1, From: 1400, To: 1450}, {CPU: 0, From: 1700, To: 1800}, {CPU: 0, From: 10, To: 90}} {
-		if a := Explain(w, b.evs, []Gap{g}); a.NotAttributed {
+		if a := Explain(w, NewTimeline(b.evs), []Gap{g}); a.NotAttributed {
 			t.Errorf("gap %+v: %+v", g, a)
 		}
 	}
 	// Without the expiry, a gap on any CPU.
 	w.Hrtimer = 0x1234
-	if a := Explain(w, b.evs, []Gap{{CPU: 1, From: 1400, To: 1450}}); !a.NotAttributed {
+	if a := Explain(w, NewTimeline(b.evs), []Gap{{CPU: 1, From: 1400, To: 1450}}); !a.NotAttributed {
 		t.Errorf("%+v", a)
 	}
 }
@@ -292,7 +292,7 @@ func TestMissingExpiryUnexplained(t *testing.T) {
 	w, b := wait(1000, 1200, 1650)
 	w.Hrtimer = 0x1234 // another timer's expiry only
 	b.timerIRQ(0, 1500, 1530, 0)
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	check(t, a, Cause{KindSlack, "", "", 200}, Cause{KindUnexplained, "", "", 450})
 	if len(a.Reasons) == 0 {
 		t.Error("no reason")
@@ -305,16 +305,40 @@ func TestUnknownThreadUnexplained(t *testing.T) {
 	w := Wait{TID: tid, CPU: 0, Hrtimer: timer, Armed: 100, SoftExpires: 1000, Expires: 1000, Woke: 1300}
 	b := &tl{}
 	b.timerIRQ(0, 1000, 1030, 0)
-	a := Explain(w, b.evs, nil)
+	a := Explain(w, NewTimeline(b.evs), nil)
 	check(t, a, Cause{KindTimerIRQ, "LOC", "", 30}, Cause{KindUnexplained, "", "", 270})
 	if len(a.Reasons) == 0 {
 		t.Error("no reason")
 	}
 }
 
+// What a CPU was running and its idle state when the wait began are
+// found however many events of other CPUs came after them.
+func TestIdleStateFoundFarBack(t *testing.T) {
+	w := Wait{TID: tid, CPU: 0, Hrtimer: timer, Armed: 100, SoftExpires: 1000, Expires: 1000, Woke: 1400}
+	b := &tl{}
+	b.sw(40, 0, tid, "waiter", 0, "swapper/0")
+	b.add(Event{Time: 50, CPU: 0, Kind: CPUIdle, State: 2})
+	for range 100_000 {
+		b.add(Event{Time: 60, CPU: 1, Kind: IRQEntry, Name: "eth0", IRQ: 30})
+	}
+	b.timerIRQ(0, 1300, 1330, 0)
+	b.add(Event{Time: 1340, CPU: 0, Kind: CPUIdle, State: IdleExit})
+	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
+	a := Explain(w, NewTimeline(b.evs), nil)
+	check(t, a,
+		Cause{KindIRQDelay, "", "cpu0 in idle state 2", 300},
+		Cause{KindTimerIRQ, "LOC", "", 30},
+		Cause{KindIdleExit, "", "cpu0", 20},
+		Cause{KindReturn, "", "", 50})
+	if !a.IdleKnown || a.IdleState != 2 {
+		t.Errorf("idle state %d known %v", a.IdleState, a.IdleKnown)
+	}
+}
+
 func TestNotLate(t *testing.T) {
 	w, b := wait(1000, 1000, 1000)
-	if a := Explain(w, b.evs, nil); len(a.Causes) != 0 || a.LatenessNS != 0 {
+	if a := Explain(w, NewTimeline(b.evs), nil); len(a.Causes) != 0 || a.LatenessNS != 0 {
 		t.Errorf("%+v", a)
 	}
 }
@@ -324,10 +348,10 @@ func TestUnsortedEvents(t *testing.T) {
 	w, b := wait(1000, 1500, 1650)
 	b.timerIRQ(0, 1500, 1530, 0)
 	b.sw(1600, 0, 0, "swapper/0", tid, "waiter")
-	want := Explain(w, b.evs, nil)
+	want := Explain(w, NewTimeline(b.evs), nil)
 	rev := slices.Clone(b.evs)
 	slices.Reverse(rev)
-	if got := Explain(w, rev, nil); !slices.Equal(got.Causes, want.Causes) {
+	if got := Explain(w, NewTimeline(rev), nil); !slices.Equal(got.Causes, want.Causes) {
 		t.Errorf("%+v != %+v", got.Causes, want.Causes)
 	}
 }
@@ -398,7 +422,7 @@ func TestOwnThreadBlockedAgain(t *testing.T) {
 	b.sw(1400, 1, 0, "swapper/1", tid, "waiter")
 	// Preempted (R+), by contrast, it stays runnable: that is the other
 	// thread's time.
-	check(t, Explain(w, b.evs, nil),
+	check(t, Explain(w, NewTimeline(b.evs), nil),
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindIdleExit, "", "cpu0", 70},
 		Cause{KindReturn, "", "", 150},
@@ -408,7 +432,7 @@ func TestOwnThreadBlockedAgain(t *testing.T) {
 	b2.sw(1100, 0, 0, "swapper/0", tid, "waiter")
 	b2.add(Event{Time: 1150, CPU: 0, Kind: Switch, PrevPID: tid, PrevComm: "waiter", PrevState: 0x100, NextPID: 77, NextComm: "busy"})
 	b2.sw(1400, 0, 77, "busy", tid, "waiter")
-	check(t, Explain(w2, b2.evs, nil),
+	check(t, Explain(w2, NewTimeline(b2.evs), nil),
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindIdleExit, "", "cpu0", 70},
 		Cause{KindReturn, "", "", 150},
@@ -424,16 +448,16 @@ func TestNoStateFromBeforeAGap(t *testing.T) {
 	b.add(Event{Time: 50, CPU: 0, Kind: CPUIdle, State: 2})
 	b.timerIRQ(0, 1300, 1330, 0)
 	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
-	if a := Explain(w, b.evs, nil); !a.IdleKnown || a.IdleState != 2 {
+	if a := Explain(w, NewTimeline(b.evs), nil); !a.IdleKnown || a.IdleState != 2 {
 		t.Fatalf("without a gap the idle state is not read: %+v", a)
 	}
-	a := Explain(w, b.evs, []Gap{{CPU: AllCPUs, From: 60, To: 90}})
+	a := Explain(w, NewTimeline(b.evs), []Gap{{CPU: AllCPUs, From: 60, To: 90}})
 	check(t, a,
 		Cause{KindIRQDelay, "", "cpu0 idle", 300},
 		Cause{KindTimerIRQ, "LOC", "", 30},
 		Cause{KindIdleExit, "", "cpu0", 20},
 		Cause{KindReturn, "", "", 50})
-	a = Explain(w, b.evs, []Gap{{CPU: AllCPUs, From: 1100, To: 1200}})
+	a = Explain(w, NewTimeline(b.evs), []Gap{{CPU: AllCPUs, From: 1100, To: 1200}})
 	check(t, a, Cause{KindNotAttributed, "", "", 400})
 	if len(a.Reasons) != 1 || !strings.Contains(a.Reasons[0], "not recording") {
 		t.Errorf("reasons %q", a.Reasons)
@@ -510,7 +534,7 @@ func TestUnseenIsUnexplained(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, b := tc.build()
-			a := Explain(w, b.evs, nil)
+			a := Explain(w, NewTimeline(b.evs), nil)
 			check(t, a, tc.want...)
 			if a.Explained() != a.LatenessNS-tc.want[0].NS && tc.want[0].Kind == KindUnexplained {
 				t.Errorf("explained %d of %d", a.Explained(), a.LatenessNS)

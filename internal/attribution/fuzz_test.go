@@ -52,7 +52,7 @@ func FuzzExplain(f *testing.F) {
 			return
 		}
 		w := Wait{TID: tid, CPU: 0, Hrtimer: timer, Armed: 100, SoftExpires: soft, Expires: soft + slack, Woke: woke}
-		evs := events(evb)
+		evs := NewTimeline(events(evb))
 		var gaps []Gap
 		if len(gapb) >= 3 {
 			gaps = []Gap{{CPU: int(gapb[0] % 3), From: int64(gapb[1]) * 16, To: int64(gapb[1])*16 + int64(gapb[2])}}

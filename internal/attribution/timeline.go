@@ -72,21 +72,12 @@ func (x *explainer) line(cpu int, expiry Event) *cpuLine {
 			floor = max(floor, g.To)
 		}
 	}
-	gotThread, gotIdle := false, false
-	for i := x.lo - 1; i >= 0 && i >= x.lo-lookback && !(gotThread && gotIdle); i-- {
-		e := x.evs[i]
-		if e.Time < floor {
-			break
-		}
-		if e.CPU != cpu {
-			continue
-		}
-		switch {
-		case e.Kind == Switch && !gotThread:
-			cur.pid, cur.comm, cur.known, gotThread = e.NextPID, e.NextComm, true, true
-		case e.Kind == CPUIdle && !gotIdle:
-			cur.idle, cur.idleKnown, gotIdle = e.State, true, true
-		}
+	if i, ok := lastBefore(x.tl.switches[cpu], x.lo); ok && x.evs[i].Time >= floor {
+		e := &x.evs[i]
+		cur.pid, cur.comm, cur.known = e.NextPID, e.NextComm, true
+	}
+	if i, ok := lastBefore(x.tl.idles[cpu], x.lo); ok && x.evs[i].Time >= floor {
+		cur.idle, cur.idleKnown = x.evs[i].State, true
 	}
 	var stack []frame
 	var unknown []int // segments emitted before the CPU's first switch

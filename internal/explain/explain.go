@@ -414,6 +414,7 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 	res.LatenessP50Ns, res.LatenessP99Ns = stats.Percentile(sorted, 50), stats.Percentile(sorted, 99)
 	res.ThresholdNs, res.ThresholdFrom = Threshold(traced, o.Over)
 	starts := timerStarts(evs, tid)
+	tl := attribution.NewTimeline(evs)
 	type explained struct {
 		i int
 		w waitRec
@@ -450,7 +451,7 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 		case wx != nil:
 			a = wx.explainWait(w, tid, res.Method)
 		case res.Layer == int(Layer1):
-			a = explainTraced(w, starts, evs, gaps)
+			a = explainTraced(w, starts, tl, gaps)
 		default:
 			a = explainLayer0(w, res.SlackNs)
 		}
@@ -526,7 +527,7 @@ func timerStarts(evs []attribution.Event, tid int) []attribution.Event {
 // explainTraced finds the wait's own hrtimer_start (the last one armed by
 // the measuring thread between the wait's start and end) and attributes
 // the wait from the events; without one the wait is not attributed.
-func explainTraced(w waitRec, starts []attribution.Event, evs []attribution.Event, gaps []attribution.Gap) attribution.Attribution {
+func explainTraced(w waitRec, starts []attribution.Event, tl attribution.Timeline, gaps []attribution.Gap) attribution.Attribution {
 	st, ok := findStart(starts, w.Start, w.End)
 	if !ok {
 		return attribution.Attribution{
@@ -536,7 +537,7 @@ func explainTraced(w waitRec, starts []attribution.Event, evs []attribution.Even
 			Reasons: []string{"no hrtimer_start of the measuring thread in the wait: this method's timer is not one the trace follows"},
 		}
 	}
-	return attribution.Explain(attribution.Wait{TID: st.PID, CPU: st.CPU, Hrtimer: st.Hrtimer, Armed: st.Time, Expires: st.Expires, SoftExpires: st.SoftExpires, Woke: w.End}, evs, gaps)
+	return attribution.Explain(attribution.Wait{TID: st.PID, CPU: st.CPU, Hrtimer: st.Hrtimer, Armed: st.Time, Expires: st.Expires, SoftExpires: st.SoftExpires, Woke: w.End}, tl, gaps)
 }
 
 // findStart gives the last of the thread's hrtimer_starts in [from, to]:
