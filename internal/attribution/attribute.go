@@ -31,6 +31,12 @@ const (
 	KindUnexplained   Kind = "unexplained"
 )
 
+// Kinds is every kind, in the order above.
+var Kinds = []Kind{
+	KindArmedLate, KindNotAttributed, KindSlack, KindIRQDelay, KindTimerIRQ, KindIRQ, KindSoftirq, KindNMI,
+	KindBlocking, KindThread, KindRemote, KindIdleExit, KindReturn, KindSelfBlock, KindRunQueue, KindUnexplained,
+}
+
 // OverlapRule says how time claimed by more than one cause is split.
 const OverlapRule = "each nanosecond goes to one cause: before the timer's IRQ, the slack up to expires, then the IRQ delay less the other IRQs and NMIs that ran in it; from the IRQ on, the innermost context on the CPU that held the wait (NMI, then hard IRQ, then softirq, then thread)"
 

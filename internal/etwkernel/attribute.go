@@ -89,7 +89,8 @@ const (
 	Unexplained Cause = "unexplained"
 )
 
-var causeOrder = []Cause{ClockLate, TimerExpiry, ISRTime, DPCTime, OtherThreads, IdleExit, RemoteReady, Unexplained}
+// Causes is every cause, in the order Attribute gives them.
+var Causes = []Cause{ClockLate, TimerExpiry, ISRTime, DPCTime, OtherThreads, IdleExit, RemoteReady, Unexplained}
 
 // Share is one cause's part of a wait's excess.
 type Share struct {
@@ -414,7 +415,7 @@ func Attribute(in Input) (Attribution, error) {
 		keys = append(keys, k)
 	}
 	rank := map[Cause]int{}
-	for i, c := range causeOrder {
+	for i, c := range Causes {
 		rank[c] = i
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -458,7 +459,7 @@ func Attribute(in Input) (Attribution, error) {
 			threads[id].Time += d
 		}
 	}
-	for _, c := range causeOrder {
+	for _, c := range Causes {
 		if d := byCause[c]; d > 0 || c == Unexplained {
 			a.Causes = append(a.Causes, Share{c, d})
 		}

@@ -140,31 +140,23 @@ func each[T, U any](in []T, fn func(T) U) []U {
 	return out
 }
 
-// unescaper reads strings back as printable.Line wrote them, keeping
-// the first it cannot.
 // fileKinds are the causes an explain run can name: attribution's, and
 // the ETW path's (etwKind of each etwkernel cause). A file naming another
 // was not written by explain; were it read, its cause would count as
 // explained.
 var fileKinds = func() map[attribution.Kind]bool {
 	kinds := map[attribution.Kind]bool{}
-	for _, k := range []attribution.Kind{
-		attribution.KindArmedLate, attribution.KindNotAttributed, attribution.KindSlack, attribution.KindIRQDelay,
-		attribution.KindTimerIRQ, attribution.KindIRQ, attribution.KindSoftirq, attribution.KindNMI,
-		attribution.KindBlocking, attribution.KindThread, attribution.KindRemote, attribution.KindIdleExit,
-		attribution.KindReturn, attribution.KindSelfBlock, attribution.KindRunQueue, attribution.KindUnexplained,
-	} {
+	for _, k := range attribution.Kinds {
 		kinds[k] = true
 	}
-	for _, c := range []etwkernel.Cause{
-		etwkernel.ClockLate, etwkernel.TimerExpiry, etwkernel.ISRTime, etwkernel.DPCTime,
-		etwkernel.OtherThreads, etwkernel.IdleExit, etwkernel.RemoteReady, etwkernel.Unexplained,
-	} {
+	for _, c := range etwkernel.Causes {
 		kinds[etwKind(c)] = true
 	}
 	return kinds
 }()
 
+// unescaper reads strings back as printable.Line wrote them, keeping
+// the first it cannot.
 type unescaper struct{ err error }
 
 func (u *unescaper) s(s string) string {
