@@ -12,10 +12,11 @@ function setText(id, value) {
   if (el.textContent !== value) el.textContent = value;
 }
 
+// holdInputs are hold's inputs, which persist's requests take too.
+const holdInputs = { resolution: "hold-value", ms: "hold-value", "dma-latency": "hold-value", while: "hold-while" };
 // fieldInputs are, for each section, the input that gives each of its
 // requests' fields: the one an outcome's field (the value its error
 // refuses) marks.
-const holdInputs = { resolution: "hold-value", ms: "hold-value", "dma-latency": "hold-value", while: "hold-while" };
 const fieldInputs = {
   measure: { method: "measure-method", samples: "measure-samples" },
   bench: { samples: "bench-samples", prefer: "bench-prefer" },
