@@ -68,11 +68,14 @@ trace takes, for long runs: the buffers are still drained every 100 ms,
 but a page is dropped as soon as no wait can need it, and only the pages
 of the late waits' windows (from 1 ms before a wait's start to its end,
 and the last page before with what each CPU ran) are kept, for at most
-the 1000 worst waits by measured lateness; the memory is that of the
-drain's 100 ms and the windows, whatever the run's length. A late wait whose window lost events
-is not attributed; the output counts them. --over is required: the run's
-own p99 is known only at its end, when the pages are gone. Windows and
---simulate refuse it: their ETW session keeps a bounded number of events.
+the 1000 worst waits by measured lateness. The memory grows with those
+windows, not with the run's length: a drain's 100 ms of pages, a few
+pages of each CPU a window, and their events decoded at the end (for
+1000 windows, hundreds of MiB: BENCHMARKS.md). A late wait whose window
+lost events is not attributed; the output counts them. --over is
+required: the run's own p99 is known only at its end, when the pages are
+gone. Windows and --simulate refuse it: their ETW session keeps a
+bounded number of events.
 
 Windows: layer 1 only, elevated (a kernel ETW session of its own); macOS exits 1.
 Ctrl+C stops early with a result for the waits taken. --raw writes the
