@@ -413,8 +413,8 @@ func judgeWith(res *Result, tid int, waits []waitRec, o Options, evs []attributi
 	slices.Sort(sorted)
 	res.LatenessP50Ns, res.LatenessP99Ns = stats.Percentile(sorted, 50), stats.Percentile(sorted, 99)
 	res.ThresholdNs, res.ThresholdFrom = Threshold(traced, o.Over)
+	tl := attribution.NewTimeline(evs) // sorts evs, which timerStarts keeps the order of
 	starts := timerStarts(evs, tid)
-	tl := attribution.NewTimeline(evs)
 	type explained struct {
 		i int
 		w waitRec

@@ -546,3 +546,30 @@ func TestSamplesAtLayer1(t *testing.T) {
 		}
 	}
 }
+
+// judge takes a trace's events in any order: the waits' hrtimer_starts
+// are found in time order, as the attribution reads them.
+func TestJudgeUnsortedEvents(t *testing.T) {
+	const tid = 42
+	evs := []attribution.Event{
+		{Time: 100, CPU: 0, Kind: attribution.HrtimerStart, PID: tid, Hrtimer: 1, Expires: 1000, SoftExpires: 1000},
+		{Time: 2100, CPU: 0, Kind: attribution.HrtimerStart, PID: tid, Hrtimer: 1, Expires: 3000, SoftExpires: 3000},
+	}
+	waits := []waitRec{{Deadline: 1000, Start: 90, End: 1500}, {Deadline: 3000, Start: 2000, End: 3600}}
+	run := func(evs []attribution.Event) *Result {
+		res := &Result{Layer: 1, Late: []LateWait{}}
+		judge(res, tid, waits, Options{Over: 100}, evs, nil)
+		return res
+	}
+	want := run(slices.Clone(evs))
+	slices.Reverse(evs)
+	got := run(evs)
+	if len(want.Late) != 2 || len(got.Late) != 2 {
+		t.Fatalf("%d and %d late waits, want 2", len(want.Late), len(got.Late))
+	}
+	for i := range want.Late {
+		if got.Late[i].NotAttributed || got.Late[i].LatenessNs != want.Late[i].LatenessNs {
+			t.Errorf("late wait %d from unsorted events: %+v, from sorted: %+v", i, got.Late[i], want.Late[i])
+		}
+	}
+}
