@@ -37,11 +37,9 @@ import (
 // the windows' and the ring's, whatever the number of waits that were not
 // late, and the run's length.
 //
-// Losses are gaps (attribution.Gap), as in a full trace: a page the
-// kernel marks as following lost events, and a CPU whose per_cpu stats
-// count a loss that no page marked, make the stretch since the last
-// event read on it a gap; a kept window a gap overlaps is not covered,
-// and its wait is not attributed.
+// Losses are gaps, found as in a full trace (losses): a kept window a
+// gap overlaps is not covered, and its wait is not attributed. Gaps that
+// no wait can need are dropped as pages are.
 
 // flightMargin is how far before a window's wait the window begins, and
 // how far before the last judged wait's end the ring reaches.
@@ -85,7 +83,6 @@ type flightWindow struct {
 
 type flightCPU struct {
 	pages []*flightPage
-	loss  lossMark
 }
 
 // flightRecorder is the flight recorder's retention. It is not safe for
@@ -94,39 +91,44 @@ type flightRecorder struct {
 	maxWindows int
 	cpus       map[int]*flightCPU
 	windows    []flightWindow // in order of from
-	gaps       []attribution.Gap
+	// loss is the trace's, whose gaps prune drops when no wait can
+	// need them.
+	loss *losses
 	// judged is the end of the last wait seen; judging that every
 	// earlier wait's fate is known.
 	judged    int64
 	hasJudged bool
 	free      [][]byte
-	// need is prune's, kept so that a drain allocates nothing for it.
-	need []bool
+	// need and gapNeed are prune's, kept so that a drain allocates
+	// nothing for them.
+	need, gapNeed []bool
 
 	// What it did: pages read, and the most it held at once.
 	read, peak int
 	pageBytes  int
 }
 
-func newFlightRecorder(maxWindows int) *flightRecorder {
-	return &flightRecorder{maxWindows: maxWindows, cpus: map[int]*flightCPU{}}
+// newFlightRecorder keeps at most maxWindows windows, and the gaps of
+// loss, which the pages it is given must have been given to.
+func newFlightRecorder(maxWindows int, loss *losses) *flightRecorder {
+	return &flightRecorder{maxWindows: maxWindows, cpus: map[int]*flightCPU{}, loss: loss}
 }
 
 func (f *flightRecorder) cpu(c int) *flightCPU {
 	cp := f.cpus[c]
 	if cp == nil {
-		cp = &flightCPU{loss: lossMark{cpu: c}}
+		cp = &flightCPU{}
 		f.cpus[c] = cp
 	}
 	return cp
 }
 
-// add takes a page read from CPU c's buffer, copying it.
+// add takes a page read from CPU c's buffer, copying it; its losses
+// must have been given the page.
 func (f *flightRecorder) add(c int, s pageScan, data []byte) {
 	cp := f.cpu(c)
 	f.read++
 	f.pageBytes = max(f.pageBytes, len(data))
-	f.gaps = cp.loss.page(s.Lost, s.Events, s.First, s.Last, f.gaps)
 	if !s.Events {
 		return // nothing in it to attribute from
 	}
@@ -142,22 +144,6 @@ func (f *flightRecorder) add(c int, s pageScan, data []byte) {
 	cp.pages = append(cp.pages, p)
 	f.peak = max(f.peak, f.held())
 }
-
-// lost says CPU c lost events that no page marked (its stats' counters
-// grew): the stretch from before to the last event read since is a gap.
-// before is where a loss would have begun before the drain read it
-// (lossBefore).
-func (f *flightRecorder) lost(c int, before int64) {
-	cp := f.cpu(c)
-	f.gaps = append(f.gaps, attribution.Gap{CPU: c, From: before, To: max(before, cp.loss.since())})
-	// The next event read ends it too: where in the stretch the loss
-	// was, no page said.
-	cp.loss.pending = true
-}
-
-// lossBefore is where a loss on CPU c would begin now: its last event
-// read, or the run's start.
-func (f *flightRecorder) lossBefore(c int) int64 { return f.cpu(c).loss.since() }
 
 // held is the pages held now.
 func (f *flightRecorder) held() int {
@@ -289,7 +275,22 @@ func (f *flightRecorder) prune() {
 		clear(pages[len(kept):])
 		cp.pages = kept
 	}
-	f.gaps = slices.DeleteFunc(f.gaps, func(g attribution.Gap) bool { return !f.gapNeeded(g, h) })
+	// Which gaps to keep is decided over them all before any is dropped:
+	// a gap's need depends on the others.
+	gaps := f.loss.gaps
+	keep := slices.Grow(f.gapNeed[:0], len(gaps))[:len(gaps)]
+	f.gapNeed = keep
+	for i, g := range gaps {
+		keep[i] = f.gapNeeded(g, h)
+	}
+	n := 0
+	for i, g := range gaps {
+		if keep[i] {
+			gaps[n] = g
+			n++
+		}
+	}
+	f.loss.gaps = gaps[:n]
 }
 
 // gapNeeded says whether a gap can still matter: it overlaps a kept
@@ -301,7 +302,7 @@ func (f *flightRecorder) gapNeeded(g attribution.Gap, h int64) bool {
 		return true
 	}
 	lastBefore := func(t int64) bool {
-		for _, o := range f.gaps {
+		for _, o := range f.loss.gaps {
 			if o.CPU == g.CPU && o.From < t && o.To > g.To {
 				return false
 			}
@@ -320,17 +321,15 @@ func (f *flightRecorder) gapNeeded(g attribution.Gap, h int64) bool {
 }
 
 // kept gives the pages held, by CPU, in order, and the gaps, once the
-// last page is read.
+// last page is read (losses.result).
 func (f *flightRecorder) kept() (map[int][][]byte, []attribution.Gap) {
 	out := map[int][][]byte{}
-	gaps := slices.Clone(f.gaps)
 	for c, cp := range f.cpus {
 		for _, p := range cp.pages {
 			out[c] = append(out[c], p.data)
 		}
-		gaps = cp.loss.end(gaps)
 	}
-	return out, gaps
+	return out, f.loss.result()
 }
 
 // FlightRecorder is what the flight recorder did, in the trace's info.

@@ -67,7 +67,8 @@ func TestFlightRecorderCapture(t *testing.T) {
 // Once a drain has taken the waits queued, queueing as many again
 // allocates nothing: Waited runs on the measuring thread, between waits.
 func TestWaitedAllocatesNothingAfterADrain(t *testing.T) {
-	tr := &linuxTrace{fr: newFlightRecorder(MaxExplained)}
+	tr := &linuxTrace{}
+	tr.fr = newFlightRecorder(MaxExplained, &tr.loss)
 	cycle := func() {
 		for i := range 100 {
 			tr.Waited(i, int64(i), int64(i+1), 0, false)

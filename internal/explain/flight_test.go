@@ -2,7 +2,6 @@ package explain
 
 import (
 	"encoding/binary"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -22,7 +21,7 @@ import (
 func flightRun(t *testing.T, waits int, late func(i int) int64, maxWindows int, edit func(i int, s *pageScan)) (*flightRecorder, []int64) {
 	t.Helper()
 	const ms = 1_000_000
-	f := newFlightRecorder(maxWindows)
+	f := newFlightRecorder(maxWindows, &losses{})
 	nextWait, nextPage := 0, 0
 	drain := func(now int64) {
 		for ; nextWait < waits && int64(nextWait+1)*ms <= now; nextWait++ {
@@ -39,6 +38,7 @@ func flightRun(t *testing.T, waits int, late func(i int) int64, maxWindows int, 
 				edit(nextPage, &s)
 			}
 			data := binary.LittleEndian.AppendUint64(nil, uint64(first))
+			f.loss.page(0, s)
 			f.add(0, s, data)
 		}
 		f.prune()
@@ -160,9 +160,8 @@ func TestFlightKeepsTheWorst(t *testing.T) {
 }
 
 // A page after lost events makes a gap from the last event read before
-// it: a window it overlaps is not covered; a gap far from every window is
-// dropped, and one that the stats count without a page marking it is a
-// gap too.
+// it (TestLosses): a window it overlaps is not covered, and a gap far
+// from every window is dropped.
 func TestFlightGaps(t *testing.T) {
 	const ms = 1_000_000
 	late := func(i int) int64 {
@@ -176,50 +175,17 @@ func TestFlightGaps(t *testing.T) {
 		s.Lost = i == 101 || i == 600 || i == 800
 	}
 	f, _ := flightRun(t, 1000, late, MaxExplained, edit)
-	if !lostIn(f.gaps, waitRec{Start: 50 * ms, End: 51 * ms}) {
+	if !lostIn(f.loss.gaps, waitRec{Start: 50 * ms, End: 51 * ms}) {
 		t.Error("wait 50, whose events were lost in its window, is covered")
 	}
-	if lostIn(f.gaps, waitRec{Start: 60 * ms, End: 61 * ms}) {
+	if lostIn(f.loss.gaps, waitRec{Start: 60 * ms, End: 61 * ms}) {
 		t.Error("wait 60, with nothing lost, is not covered")
 	}
 	// The gap at 300 ms is dropped: far from every window, and not the
 	// last (which a later window's look-back would stop at).
 	want := []attribution.Gap{{CPU: 0, From: 50*ms + ms/2 - 1, To: 50*ms + ms/2}, {CPU: 0, From: 400*ms - 1, To: 400 * ms}}
-	if !slices.Equal(f.gaps, want) {
-		t.Errorf("gaps %+v, want %+v", f.gaps, want)
-	}
-
-	g := newFlightRecorder(10)
-	g.add(1, pageScan{Events: true, First: 10, Last: 20}, []byte{1})
-	before := g.lossBefore(1)
-	g.add(1, pageScan{Events: true, First: 30, Last: 40}, []byte{2})
-	g.lost(1, before)
-	g.add(1, pageScan{Events: true, First: 50, Last: 60}, []byte{3})
-	if !slices.Equal(g.gaps, []attribution.Gap{{CPU: 1, From: 20, To: 40}, {CPU: 1, From: 40, To: 50}}) {
-		t.Errorf("a loss the stats count: gaps %+v, want 20..40 and on to the next event", g.gaps)
-	}
-	// A lost page with no event: the next page's first event ends the gap.
-	h := newFlightRecorder(10)
-	h.add(0, pageScan{Events: true, First: 10, Last: 20}, []byte{1})
-	h.add(0, pageScan{Lost: true}, []byte{2})
-	h.add(0, pageScan{Events: true, First: 70, Last: 80}, []byte{3})
-	if !slices.Equal(h.gaps, []attribution.Gap{{CPU: 0, From: 20, To: 70}}) {
-		t.Errorf("a lost mark on an empty page: gaps %+v, want 20..70", h.gaps)
-	}
-	// One after the last event read: the gap reaches to the run's end.
-	h.add(0, pageScan{Lost: true}, []byte{4})
-	if _, gaps := h.kept(); !slices.Equal(gaps, []attribution.Gap{{CPU: 0, From: 20, To: 70}, {CPU: 0, From: 80, To: math.MaxInt64}}) {
-		t.Errorf("a lost mark on the last page, with no event: gaps %+v, want 20..70 and 80 to the end", gaps)
-	}
-	// A lost mark on a CPU's first page: the loss may reach back to the
-	// run's start, so a window before the page is not covered either.
-	k := newFlightRecorder(10)
-	k.add(0, pageScan{Events: true, First: 500, Last: 600, Lost: true}, []byte{1})
-	if !slices.Equal(k.gaps, []attribution.Gap{{CPU: 0, From: math.MinInt64, To: 500}}) {
-		t.Errorf("a lost mark on a CPU's first page: gaps %+v, want from the run's start to 500", k.gaps)
-	}
-	if !lostIn(k.gaps, waitRec{Start: 100, End: 200}) {
-		t.Error("a wait before a CPU's first page, after lost events, is covered")
+	if !slices.Equal(f.loss.gaps, want) {
+		t.Errorf("gaps %+v, want %+v", f.loss.gaps, want)
 	}
 }
 
@@ -316,7 +282,7 @@ func BenchmarkFlightPrune(b *testing.B) {
 		idleEvery   int
 	}{{"switch-and-idle", 2, 2}, {"sparse-switch", 50, 2}, {"no-idle", 2, 0}} {
 		b.Run(c.name, func(b *testing.B) {
-			f := newFlightRecorder(MaxExplained)
+			f := newFlightRecorder(MaxExplained, &losses{})
 			data := make([]byte, 4096)
 			for i := range 20_000 {
 				f.waited(i, int64(i)*ms, int64(i+1)*ms, int64(i%20), i%20 == 19)
@@ -330,6 +296,7 @@ func BenchmarkFlightPrune(b *testing.B) {
 					if c.idleEvery > 0 && n%c.idleEvery == 0 {
 						s.HasIdle, s.Idle = true, first
 					}
+					f.loss.page(0, s)
 					f.add(0, s, data)
 				}
 			}

@@ -1,59 +1,94 @@
 package explain
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/tickscope/tickscope/internal/attribution"
 )
 
-// lossMark finds one CPU's gaps (attribution.Gap) as its buffer's pages
-// are read, in order, by a full trace and by the flight recorder alike:
-// a page the kernel marks as following lost events makes a gap from the
-// last event read before it to the page's first event. Before the CPU's
-// first event read, the gap reaches back to the run's start: no page
-// says where the loss began. A mark on a page with no event is kept for
-// the next page's first event, and after the last page read reaches to
-// the run's end.
+// losses finds a trace's gaps (attribution.Gap) as its CPUs' pages are
+// read, drain by drain, by a full trace and by the flight recorder
+// alike:
+//   - a page the kernel marks as following lost events makes a gap from
+//     the last event read before it on its CPU to the page's first
+//     event; a mark on a page with no event waits for the next event;
+//   - a CPU whose per_cpu stats count a loss that no page marked makes
+//     the stretch its drain read a gap, and the next event read ends it
+//     too (where in the stretch the loss was, no page said).
+//
+// Before a CPU's first event read, a gap reaches back to the run's
+// start, and one that no event ends reaches to the run's end: no page
+// says where such a loss began or ended.
+type losses struct {
+	cpus map[int]*lossMark
+	gaps []attribution.Gap
+}
+
+// lossMark is one CPU's: last is the time of the last event read, if
+// hasLast; pending that a loss waits for the next event to end its gap.
 type lossMark struct {
-	cpu int
-	// last is the time of the last event read, if hasLast; pending that
-	// a loss waits for the next event to end its gap.
 	last    int64
 	hasLast bool
 	pending bool
 }
 
-// page takes a page read: lost is its kernel's mark; events whether it
-// has a data event, first and last their times. It gives gaps with the
-// gap it ends appended.
-func (m *lossMark) page(lost, events bool, first, last int64, gaps []attribution.Gap) []attribution.Gap {
-	m.pending = m.pending || lost
-	if !events {
-		return gaps
+func (l *losses) cpu(c int) *lossMark {
+	if l.cpus == nil {
+		l.cpus = map[int]*lossMark{}
 	}
-	if m.pending {
-		gaps = append(gaps, attribution.Gap{CPU: m.cpu, From: m.since(), To: first})
-		m.pending = false
+	m := l.cpus[c]
+	if m == nil {
+		m = &lossMark{}
+		l.cpus[c] = m
 	}
-	m.last, m.hasLast = last, true
-	return gaps
+	return m
 }
 
-// end is the CPU's last page read: a loss still waiting for an event
-// reaches to the run's end. It gives gaps with that gap appended.
-func (m *lossMark) end(gaps []attribution.Gap) []attribution.Gap {
+// page takes a page read from CPU c's buffer, as scanPage found it.
+func (l *losses) page(c int, s pageScan) {
+	m := l.cpu(c)
+	m.pending = m.pending || s.Lost
+	if !s.Events {
+		return
+	}
 	if m.pending {
-		gaps = append(gaps, attribution.Gap{CPU: m.cpu, From: m.since(), To: math.MaxInt64})
+		l.gaps = append(l.gaps, attribution.Gap{CPU: c, From: l.since(c), To: s.First})
 		m.pending = false
 	}
-	return gaps
+	m.last, m.hasLast = s.Last, true
 }
 
-// since is where a loss now would begin: the last event read, or the
-// run's start.
-func (m *lossMark) since() int64 {
-	if !m.hasLast {
-		return math.MinInt64
+// statsLost says CPU c's stats counted a loss no page marked during the
+// drain that began at before (since(c) as it began).
+func (l *losses) statsLost(c int, before int64) {
+	l.gaps = append(l.gaps, attribution.Gap{CPU: c, From: before, To: max(before, l.since(c))})
+	l.cpu(c).pending = true
+}
+
+// since is where a loss on CPU c would begin now: its last event read,
+// or the run's start.
+func (l *losses) since(c int) int64 {
+	if m := l.cpu(c); m.hasLast {
+		return m.last
 	}
-	return m.last
+	return math.MinInt64
+}
+
+// result is the gaps once the last page is read: with those no event
+// ended reaching to the run's end, in order of their start, then CPU, so
+// that what names the first gap across a wait names the same one every
+// run.
+func (l *losses) result() []attribution.Gap {
+	gaps := slices.Clone(l.gaps)
+	for c, m := range l.cpus {
+		if m.pending {
+			gaps = append(gaps, attribution.Gap{CPU: c, From: l.since(c), To: math.MaxInt64})
+		}
+	}
+	slices.SortFunc(gaps, func(a, b attribution.Gap) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.CPU, b.CPU), cmp.Compare(a.To, b.To))
+	})
+	return gaps
 }

@@ -64,9 +64,13 @@ type linuxTrace struct {
 
 	mu    sync.Mutex
 	pages map[int][][]byte
-	err   error
-	stop  chan struct{}
-	done  chan struct{}
+	// loss finds the gaps as the drains read, in both modes (losses);
+	// lost is each CPU's stats' loss count at the last drain.
+	loss losses
+	lost map[int]uint64
+	err  error
+	stop chan struct{}
+	done chan struct{}
 
 	// The flight recorder, when Flight started it: fr keeps the pages,
 	// under mu; the waits as they end queue under qmu, a lock the
@@ -76,7 +80,6 @@ type linuxTrace struct {
 	// to a drain's waits.
 	fr               *flightRecorder
 	switchID, idleID int
-	lost             map[int]uint64
 	qmu              sync.Mutex
 	queue, spare     []flightWait
 }
@@ -128,12 +131,18 @@ func (linuxSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace, err
 	if err != nil {
 		return nil, err
 	}
+	t.lost = map[int]uint64{}
 	for _, c := range cpus {
 		r, err := in.OpenCPU(c)
 		if err != nil {
 			return nil, err
 		}
 		t.readers = append(t.readers, r)
+		s, err := in.Stats(c)
+		if err != nil {
+			return nil, fmt.Errorf("tracefs: %w", err)
+		}
+		t.lost[c] = s.Lost()
 	}
 	go t.drainLoop()
 	return t, nil
@@ -159,23 +168,19 @@ func (t *linuxTrace) drainLoop() {
 func (t *linuxTrace) Flight(maxWindows int) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.fr = newFlightRecorder(maxWindows)
-	t.lost = map[int]uint64{}
+	t.fr = newFlightRecorder(maxWindows, &t.loss)
 	// What a drain read before is the recorder's now, so that the first
-	// waits' windows are whole.
+	// waits' windows are whole; its losses were found as it read.
 	for cpu, pages := range t.pages {
 		for _, p := range pages {
-			t.keep(cpu, p)
+			s, err := scanPage(p, t.layout, t.switchID, t.idleID)
+			if err != nil {
+				t.err = errors.Join(t.err, err)
+			}
+			t.fr.add(cpu, s, p)
 		}
 	}
 	t.pages = nil
-	for _, r := range t.readers {
-		s, err := t.in.Stats(r.CPU)
-		if err != nil {
-			return fmt.Errorf("tracefs: %w", err)
-		}
-		t.lost[r.CPU] = s.Lost()
-	}
 	return nil
 }
 
@@ -197,7 +202,28 @@ func (t *linuxTrace) drain() {
 		return
 	}
 	for _, r := range t.readers {
-		t.readPages(r, func(p []byte) { t.pages[r.CPU] = append(t.pages[r.CPU], slices.Clone(p)) })
+		t.readCPU(r, func(p []byte, _ pageScan) { t.pages[r.CPU] = append(t.pages[r.CPU], slices.Clone(p)) })
+	}
+}
+
+// readCPU reads every page there is now in r's buffer, giving each to
+// the trace's losses and then to take (the page is the reader's, to be
+// copied if kept), and then counts a loss r's stats say no page marked.
+func (t *linuxTrace) readCPU(r *tracefs.CPUReader, take func(page []byte, s pageScan)) {
+	before := t.loss.since(r.CPU)
+	t.readPages(r, func(p []byte) {
+		s, err := scanPage(p, t.layout, t.switchID, t.idleID)
+		if err != nil {
+			t.err = errors.Join(t.err, err)
+		}
+		t.loss.page(r.CPU, s)
+		take(p, s)
+	})
+	if st, err := t.in.Stats(r.CPU); err == nil {
+		if st.Lost() > t.lost[r.CPU] {
+			t.loss.statsLost(r.CPU, before)
+		}
+		t.lost[r.CPU] = st.Lost()
 	}
 }
 
@@ -217,15 +243,6 @@ func (t *linuxTrace) readPages(r *tracefs.CPUReader, take func(page []byte)) {
 	}
 }
 
-// keep gives the flight recorder a page read from CPU cpu's buffer.
-func (t *linuxTrace) keep(cpu int, page []byte) {
-	s, err := scanPage(page, t.layout, t.switchID, t.idleID)
-	if err != nil {
-		t.err = errors.Join(t.err, err)
-	}
-	t.fr.add(cpu, s, page)
-}
-
 // drainFlight is drain for the flight recorder: the waits that ended
 // before it are taken first, so that no page a later wait may need is
 // dropped (its window begins after the last of them ended, less the
@@ -240,15 +257,7 @@ func (t *linuxTrace) drainFlight() {
 	}
 	t.spare = q
 	for _, r := range t.readers {
-		before := t.fr.lossBefore(r.CPU)
-		t.readPages(r, func(p []byte) { t.keep(r.CPU, p) })
-		// A loss the stats count and no page marked is a gap too.
-		if st, err := t.in.Stats(r.CPU); err == nil {
-			if st.Lost() > t.lost[r.CPU] {
-				t.fr.lost(r.CPU, before)
-			}
-			t.lost[r.CPU] = st.Lost()
-		}
+		t.readCPU(r, func(p []byte, s pageScan) { t.fr.add(r.CPU, s, p) })
 	}
 	t.fr.prune()
 }
@@ -269,8 +278,7 @@ func (t *linuxTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 	<-t.done
 	t.drain()
 	var evs []attribution.Event
-	var gaps []attribution.Gap
-	pages := t.pages
+	pages, gaps := t.pages, t.loss.result()
 	if t.fr != nil {
 		pages, gaps = t.fr.kept()
 		t.info.Flight = &FlightRecorder{PagesRead: t.fr.read, PeakPages: t.fr.peak, PageBytes: t.fr.pageBytes}
@@ -279,39 +287,23 @@ func (t *linuxTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 		}
 	}
 	for cpu, pages := range pages {
-		// The flight recorder found its gaps as it read; a full trace
-		// finds them here.
-		loss := lossMark{cpu: cpu}
 		for _, p := range pages {
 			pr, perr := tracefs.ReadPage(p, t.layout)
 			if perr != nil {
 				err = errors.Join(err, perr)
 				continue
 			}
-			var first, last int64
-			n := 0
 			for pr.Next() {
 				e, ok, derr := t.dec.Decode(cpu, pr.Event())
 				if derr != nil {
 					err = errors.Join(err, derr)
 					break
 				}
-				last = int64(min(pr.Event().Timestamp, math.MaxInt64))
-				if n == 0 {
-					first = last
-				}
-				n++
 				if ok {
 					evs = append(evs, e)
 				}
 			}
 			err = errors.Join(err, pr.Err())
-			if t.fr == nil {
-				gaps = loss.page(pr.Header.Lost, n > 0, first, last, gaps)
-			}
-		}
-		if t.fr == nil {
-			gaps = loss.end(gaps)
 		}
 	}
 	for _, r := range t.readers {
