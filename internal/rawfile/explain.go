@@ -138,13 +138,14 @@ const (
 	// (explain.MaxExplained).
 	MaxExplainLate = 1000
 	// MaxFlightPageBytes is the largest ring-buffer page the flight
-	// recorder's page_bytes says: the kernel's pages are a memory page
-	// (4 KiB on x86, at most 64 KiB on arm64 and ppc64) or, set with
-	// buffer_subbuf_size_kb, a sub-buffer of a few memory pages.
-	MaxFlightPageBytes = 1 << 20
-	// MaxFlightPages bounds its page counts, far above what a year's run
-	// reads, so that pages times page_bytes is a number.
-	MaxFlightPages = 1 << 40
+	// recorder's page_bytes says: the kernel's largest sub-buffer, 128
+	// memory pages (buffer_subbuf_size_kb) of at most 256 KiB (tickscope's
+	// own instance keeps the default, one memory page).
+	MaxFlightPageBytes = 32 << 20
+	// MaxFlightPages bounds its page counts, above what a year's run
+	// reads (about 2^35 pages at 50,000 a minute), so that pages times
+	// page_bytes is a number.
+	MaxFlightPages = 1 << 36
 )
 
 // ExplainThresholds are threshold_from's values.
@@ -236,7 +237,7 @@ func (f *File) validateExplain() error {
 		case fl.PagesRead > MaxFlightPages:
 			return fmt.Errorf("explain.trace.flight_recorder.pages_read: %d is over %d", fl.PagesRead, int64(MaxFlightPages))
 		case fl.PageBytes > MaxFlightPageBytes:
-			return fmt.Errorf("explain.trace.flight_recorder.page_bytes: %d is over %d (1 MiB)", fl.PageBytes, MaxFlightPageBytes)
+			return fmt.Errorf("explain.trace.flight_recorder.page_bytes: %d is over %d (32 MiB)", fl.PageBytes, MaxFlightPageBytes)
 		case fl.PagesKept > fl.PeakPages || fl.PeakPages > fl.PagesRead:
 			return fmt.Errorf("explain.trace.flight_recorder: %d pages kept, %d at most at once, of %d read; want kept ≤ at most ≤ read", fl.PagesKept, fl.PeakPages, fl.PagesRead)
 		case fl.NotCovered > len(e.Late):

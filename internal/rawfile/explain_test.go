@@ -88,11 +88,14 @@ func TestExplainRejects(t *testing.T) {
 			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 9, NotCovered: 3}
 		}, "explain.trace.flight_recorder.not_covered: 3 of 2 late waits"},
 		{"pages larger than the kernel's", func(f *rawfile.File) {
-			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 9, PeakPages: 5, PageBytes: 1<<20 + 1}
-		}, "explain.trace.flight_recorder.page_bytes: 1048577 is over 1048576 (1 MiB)"},
+			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 9, PeakPages: 5, PageBytes: 32<<20 + 1}
+		}, "explain.trace.flight_recorder.page_bytes: 33554433 is over 33554432 (32 MiB)"},
+		{"the largest pages and counts", func(f *rawfile.File) {
+			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 1 << 36, PeakPages: 1 << 36, PagesKept: 1 << 36, PageBytes: 32 << 20}
+		}, ""},
 		{"pages whose bytes are no number", func(f *rawfile.File) {
 			f.Explain.Trace.Flight = &rawfile.ExplainFlight{PagesRead: 1 << 62, PeakPages: 1 << 62, PageBytes: 4096}
-		}, "explain.trace.flight_recorder.pages_read: 4611686018427387904 is over 1099511627776"},
+		}, "explain.trace.flight_recorder.pages_read: 4611686018427387904 is over 68719476736"},
 		{"a flight recorder without --over", func(f *rawfile.File) {
 			f.Explain.ThresholdFrom, f.Explain.Trace.Flight = "p99", &rawfile.ExplainFlight{PagesRead: 9}
 		}, "explain.trace.flight_recorder: present with a threshold not from --over"},
