@@ -140,7 +140,7 @@ func (f *flightRecorder) add(c int, s pageScan, data []byte) {
 	}
 	copy(buf, data)
 	p := &flightPage{pageScan: s, data: buf}
-	link(cp.pages, len(cp.pages), p)
+	link(cp.pages, p)
 	cp.pages = append(cp.pages, p)
 	f.peak = max(f.peak, f.held())
 }
@@ -192,9 +192,9 @@ func (f *flightRecorder) horizon() int64 {
 	return f.judged - flightMargin
 }
 
-// link sets p's lastSwitch and lastIdle, p being the page at index i of
-// pages, after pages[:i].
-func link(pages []*flightPage, i int, p *flightPage) {
+// link sets p's lastSwitch and lastIdle, p going after pages.
+func link(pages []*flightPage, p *flightPage) {
+	i := len(pages)
 	p.lastSwitch, p.lastIdle = -1, -1
 	if i > 0 {
 		p.lastSwitch, p.lastIdle = pages[i-1].lastSwitch, pages[i-1].lastIdle
@@ -210,37 +210,28 @@ func link(pages []*flightPage, i int, p *flightPage) {
 // markCarriers marks on need the last page with a sched_switch before t
 // and the last with a cpu_idle before t; lo is the first page that ends
 // at or after t (len(pages) if none does). A CPU's pages are in time
-// order: the pages before lo end before t, and those after it begin
-// after it, so the carrier is the last at or before lo, or, when that is
-// lo and its event is not before t, the last before lo. So it is found
-// at once, not by scanning back
-// (which, on a CPU with no cpu_idle, reached the first page for every
-// window, every drain).
+// order: the pages before lo end before t, and those after it begin at
+// or after it, so the carrier is the last at or before lo, or, when that is
+// lo and its event is not before t, the last before lo.
 func markCarriers(pages []*flightPage, lo int, t int64, need []bool) {
 	at := min(lo, len(pages)-1)
 	if at < 0 {
 		return
 	}
 	p := pages[at]
-	sw, idle := p.lastSwitch, p.lastIdle
-	if sw == at && p.Switch >= t {
-		sw = -1
-		if at > 0 {
-			sw = pages[at-1].lastSwitch
+	mark := func(last int, atOrAfter bool, before func(*flightPage) int) {
+		if last == at && atOrAfter {
+			last = -1
+			if at > 0 {
+				last = before(pages[at-1])
+			}
+		}
+		if last >= 0 {
+			need[last] = true
 		}
 	}
-	if idle == at && p.Idle >= t {
-		idle = -1
-		if at > 0 {
-			idle = pages[at-1].lastIdle
-		}
-	}
-	if sw >= 0 {
-		need[sw] = true
-	}
-	if idle >= 0 {
-		need[idle] = true
-	}
+	mark(p.lastSwitch, p.Switch >= t, func(q *flightPage) int { return q.lastSwitch })
+	mark(p.lastIdle, p.Idle >= t, func(q *flightPage) int { return q.lastIdle })
 }
 
 // prune drops every page and gap no wait can need any more.
@@ -266,7 +257,7 @@ func (f *flightRecorder) prune() {
 		kept := pages[:0]
 		for i, p := range pages {
 			if need[i] {
-				link(kept, len(kept), p)
+				link(kept, p)
 				kept = append(kept, p)
 			} else if len(f.free) < flightFree {
 				f.free = append(f.free, p.data)

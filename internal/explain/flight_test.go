@@ -245,19 +245,20 @@ func TestCarriersMarkAsAScanBack(t *testing.T) {
 		var pages []*flightPage
 		at := int64(0)
 		for range rng.IntN(40) {
-			p := &flightPage{pageScan: pageScan{Events: true, First: at}}
-			at += 1 + rng.Int64N(10)
+			// Its events from First to Last; the next page's begin where
+			// they end, or after.
+			p := &flightPage{pageScan: pageScan{Events: true, First: at, Last: at + rng.Int64N(10)}}
 			if rng.IntN(4) == 0 {
-				p.HasSwitch, p.Switch = true, p.First+rng.Int64N(at-p.First)
+				p.HasSwitch, p.Switch = true, p.First+rng.Int64N(p.Last-p.First+1)
 			}
 			if rng.IntN(6) == 0 {
-				p.HasIdle, p.Idle = true, p.First+rng.Int64N(at-p.First)
+				p.HasIdle, p.Idle = true, p.First+rng.Int64N(p.Last-p.First+1)
 			}
-			p.Last = at - 1
+			at = p.Last + rng.Int64N(2)
 			pages = append(pages, p)
 		}
 		for i, p := range pages {
-			link(pages, i, p)
+			link(pages[:i], p)
 		}
 		for t0 := int64(-1); t0 <= at+1; t0++ {
 			got := make([]bool, len(pages))
