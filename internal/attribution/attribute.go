@@ -119,7 +119,7 @@ func (a Attribution) Explained() int64 {
 // Timeline is a trace's events, of every CPU, in time order, indexed by
 // what a wait looks back for: made once for all the waits Explain
 // attributes from them, not sorted, checked or scanned back again for
-// each (with a million events, 27 ms and more a wait: BENCHMARKS.md).
+// each (among a million events, that took 36 ms a wait: BENCHMARKS.md).
 type Timeline struct {
 	evs []Event
 	// switches and idles are, by CPU, the indices in evs of its
