@@ -31,7 +31,7 @@ const (
 	KindUnexplained   Kind = "unexplained"
 )
 
-// Kinds is every kind, in the order above.
+// Kinds is every kind, in the order above: read it, never change it.
 var Kinds = []Kind{
 	KindArmedLate, KindNotAttributed, KindSlack, KindIRQDelay, KindTimerIRQ, KindIRQ, KindSoftirq, KindNMI,
 	KindBlocking, KindThread, KindRemote, KindIdleExit, KindReturn, KindSelfBlock, KindRunQueue, KindUnexplained,

@@ -89,7 +89,8 @@ const (
 	Unexplained Cause = "unexplained"
 )
 
-// Causes is every cause, in the order Attribute gives them.
+// Causes is every cause, in the order Attribute gives them: read it,
+// never change it.
 var Causes = []Cause{ClockLate, TimerExpiry, ISRTime, DPCTime, OtherThreads, IdleExit, RemoteReady, Unexplained}
 
 // Share is one cause's part of a wait's excess.
