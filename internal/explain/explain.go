@@ -91,7 +91,8 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 		asked = Layer1 // the flight recorder is a trace's
 	}
 	chosen, err := choose(asked, canTrace, whyNot)
-	if le := (*LayerError)(nil); errors.As(err, &le) && asked != o.Layer {
+	var le *LayerError
+	if errors.As(err, &le) && asked != o.Layer {
 		le.By = "--flight-recorder"
 	}
 	if err != nil {
