@@ -437,7 +437,12 @@ func wineBounded(args []string) int {
 // loaderFailure is how soon a Wine command that exits non-zero with no
 // output has failed in Wine's loader itself: a Windows program takes
 // longer than that just to start under Wine. Seen in full runs (exit 1
-// after 23 ms, with the prefix's session running), cause not known.
+// after 23 ms, with the prefix's session running), cause not known. A
+// Windows program that fails that fast in silence is taken for it too
+// (Wine's `sc query` of a service that does not exist, which prints
+// nothing, took 180-250 ms alone at nice 19, and under 100 ms in two
+// full runs, which listed it as not started): a script checks a failure
+// by what it prints.
 const loaderFailure = 100 * time.Millisecond
 
 // boundedRun runs PROGRAM once, bounded, and returns its exit code, and
