@@ -29,6 +29,10 @@ type Options struct {
 	Events []string
 	// BufferKB, when above 0, sets the instance's per-CPU buffer size.
 	BufferKB int
+	// CPUs, when not nil, are the CPUs the instance records
+	// (tracing_cpumask; an empty list records none); nil records every
+	// CPU.
+	CPUs []int
 	// Waiting, when set, is called once if another run holds the instance
 	// (another tickscope explain, or a test): Open waits for it to end, or
 	// for ctx.
@@ -152,6 +156,30 @@ func (in *Instance) Stats(cpu int) (Stats, error) {
 		return Stats{}, err
 	}
 	return ParseStats(b)
+}
+
+// CPUMask is cpus as tracing_cpumask takes them: a hexadecimal mask in
+// words of 32 bits, the most significant first, separated by commas.
+func CPUMask(cpus []int) string {
+	top := -1
+	for _, c := range cpus {
+		top = max(top, c)
+	}
+	words := make([]uint32, top/32+1)
+	for _, c := range cpus {
+		if c >= 0 {
+			words[c/32] |= 1 << (c % 32)
+		}
+	}
+	var b strings.Builder
+	for i := len(words) - 1; i >= 0; i-- {
+		if i == len(words)-1 {
+			fmt.Fprintf(&b, "%x", words[i])
+		} else {
+			fmt.Fprintf(&b, ",%08x", words[i])
+		}
+	}
+	return b.String()
 }
 
 // CPUs lists the CPUs the instance has a buffer for.

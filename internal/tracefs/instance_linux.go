@@ -170,6 +170,11 @@ func openOnce(ctx context.Context, opts Options, waiting func()) (in *Instance, 
 			return in, err
 		}
 	}
+	if opts.CPUs != nil {
+		if err := writeFile(in.Dir, "tracing_cpumask", CPUMask(opts.CPUs)); err != nil {
+			return in, err
+		}
+	}
 	for _, e := range opts.Events {
 		system, event, _ := splitEvent(e)
 		dir := filepath.Join(in.Dir, "events", system, event)

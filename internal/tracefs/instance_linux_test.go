@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -16,7 +18,7 @@ import (
 )
 
 // topLevel is what Open must leave as it found it in the top-level buffer.
-var topLevel = []string{"tracing_on", "current_tracer", "trace_clock", "set_event", "buffer_size_kb"}
+var topLevel = []string{"tracing_on", "current_tracer", "trace_clock", "set_event", "buffer_size_kb", "tracing_cpumask"}
 
 func snapshot(t *testing.T, root string) map[string]string {
 	t.Helper()
@@ -199,6 +201,75 @@ func TestInstance(t *testing.T) {
 	}
 	if _, err := os.Stat(in.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("instance still there after Close: %v", err)
+	}
+	sameTopLevel(t, root, before, "after Close")
+}
+
+// With CPUs set, the instance records those CPUs only: its
+// tracing_cpumask says them, a thread sleeping on CPU 1 leaves CPU 1's
+// buffer empty while one on CPU 0 fills CPU 0's, and the top level's
+// mask is untouched.
+func TestInstanceCPUs(t *testing.T) {
+	root := needTracefs(t)
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	if !all.IsSet(0) || !all.IsSet(1) {
+		t.Skip("needs CPUs 0 and 1")
+	}
+	before := snapshot(t, root)
+	in, err := Open(context.Background(), Options{Events: explainEvents, CPUs: []int{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	mask, err := os.ReadFile(filepath.Join(in.Dir, "tracing_cpumask"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimLeft(strings.ReplaceAll(strings.TrimSpace(string(mask)), ",", ""), "0"); got != "1" {
+		t.Errorf("the instance's tracing_cpumask reads %q, want CPU 0 alone", mask)
+	}
+	// Each sleep starts an hrtimer on the sleeping thread's CPU.
+	sleepOn := func(cpu int) error {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var set unix.CPUSet
+		set.Set(cpu)
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			return err
+		}
+		defer unix.SchedSetaffinity(0, &all)
+		for range 50 {
+			time.Sleep(200 * time.Microsecond)
+		}
+		return nil
+	}
+	done := make(chan error)
+	go func() { done <- sleepOn(1) }()
+	if err := sleepOn(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	cpus, err := in.CPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cpus {
+		st, err := in.Stats(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c == 0 && st.Entries == 0 || c != 0 && st.Entries != 0 {
+			t.Errorf("CPU %d (traced: %v) has %d entries", c, c == 0, st.Entries)
+		}
+	}
+	sameTopLevel(t, root, before, "while open")
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
 	}
 	sameTopLevel(t, root, before, "after Close")
 }
