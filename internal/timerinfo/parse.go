@@ -65,28 +65,44 @@ func configOptions(config []byte) map[string]string {
 	return opts
 }
 
-// CountCPUList counts the CPUs in a kernel CPU list such as "0-3,8,10-11".
-func CountCPUList(list string) (int, error) {
+// MaxCPU is the highest CPU number ParseCPUList takes (the kernel's
+// NR_CPUS is at most 8,192).
+const MaxCPU = 65535
+
+// ParseCPUList reads a kernel CPU list such as "0-3,8,10-11" (the form
+// of /sys/devices/system/cpu/online), giving its CPUs in its order.
+func ParseCPUList(list string) ([]int, error) {
 	list = strings.TrimSpace(list)
 	if list == "" {
-		return 0, fmt.Errorf("empty CPU list")
+		return nil, fmt.Errorf("empty CPU list")
 	}
-	n := 0
+	var cpus []int
 	for _, part := range strings.Split(list, ",") {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return 0, fmt.Errorf("bad CPU list %q", list)
+		if err != nil || a < 0 || a > MaxCPU {
+			return nil, fmt.Errorf("bad CPU list %q", list)
 		}
 		b := a
 		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0, fmt.Errorf("bad CPU list %q", list)
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b > MaxCPU {
+				return nil, fmt.Errorf("bad CPU list %q", list)
 			}
 		}
-		n += b - a + 1
+		if len(cpus)+b-a+1 > MaxCPU+1 {
+			return nil, fmt.Errorf("CPU list %q: more than %d CPUs", list, MaxCPU+1)
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
 	}
-	return n, nil
+	return cpus, nil
+}
+
+// CountCPUList counts the CPUs in a kernel CPU list (ParseCPUList).
+func CountCPUList(list string) (int, error) {
+	cpus, err := ParseCPUList(list)
+	return len(cpus), err
 }
 
 // BootTimerSettings are the timer-related entries of `bcdedit /enum

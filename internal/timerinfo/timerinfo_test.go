@@ -1,6 +1,7 @@
 package timerinfo_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,12 +86,16 @@ func TestCountCPUList(t *testing.T) {
 	}{
 		{"0", 1, true}, {"0-1", 2, true}, {"0-3,8,10-11", 7, true}, {"0-1\n", 2, true},
 		{"", 0, false}, {"a", 0, false}, {"3-1", 0, false}, {"-1", 0, false},
+		{"0-65535", 65536, true}, {"0-65536", 0, false}, {"70000", 0, false},
 	}
 	for _, tt := range tests {
 		got, err := timerinfo.CountCPUList(tt.in)
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("CountCPUList(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
 		}
+	}
+	if cpus, err := timerinfo.ParseCPUList("0-2,5,7-8"); err != nil || !slices.Equal(cpus, []int{0, 1, 2, 5, 7, 8}) {
+		t.Errorf("ParseCPUList(\"0-2,5,7-8\") = %v, %v", cpus, err)
 	}
 }
 
@@ -181,4 +186,27 @@ func TestGlobalVerdict(t *testing.T) {
 			t.Errorf("%s: no reason", tc.name)
 		}
 	}
+}
+
+// ParseCPUList takes any string without panicking, and what it takes is
+// at most MaxCPU+1 CPUs, each 0..MaxCPU, as many as CountCPUList counts.
+func FuzzParseCPUList(f *testing.F) {
+	for _, s := range []string{"0", "0-1", "0-3,8,10-11", "0-1\n", "", "3-1", "0-65535,0-65535", "1,,2", "-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		cpus, err := timerinfo.ParseCPUList(list)
+		n, cerr := timerinfo.CountCPUList(list)
+		if (err == nil) != (cerr == nil) || n != len(cpus) {
+			t.Fatalf("ParseCPUList: %d CPUs, %v; CountCPUList: %d, %v", len(cpus), err, n, cerr)
+		}
+		if len(cpus) > timerinfo.MaxCPU+1 {
+			t.Fatalf("%d CPUs", len(cpus))
+		}
+		for _, c := range cpus {
+			if c < 0 || c > timerinfo.MaxCPU {
+				t.Fatalf("CPU %d", c)
+			}
+		}
+	})
 }
