@@ -250,8 +250,10 @@ type fakeSystem struct {
 	recording  bool
 	recordCost int64
 	toggles    int
-	// countersErr is what Counters returns.
+	// countersErr is what Counters returns; untraced the trace's
+	// Untraced CPUs.
 	countersErr error
+	untraced    []int
 	started     bool
 }
 
@@ -267,7 +269,9 @@ func (s *fakeSystem) StartTrace(context.Context, func()) (Trace, error) {
 // fakeTrace records nothing: every traced wait is not attributed.
 type fakeTrace struct{ s *fakeSystem }
 
-func (fakeTrace) Info() TraceInfo { return TraceInfo{Instance: "fake", Missing: []string{}} }
+func (t fakeTrace) Info() TraceInfo {
+	return TraceInfo{Instance: "fake", Missing: []string{}, UntracedCPUs: t.s.untraced}
+}
 func (t fakeTrace) Record(on bool) error {
 	if on != t.s.recording {
 		t.s.toggles++
@@ -570,6 +574,29 @@ func TestJudgeUnsortedEvents(t *testing.T) {
 	for i := range want.Late {
 		if got.Late[i].NotAttributed || got.Late[i].LatenessNs != want.Late[i].LatenessNs {
 			t.Errorf("late wait %d from unsorted events: %+v, from sorted: %+v", i, got.Late[i], want.Late[i])
+		}
+	}
+}
+
+// CPUs the process may not run on, which the trace left out, are said in
+// a note, in ranges.
+func TestUntracedCPUsSaid(t *testing.T) {
+	for _, c := range []struct {
+		untraced []int
+		want     string
+	}{
+		{nil, ""},
+		{[]int{1}, "CPU 1 not traced: this process could not run there as the trace began (its CPU affinity), and events there (an IRQ, a wake-up handled there) are not seen"},
+		{[]int{0, 2, 3, 4, 7}, "CPUs 0, 2-4, 7 not traced: this process could not run there as the trace began (its CPU affinity), and events there (an IRQ, a wake-up handled there) are not seen"},
+	} {
+		sys := &fakeSystem{trace: true, untraced: c.untraced}
+		res, _, err := Run(context.Background(), &fakeHost{late: []int64{1000}, sys: sys}, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 10, Layer: Layer1, Worst: 1}, Reporting{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "not traced") })
+		if c.want == "" && said || c.want != "" && !slices.Contains(res.Notes, c.want) {
+			t.Errorf("untraced %v: notes %q, want %q", c.untraced, res.Notes, c.want)
 		}
 	}
 }

@@ -81,6 +81,10 @@ type TraceInfo struct {
 	// Flight is what the flight recorder did (--flight-recorder); null
 	// when the run kept the whole trace.
 	Flight *FlightRecorder `json:"flight_recorder"`
+	// UntracedCPUs are the online CPUs this process could not run on as
+	// the trace began, which it did not trace (tracedCPUs); said in a
+	// note.
+	UntracedCPUs []int `json:"-"`
 }
 
 // Kind is what Instance names, for the text: "instance" for a tracefs

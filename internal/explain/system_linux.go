@@ -14,6 +14,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/attribution"
 	"github.com/tickscope/tickscope/internal/procstat"
+	"github.com/tickscope/tickscope/internal/timerinfo"
 	"github.com/tickscope/tickscope/internal/tracefs"
 	"golang.org/x/sys/unix"
 )
@@ -92,7 +93,8 @@ type flightWait struct {
 }
 
 func (linuxSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace, err error) {
-	in, err := tracefs.Open(ctx, tracefs.Options{Events: attribution.Events, BufferKB: BufferKB, Waiting: waiting})
+	traced, untraced := tracedCPUs()
+	in, err := tracefs.Open(ctx, tracefs.Options{Events: attribution.Events, BufferKB: BufferKB, CPUs: traced, Waiting: waiting})
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +134,11 @@ func (linuxSystem) StartTrace(ctx context.Context, waiting func()) (_ Trace, err
 		return nil, err
 	}
 	t.lost = map[int]uint64{}
+	t.info.UntracedCPUs = untraced
 	for _, c := range cpus {
+		if traced != nil && !slices.Contains(traced, c) {
+			continue
+		}
 		r, err := in.OpenCPU(c)
 		if err != nil {
 			return nil, err
@@ -368,4 +374,52 @@ func scanPage(page []byte, layout tracefs.PageLayout, switchID, idleID int) (pag
 		}
 	}
 	return s, pr.Err()
+}
+
+// tracedCPUs are the CPUs to trace, nil for every one, and the online
+// CPUs it leaves out. Only a process pinned away from some online CPU
+// (taskset) is traced on its CPUs alone: what runs elsewhere cannot run
+// its thread, and its timers expire where it runs. Not on a machine with
+// nohz_full CPUs, where an hrtimer armed on one is queued on a
+// housekeeping CPU (get_nohz_timer_target), nor where the affinity or the
+// online CPUs cannot be read (more than 1,024 CPUs: unix.CPUSet's size).
+// The affinity is this thread's as the trace begins, which the
+// measuring thread's is (Go's threads inherit it); a later change (taskset
+// -a -p, a cpuset, a CPU plugged in) is not followed.
+func tracedCPUs() (traced, untraced []int) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, nil
+	}
+	online, err := onlineCPUs()
+	if err != nil {
+		return nil, nil
+	}
+	if b, err := os.ReadFile("/sys/devices/system/cpu/nohz_full"); err == nil {
+		if isolated, err := timerinfo.ParseCPUList(string(b)); err == nil && len(isolated) > 0 {
+			return nil, nil
+		}
+	}
+	for _, c := range online {
+		if set.IsSet(c) {
+			traced = append(traced, c)
+		} else {
+			untraced = append(untraced, c)
+		}
+	}
+	if len(untraced) == 0 || len(traced) == 0 {
+		return nil, nil
+	}
+	return traced, untraced
+}
+
+// onlineCPUs are the CPUs online now, in order.
+func onlineCPUs() ([]int, error) {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil, err
+	}
+	cpus, err := timerinfo.ParseCPUList(string(b))
+	slices.Sort(cpus)
+	return slices.Compact(cpus), err
 }
