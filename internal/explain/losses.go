@@ -14,9 +14,12 @@ import (
 //   - a page the kernel marks as following lost events makes a gap from
 //     the last event read before it on its CPU to the page's first
 //     event; a mark on a page with no event waits for the next event;
-//   - a CPU whose per_cpu stats count a loss that no page marked makes
-//     the stretch its drain read a gap, and the next event read ends it
-//     too (where in the stretch the loss was, no page said).
+//   - a CPU whose per_cpu stats count a loss during a drain makes the
+//     stretch the drain read a gap, and the next event read ends it too:
+//     a loss no page marks (a commit overrun, a drop) says nowhere where
+//     it was. An overrun, which the next page read marks as well, makes
+//     both gaps: the wider one costs waits attributed near a loss, not
+//     their truth.
 //
 // Before a CPU's first event read, a gap reaches back to the run's
 // start, and one that no event ends reaches to the run's end: no page
@@ -60,10 +63,13 @@ func (l *losses) page(c int, s pageScan) {
 	m.last, m.hasLast = s.Last, true
 }
 
-// statsLost says CPU c's stats counted a loss no page marked during the
-// drain that began at before (since(c) as it began).
+// statsLost says CPU c's stats counted a loss during the drain that
+// began at before (since(c) as it began).
 func (l *losses) statsLost(c int, before int64) {
-	l.gaps = append(l.gaps, attribution.Gap{CPU: c, From: before, To: max(before, l.since(c))})
+	if to := l.since(c); to > before {
+		l.gaps = append(l.gaps, attribution.Gap{CPU: c, From: before, To: to})
+	}
+	// The next event read ends it too, from before if the drain read none.
 	l.cpu(c).pending = true
 }
 

@@ -34,6 +34,7 @@ func TestLosses(t *testing.T) {
 		{"two marks", []step{{page: lost(ev(10, 20))}, {page: ev(30, 40)}, {page: lost(ev(50, 60))}}, []attribution.Gap{{CPU: 3, From: math.MinInt64, To: 10}, {CPU: 3, From: 40, To: 50}}},
 		{"a mark and no event after it", []step{{page: ev(10, 20)}, {page: pageScan{Lost: true}}}, []attribution.Gap{{CPU: 3, From: 20, To: math.MaxInt64}}},
 		{"a loss the stats count", []step{{page: ev(10, 20)}, {page: ev(30, 40), statsBefore: 20, stats: true}, {page: ev(50, 60)}}, []attribution.Gap{{CPU: 3, From: 20, To: 40}, {CPU: 3, From: 40, To: 50}}},
+		{"a loss the stats count in a drain that read no event", []step{{page: ev(10, 20)}, {page: pageScan{}, statsBefore: 20, stats: true}, {page: ev(30, 40)}}, []attribution.Gap{{CPU: 3, From: 20, To: 30}}},
 	} {
 		var l losses
 		for _, s := range c.steps {

@@ -65,6 +65,10 @@ type linuxTrace struct {
 
 	mu    sync.Mutex
 	pages map[int][][]byte
+	// err is every failure of the drains and Stop, each text once
+	// (fail, which errSeen keeps): a bad page is found by the drain's
+	// scan and again by Stop's decoding.
+	errSeen map[string]bool
 	// loss finds the gaps as the drains read, in both modes (losses);
 	// lost is each CPU's stats' loss count at the last drain.
 	loss losses
@@ -180,9 +184,7 @@ func (t *linuxTrace) Flight(maxWindows int) error {
 	for cpu, pages := range t.pages {
 		for _, p := range pages {
 			s, err := scanPage(p, t.layout, t.switchID, t.idleID)
-			if err != nil {
-				t.err = errors.Join(t.err, err)
-			}
+			t.fail(err) // said once: the drain that read it said it already
 			t.fr.add(cpu, s, p)
 		}
 	}
@@ -219,18 +221,33 @@ func (t *linuxTrace) readCPU(r *tracefs.CPUReader, take func(page []byte, s page
 	before := t.loss.since(r.CPU)
 	t.readPages(r, func(p []byte) {
 		s, err := scanPage(p, t.layout, t.switchID, t.idleID)
-		if err != nil {
-			t.err = errors.Join(t.err, err)
-		}
+		t.fail(err)
 		t.loss.page(r.CPU, s)
 		take(p, s)
 	})
-	if st, err := t.in.Stats(r.CPU); err == nil {
-		if st.Lost() > t.lost[r.CPU] {
-			t.loss.statsLost(r.CPU, before)
-		}
-		t.lost[r.CPU] = st.Lost()
+	st, err := t.in.Stats(r.CPU)
+	if err != nil {
+		// Unread, the drain may have lost events: taken as a loss.
+		t.fail(err)
+		t.loss.statsLost(r.CPU, before)
+		return
 	}
+	if st.Lost() > t.lost[r.CPU] {
+		t.loss.statsLost(r.CPU, before)
+	}
+	t.lost[r.CPU] = st.Lost()
+}
+
+// fail keeps err, unless nil or a failure of the same text was kept.
+func (t *linuxTrace) fail(err error) {
+	if err == nil || t.errSeen[err.Error()] {
+		return
+	}
+	if t.errSeen == nil {
+		t.errSeen = map[string]bool{}
+	}
+	t.errSeen[err.Error()] = true
+	t.err = errors.Join(t.err, err)
 }
 
 // readPages reads every page there is now in r's buffer, giving each to
@@ -239,7 +256,7 @@ func (t *linuxTrace) readPages(r *tracefs.CPUReader, take func(page []byte)) {
 	for {
 		p, err := r.ReadPage()
 		if err != nil {
-			t.err = errors.Join(t.err, err)
+			t.fail(err)
 			return
 		}
 		if p == nil {
@@ -284,8 +301,11 @@ func (t *linuxTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 	<-t.done
 	t.drain()
 	var evs []attribution.Event
-	pages, gaps := t.pages, t.loss.result()
-	if t.fr != nil {
+	var pages map[int][][]byte
+	var gaps []attribution.Gap
+	if t.fr == nil {
+		pages, gaps = t.pages, t.loss.result()
+	} else {
 		pages, gaps = t.fr.kept()
 		t.info.Flight = &FlightRecorder{PagesRead: t.fr.read, PeakPages: t.fr.peak, PageBytes: t.fr.pageBytes}
 		for _, p := range pages {
@@ -296,20 +316,20 @@ func (t *linuxTrace) Stop() ([]attribution.Event, []attribution.Gap, error) {
 		for _, p := range pages {
 			pr, perr := tracefs.ReadPage(p, t.layout)
 			if perr != nil {
-				err = errors.Join(err, perr)
+				t.fail(perr)
 				continue
 			}
 			for pr.Next() {
 				e, ok, derr := t.dec.Decode(cpu, pr.Event())
 				if derr != nil {
-					err = errors.Join(err, derr)
+					t.fail(derr)
 					break
 				}
 				if ok {
 					evs = append(evs, e)
 				}
 			}
-			err = errors.Join(err, pr.Err())
+			t.fail(pr.Err())
 		}
 	}
 	for _, r := range t.readers {
