@@ -130,6 +130,16 @@ type ProcessPowerThrottlingState struct {
 //
 //sys	QueryInterruptTime(interruptTime *uint64) = kernel32.QueryInterruptTime
 
+// GetTickCount64 is the milliseconds since the system started, the time
+// it slept or hibernated included (Windows Vista and later). It cannot
+// fail.
+//
+//	ULONGLONG GetTickCount64();
+//
+// ("GetTickCount64 function (sysinfoapi.h)", Microsoft Learn.)
+//
+//sys	GetTickCount64() (ms uint64) = kernel32.GetTickCount64
+
 // HasQueryInterruptTime tells whether this Windows has QueryInterruptTime.
 func HasQueryInterruptTime() bool { return procQueryInterruptTime.Find() == nil }
 

@@ -61,6 +61,7 @@ var (
 	procGetConsoleProcessList                    = modkernel32.NewProc("GetConsoleProcessList")
 	procGetThreadPriority                        = modkernel32.NewProc("GetThreadPriority")
 	procGetThreadTimes                           = modkernel32.NewProc("GetThreadTimes")
+	procGetTickCount64                           = modkernel32.NewProc("GetTickCount64")
 	procIsProcessInJob                           = modkernel32.NewProc("IsProcessInJob")
 	procQueryInterruptTime                       = modkernel32.NewProc("QueryInterruptTime")
 	procQueryPerformanceCounter                  = modkernel32.NewProc("QueryPerformanceCounter")
@@ -212,6 +213,12 @@ func GetThreadTimes(thread windows.Handle, creationTime *windows.Filetime, exitT
 	if uint32(r1) == 0 {
 		err = errnoErr(e1)
 	}
+	return
+}
+
+func GetTickCount64() (ms uint64) {
+	r0, _, _ := syscall.SyscallN(procGetTickCount64.Addr())
+	ms = uint64(r0)
 	return
 }
 
