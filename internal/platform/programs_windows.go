@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickscope/tickscope/internal/options"
 	"github.com/tickscope/tickscope/internal/seam"
+	"github.com/tickscope/tickscope/internal/winapi"
 )
 
 // ScanPrograms scans process snapshots (snapshotScanner).
@@ -245,11 +246,25 @@ func processStart(pid uint32) (time.Time, error) {
 		return time.Time{}, err
 	}
 	defer windows.CloseHandle(process)
+	return creationTime(process)
+}
+
+// errStartUnknown is a creation time that cannot be the process's start
+// (startKnown).
+var errStartUnknown = errors.New("GetProcessTimes: a creation time before boot or after now")
+
+// creationTime is an open process's creation time (GetProcessTimes),
+// errStartUnknown when it cannot be its start.
+func creationTime(process windows.Handle) (time.Time, error) {
 	var created, exited, kernel, user windows.Filetime
 	if err := windows.GetProcessTimes(process, &created, &exited, &kernel, &user); err != nil {
 		return time.Time{}, err
 	}
-	return time.Unix(0, created.Nanoseconds()), nil
+	t := time.Unix(0, created.Nanoseconds())
+	if !startKnown(t, time.Now(), time.Duration(winapi.GetTickCount64())*time.Millisecond) {
+		return time.Time{}, errStartUnknown
+	}
+	return t, nil
 }
 
 // inspect opens a process whose image name is program i's: it matches
@@ -272,9 +287,10 @@ func (sc *snapshotScanner) inspect(pid uint32, i int) (started time.Time, sid st
 		return time.Time{}, "", false, &seam.OSError{Call: "OpenProcess", Err: err}
 	}
 	defer windows.CloseHandle(process)
-	var created, exited, kernel, user windows.Filetime
-	if windows.GetProcessTimes(process, &created, &exited, &kernel, &user) == nil {
-		started = time.Unix(0, created.Nanoseconds())
+	started, err = creationTime(process)
+	if errors.Is(err, errStartUnknown) {
+		// Not yet its start: looked at again at the next scan.
+		return time.Time{}, "", false, nil
 	}
 	if p.NeedsPath() {
 		buf := make([]uint16, windows.MAX_LONG_PATH)
