@@ -215,18 +215,8 @@ func TestLayer0BusyThread(t *testing.T) {
 // users' threads are in the answer, as they should be. It traces with a
 // tracefs instance of its own, which Close removes.
 func TestGroundTruthBusyThread(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (tracefs)")
-	}
-	if fs, err := os.ReadFile("/proc/filesystems"); err != nil || !slices.Contains(strings.Fields(string(fs)), "tracefs") {
-		t.Skip("this kernel has no tracefs")
-	}
 	// One test at a time may own the instance.
-	release, err := testlock.Lock(testlock.TracefsInstance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
+	testlock.Tracefs(t)
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		t.Fatal(err)
@@ -431,17 +421,7 @@ func busyRun(t *testing.T, cpu int, fifo bool, h hog) (Aggregate, string) {
 // another CPU (RPS, threaded backlog) so that the flood raised none on
 // the waits' CPU.
 func TestGroundTruthSoftirq(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (tracefs)")
-	}
-	if fs, err := os.ReadFile("/proc/filesystems"); err != nil || !slices.Contains(strings.Fields(string(fs)), "tracefs") {
-		t.Skip("this kernel has no tracefs")
-	}
-	release, err := testlock.Lock(testlock.TracefsInstance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
+	testlock.Tracefs(t)
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package explain
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -16,18 +15,11 @@ import (
 // CPU of all it read. What it keeps is bounded by what it read, and a
 // wait it did not cover is one it did not attribute.
 func TestFlightRecorderCapture(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (tracefs)")
-	}
+	testlock.Tracefs(t)
 	sys := NewSystem()
 	if ok, why := sys.CanTrace(); !ok {
 		t.Skip(why)
 	}
-	release, err := testlock.Lock(testlock.TracefsInstance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
 	host := platform.New()
 	q, err := host.Query()
 	if err != nil {

@@ -2,7 +2,6 @@ package explain
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"slices"
 	"testing"
@@ -14,18 +13,11 @@ import (
 // A trace started on a thread that may run on CPU 0 only records CPU 0
 // and reads its buffer alone; the other CPUs are said untraced.
 func TestTraceFollowsTheAffinity(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (tracefs)")
-	}
+	testlock.Tracefs(t)
 	sys := NewSystem()
 	if ok, why := sys.CanTrace(); !ok {
 		t.Skip(why)
 	}
-	release, err := testlock.Lock(testlock.TracefsInstance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var was, only0 unix.CPUSet

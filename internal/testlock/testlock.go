@@ -5,6 +5,13 @@
 // overlap.
 package testlock
 
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
 // DMALatency is the lock of tests that hold or read /dev/cpu_dma_latency.
 const DMALatency = "dma-latency"
 
@@ -15,3 +22,22 @@ const TracefsInstance = "tracefs-instance"
 // Lock blocks until no other test holds the lock called name, and returns
 // its release.
 func Lock(name string) (release func(), err error) { return lock(name) }
+
+// Tracefs skips t unless it runs as root on a kernel that has tracefs,
+// then holds TracefsInstance until t ends: what every test that traces
+// does first.
+func Tracefs(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (tracefs)")
+	}
+	fs, err := os.ReadFile("/proc/filesystems")
+	if err != nil || !slices.Contains(strings.Fields(string(fs)), "tracefs") {
+		t.Skip("this kernel has no tracefs")
+	}
+	release, err := Lock(TracefsInstance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+}

@@ -49,20 +49,9 @@ func sameTopLevel(t *testing.T, root string, before map[string]string, when stri
 // unmounts it.
 func needTracefs(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
-	fs, err := os.ReadFile("/proc/filesystems")
-	if err != nil || !slices.Contains(splitWords(string(fs)), "tracefs") {
-		t.Skip("this kernel has no tracefs")
-	}
 	// One test at a time, across the packages go test runs side by side,
 	// may own the instance.
-	release, err := testlock.Lock(testlock.TracefsInstance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(release)
+	testlock.Tracefs(t)
 	root, err := findTracefs()
 	if err != nil {
 		t.Fatal(err)
@@ -90,22 +79,6 @@ func needTracefs(t *testing.T) string {
 	return defaultMount
 }
 
-func splitWords(s string) []string {
-	var w []string
-	word := []byte{}
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ' ' || s[i] == '\t' || s[i] == '\n' {
-			if len(word) > 0 {
-				w = append(w, string(word))
-			}
-			word = word[:0]
-			continue
-		}
-		word = append(word, s[i])
-	}
-	return w
-}
-
 var explainEvents = []string{
 	"timer:hrtimer_start", "timer:hrtimer_expire_entry", "timer:hrtimer_expire_exit",
 	"sched:sched_waking", "sched:sched_wakeup", "sched:sched_switch", "sched:sched_migrate_task",
@@ -126,7 +99,7 @@ func TestInstance(t *testing.T) {
 		t.Errorf("enabled %v, missing %v", in.Enabled, in.Missing)
 	}
 	clock, _ := os.ReadFile(filepath.Join(in.Dir, "trace_clock"))
-	if !slices.Contains(splitWords(string(clock)), "[mono]") {
+	if !slices.Contains(strings.Fields(string(clock)), "[mono]") {
 		t.Errorf("instance trace_clock %q", clock)
 	}
 	sameTopLevel(t, root, before, "while open")
