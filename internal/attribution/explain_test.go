@@ -106,20 +106,49 @@ func TestTimerFiredWithinSlack(t *testing.T) {
 		Cause{KindReturn, "", "", 50})
 }
 
+// A wait begun with its CPU idle in a deep state is late by the time that
+// CPU took to take the timer's interrupt: an IRQ delay, said with the
+// state. What the CPU was running and its idle state are found however
+// many events of other CPUs came after them (more than the 65,536 a
+// scan back once covered).
 func TestIRQDelayFromIdleState(t *testing.T) {
-	w, b := wait(1000, 1000, 1400)
-	b.add(Event{Time: 120, CPU: 0, Kind: CPUIdle, State: 2})
-	b.timerIRQ(0, 1300, 1330, 0)
-	b.add(Event{Time: 1340, CPU: 0, Kind: CPUIdle, State: IdleExit})
-	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
-	a := Explain(w, NewTimeline(b.evs), nil)
-	check(t, a,
-		Cause{KindIRQDelay, "", "cpu0 in idle state 2", 300},
-		Cause{KindTimerIRQ, "LOC", "", 30},
-		Cause{KindIdleExit, "", "cpu0", 20},
-		Cause{KindReturn, "", "", 50})
-	if !a.IdleKnown || a.IdleState != 2 {
-		t.Errorf("idle state %d known %v", a.IdleState, a.IdleKnown)
+	for _, tc := range []struct {
+		name string
+		// begin is the trace up to the timer's expiry: the wait, our
+		// thread switched out and CPU 0 in idle state 2.
+		begin func() (Wait, *tl)
+	}{
+		{"just before", func() (Wait, *tl) {
+			w, b := wait(1000, 1000, 1400)
+			b.add(Event{Time: 120, CPU: 0, Kind: CPUIdle, State: 2})
+			return w, b
+		}},
+		{"100,000 events back", func() (Wait, *tl) {
+			w := Wait{TID: tid, CPU: 0, Hrtimer: timer, Armed: 100, SoftExpires: 1000, Expires: 1000, Woke: 1400}
+			b := &tl{}
+			b.sw(40, 0, tid, "waiter", 0, "swapper/0")
+			b.add(Event{Time: 50, CPU: 0, Kind: CPUIdle, State: 2})
+			for range 100_000 {
+				b.add(Event{Time: 60, CPU: 1, Kind: IRQEntry, Name: "eth0", IRQ: 30})
+			}
+			return w, b
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, b := tc.begin()
+			b.timerIRQ(0, 1300, 1330, 0)
+			b.add(Event{Time: 1340, CPU: 0, Kind: CPUIdle, State: IdleExit})
+			b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
+			a := Explain(w, NewTimeline(b.evs), nil)
+			check(t, a,
+				Cause{KindIRQDelay, "", "cpu0 in idle state 2", 300},
+				Cause{KindTimerIRQ, "LOC", "", 30},
+				Cause{KindIdleExit, "", "cpu0", 20},
+				Cause{KindReturn, "", "", 50})
+			if !a.IdleKnown || a.IdleState != 2 {
+				t.Errorf("idle state %d known %v", a.IdleState, a.IdleKnown)
+			}
+		})
 	}
 }
 
@@ -309,30 +338,6 @@ func TestUnknownThreadUnexplained(t *testing.T) {
 	check(t, a, Cause{KindTimerIRQ, "LOC", "", 30}, Cause{KindUnexplained, "", "", 270})
 	if len(a.Reasons) == 0 {
 		t.Error("no reason")
-	}
-}
-
-// What a CPU was running and its idle state when the wait began are
-// found however many events of other CPUs came after them.
-func TestIdleStateFoundFarBack(t *testing.T) {
-	w := Wait{TID: tid, CPU: 0, Hrtimer: timer, Armed: 100, SoftExpires: 1000, Expires: 1000, Woke: 1400}
-	b := &tl{}
-	b.sw(40, 0, tid, "waiter", 0, "swapper/0")
-	b.add(Event{Time: 50, CPU: 0, Kind: CPUIdle, State: 2})
-	for range 100_000 {
-		b.add(Event{Time: 60, CPU: 1, Kind: IRQEntry, Name: "eth0", IRQ: 30})
-	}
-	b.timerIRQ(0, 1300, 1330, 0)
-	b.add(Event{Time: 1340, CPU: 0, Kind: CPUIdle, State: IdleExit})
-	b.sw(1350, 0, 0, "swapper/0", tid, "waiter")
-	a := Explain(w, NewTimeline(b.evs), nil)
-	check(t, a,
-		Cause{KindIRQDelay, "", "cpu0 in idle state 2", 300},
-		Cause{KindTimerIRQ, "LOC", "", 30},
-		Cause{KindIdleExit, "", "cpu0", 20},
-		Cause{KindReturn, "", "", 50})
-	if !a.IdleKnown || a.IdleState != 2 {
-		t.Errorf("idle state %d known %v", a.IdleState, a.IdleKnown)
 	}
 }
 
