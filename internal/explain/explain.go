@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -214,7 +213,7 @@ func Run(ctx context.Context, host seam.Host, q *timerinfo.Report, sys System, o
 		if len(res.Trace.UntracedCPUs) == 1 {
 			cpus = "CPU"
 		}
-		res.Notes = append(res.Notes, fmt.Sprintf("%s %s not traced: this process could not run there as the trace began (its CPU affinity), and events there (an IRQ, a wake-up handled there) are not seen", cpus, cpuList(res.Trace.UntracedCPUs)))
+		res.Notes = append(res.Notes, fmt.Sprintf("%s %s not traced: this process could not run there as the trace began (its CPU affinity), and events there (an IRQ, a wake-up handled there) are not seen", cpus, timerinfo.FormatCPUList(res.Trace.UntracedCPUs)))
 	}
 	if res.Trace != nil && res.Trace.Lost > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("the kernel's trace buffers lost %d events: waits across a loss are not attributed", res.Trace.Lost))
@@ -557,22 +556,4 @@ func findStart(starts []attribution.Event, from, to int64) (attribution.Event, b
 		return starts[hi-1], true
 	}
 	return attribution.Event{}, false
-}
-
-// cpuList writes CPUs as "0, 2-5".
-func cpuList(cpus []int) string {
-	var parts []string
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(cpus[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
 }

@@ -587,7 +587,7 @@ func TestUntracedCPUsSaid(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]int{1}, "CPU 1 not traced: this process could not run there as the trace began (its CPU affinity), and events there (an IRQ, a wake-up handled there) are not seen"},
-		{[]int{0, 2, 3, 4, 7}, "CPUs 0, 2-4, 7 not traced: this process could not run there as the trace began (its CPU affinity), and events there (an IRQ, a wake-up handled there) are not seen"},
+		{[]int{0, 2, 3, 4, 7}, "CPUs 0,2-4,7 not traced: this process could not run there as the trace began (its CPU affinity), and events there (an IRQ, a wake-up handled there) are not seen"},
 	} {
 		sys := &fakeSystem{trace: true, untraced: c.untraced}
 		res, _, err := Run(context.Background(), &fakeHost{late: []int64{1000}, sys: sys}, &timerinfo.Report{OS: "fake"}, sys, Options{Delay: time.Millisecond, Samples: 10, Layer: Layer1, Worst: 1}, Reporting{})

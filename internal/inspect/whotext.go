@@ -150,7 +150,7 @@ func writeWhoLinux(w io.Writer, l *who.Linux, root bool) {
 		fmt.Fprintln(w, "  none")
 	}
 	for _, s := range l.IdleDisabled {
-		fmt.Fprintf(w, "  %-12s %s on CPUs %s\n", printable.Line(s.State), printable.Line(s.Name), cpuList(s.CPUs))
+		fmt.Fprintf(w, "  %-12s %s on CPUs %s\n", printable.Line(s.State), printable.Line(s.Name), timerinfo.FormatCPUList(s.CPUs))
 	}
 	if len(l.Unreadable) > 0 {
 		fmt.Fprintln(w)
@@ -196,12 +196,4 @@ func writeWhoWatchSummary(w io.Writer, s *who.Summary) {
 		}
 		fmt.Fprintf(w, "  %-10v %s%s\n", time.Duration(h.HeldNs).Round(heldRounding), report.HoldText(h.Hold), note)
 	}
-}
-
-func cpuList(cpus []int) string {
-	parts := make([]string, len(cpus))
-	for i, c := range cpus {
-		parts[i] = fmt.Sprint(c)
-	}
-	return strings.Join(parts, ",")
 }

@@ -99,6 +99,29 @@ func ParseCPUList(list string) ([]int, error) {
 	return cpus, nil
 }
 
+// FormatCPUList writes cpus in the kernel's CPU-list form that
+// ParseCPUList reads, a run of consecutive CPUs as a range: 0, 2, 3, 4, 7
+// is "0,2-4,7", as taskset -c takes it.
+func FormatCPUList(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(cpus[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(cpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
 // CountCPUList counts the CPUs in a kernel CPU list (ParseCPUList).
 func CountCPUList(list string) (int, error) {
 	cpus, err := ParseCPUList(list)

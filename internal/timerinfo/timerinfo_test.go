@@ -99,6 +99,20 @@ func TestCountCPUList(t *testing.T) {
 	}
 }
 
+func TestFormatCPUList(t *testing.T) {
+	for _, c := range []struct {
+		cpus []int
+		want string
+	}{
+		{nil, ""}, {[]int{3}, "3"}, {[]int{0, 1}, "0-1"}, {[]int{0, 2, 3, 4, 7}, "0,2-4,7"},
+		{[]int{0, 1, 2, 3, 8, 10, 11}, "0-3,8,10-11"}, {[]int{5, 4}, "5,4"},
+	} {
+		if got := timerinfo.FormatCPUList(c.cpus); got != c.want {
+			t.Errorf("FormatCPUList(%v) = %q, want %q", c.cpus, got, c.want)
+		}
+	}
+}
+
 func TestParseBCDEdit(t *testing.T) {
 	out := "Windows Boot Loader\r\n-------------------\r\nidentifier              {current}\r\n" +
 		"useplatformclock        No\r\nuseplatformtick         Yes\r\ndisabledynamictick      Yes\r\n"
@@ -199,6 +213,13 @@ func FuzzParseCPUList(f *testing.F) {
 		n, cerr := timerinfo.CountCPUList(list)
 		if (err == nil) != (cerr == nil) || n != len(cpus) {
 			t.Fatalf("ParseCPUList: %d CPUs, %v; CountCPUList: %d, %v", len(cpus), err, n, cerr)
+		}
+		if err == nil {
+			// What it read, written and read again, is the same CPUs.
+			again, err := timerinfo.ParseCPUList(timerinfo.FormatCPUList(cpus))
+			if err != nil || !slices.Equal(again, cpus) {
+				t.Fatalf("%q read %v, written %q, read again %v, %v", list, cpus, timerinfo.FormatCPUList(cpus), again, err)
+			}
 		}
 		if len(cpus) > timerinfo.MaxCPU+1 {
 			t.Fatalf("%d CPUs", len(cpus))
