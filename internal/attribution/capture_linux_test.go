@@ -364,8 +364,17 @@ func busyRun(t *testing.T, cpu int, fifo bool, h hog) (Aggregate, string) {
 	}
 	var all, late []Attribution
 	var over int64 = 100_000 // late: more than 100 µs past the deadline
+	lost := 0
 	for _, s := range samples {
 		st, ok := starts[s.deadline]
+		if !ok && armedInGap(gaps, cpu, s.deadline) {
+			// The flood can fill the ring buffer, which then keeps the
+			// newest events: a wait armed where the trace lost events
+			// has no start to match, and is left out, as explain
+			// leaves out a wait it cannot see.
+			lost++
+			continue
+		}
 		if !ok {
 			t.Errorf("no hrtimer_start of the wait for %d", s.deadline)
 			continue
@@ -377,6 +386,9 @@ func busyRun(t *testing.T, cpu int, fifo bool, h hog) (Aggregate, string) {
 		if a.LatenessNS > over {
 			late = append(late, a)
 		}
+	}
+	if lost > 0 {
+		t.Logf("%d of %d waits left out: armed where the trace lost events", lost, len(samples))
 	}
 	name := h.comm + ":" + strconv.Itoa(busy)
 	g := Sum(late)
@@ -500,6 +512,15 @@ func TestGroundTruthSoftirq(t *testing.T) {
 	if both < 0.6 {
 		t.Errorf("%s and NET_RX had %.1f%% of the late waits' lateness, want at least 60%%", name, 100*both)
 	}
+}
+
+// armedInGap says whether a wait of 1 ms to deadline, made on cpu, was
+// armed where one of gaps says events were lost: its hrtimer_start came
+// after it read the clock, deadline less 1 ms, and before deadline.
+func armedInGap(gaps []Gap, cpu int, deadline int64) bool {
+	return slices.ContainsFunc(gaps, func(g Gap) bool {
+		return g.on(cpu) && g.From <= deadline && g.To >= deadline-1e6
+	})
 }
 
 // readTrace reads and decodes every CPU's buffer of the instance, with
