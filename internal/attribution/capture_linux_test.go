@@ -200,8 +200,8 @@ func TestLayer0BusyThread(t *testing.T) {
 // TestGroundTruthBusyThread is the ground-truth test of the attribution:
 // a thread named tsbusy busy-loops pinned to the CPU of a thread that
 // sleeps 1 ms at a time (clock_nanosleep, TIMER_ABSTIME) at the same
-// priority; the late waits' lateness must be at least 80 % tsbusy's, by
-// name. Both are SCHED_FIFO at priority 1, so that what else the machine
+// priority; of the late waits' lateness while their CPU was not idle, at
+// least 80 % must be tsbusy's, by name. Both are SCHED_FIFO at priority 1, so that what else the machine
 // runs (other users' builds, in cgroups of their own that a nice level
 // does not outweigh) cannot take that CPU: the busy thread gives it up
 // only by sched_yield every millisecond, which lets the waiter run. On
@@ -232,11 +232,28 @@ func TestGroundTruthBusyThread(t *testing.T) {
 		if g.Late < 10 {
 			t.Fatalf("only %d late waits with a busy thread on their CPU", g.Late)
 		}
-		if got := g.ByName(name); float64(got) < 0.8*float64(g.LatenessNS) {
-			t.Errorf("%s had %d µs of the late waits' %d µs (%.1f%%), want at least 80%%", name, got/1000, g.LatenessNS/1000, 100*float64(got)/float64(g.LatenessNS))
+		// The floor is on the lateness the CPU was not idle for: the busy
+		// thread naps 1 ms in every 10 (below), and a timer due in a nap
+		// waits on the idle CPU's own wake-up (its IRQ delay and idle
+		// exit), which no thread causes (3-15 % of the lateness here).
+		busy := g.LatenessNS - idleNS(g)
+		if got := g.ByName(name); float64(got) < 0.8*float64(busy) {
+			t.Errorf("%s had %d µs of the late waits' %d µs with the CPU not idle (%.1f%%), want at least 80%%", name, got/1000, busy/1000, 100*float64(got)/float64(max(busy, 1)))
 		}
 	})
 	t.Run("other", func(t *testing.T) { busyRun(t, cpu, false, hog{comm: "tsbusy"}) })
+}
+
+// idleNS is the part of g's lateness that the timer's CPU was idle for:
+// its IRQ delay (only ever an idle CPU's) and its idle exit.
+func idleNS(g Aggregate) int64 {
+	var n int64
+	for _, s := range g.Causes {
+		if s.Kind == KindIRQDelay || s.Kind == KindIdleExit {
+			n += s.NS
+		}
+	}
+	return n
 }
 
 // hog is the busy thread: its comm, what each turn of its loop does
